@@ -1,0 +1,36 @@
+import nx from '@nx/eslint-plugin';
+import tseslint from 'typescript-eslint';
+
+// Layers (see DEVELOPERS.md): x509, cel → api-model → config, storage, patch, egress, telemetry
+// → auth, client → server → apps. A project may import only projects of strictly lower layers.
+const layers = ['layer:0-base', 'layer:1-model', 'layer:2-infra', 'layer:3-access', 'layer:4-server', 'layer:5-app'];
+const depConstraints = layers.map((tag, index) => ({
+  sourceTag: tag,
+  onlyDependOnLibsWithTags: layers.slice(0, index),
+}));
+
+export default [
+  { ignores: ['**/dist/**', '**/node_modules/**', '**/coverage/**', '**/*.generated.json', '.nx/**'] },
+  ...nx.configs['flat/base'],
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts'],
+    rules: {
+      '@nx/enforce-module-boundaries': [
+        'error',
+        {
+          enforceBuildableLibDependency: false,
+          allow: [],
+          depConstraints,
+        },
+      ],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-explicit-any': 'error',
+      'no-restricted-syntax': ['error', { selector: 'ExportDefaultDeclaration', message: 'No default exports (STYLE.md).' }],
+    },
+  },
+  {
+    files: ['**/*.test.ts', '**/test/**/*.ts', 'tools/**/*.ts'],
+    rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
+  },
+];

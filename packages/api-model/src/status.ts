@@ -1,0 +1,268 @@
+import { z } from 'zod';
+import { aggregateFieldErrors, type FieldError } from './field-error.js';
+
+export const StatusReason = {
+  Unknown: '',
+  Unauthorized: 'Unauthorized',
+  Forbidden: 'Forbidden',
+  NotFound: 'NotFound',
+  AlreadyExists: 'AlreadyExists',
+  Conflict: 'Conflict',
+  Gone: 'Gone',
+  Invalid: 'Invalid',
+  ServerTimeout: 'ServerTimeout',
+  Timeout: 'Timeout',
+  TooManyRequests: 'TooManyRequests',
+  BadRequest: 'BadRequest',
+  MethodNotAllowed: 'MethodNotAllowed',
+  NotAcceptable: 'NotAcceptable',
+  RequestEntityTooLarge: 'RequestEntityTooLarge',
+  UnsupportedMediaType: 'UnsupportedMediaType',
+  InternalError: 'InternalError',
+  Expired: 'Expired',
+  ServiceUnavailable: 'ServiceUnavailable',
+} as const;
+export type StatusReason = (typeof StatusReason)[keyof typeof StatusReason];
+
+export const statusCauseSchema = z.object({
+  type: z.string().optional(),
+  message: z.string().optional(),
+  field: z.string().optional(),
+});
+export type StatusCause = z.infer<typeof statusCauseSchema>;
+
+export const statusDetailsSchema = z.object({
+  name: z.string().optional(),
+  group: z.string().optional(),
+  kind: z.string().optional(),
+  uid: z.string().optional(),
+  causes: z.array(statusCauseSchema).optional(),
+  retryAfterSeconds: z.number().int().optional(),
+});
+export type StatusDetails = z.infer<typeof statusDetailsSchema>;
+
+export const statusSchema = z.object({
+  kind: z.literal('Status'),
+  apiVersion: z.literal('v1'),
+  metadata: z
+    .object({
+      resourceVersion: z.string().optional(),
+      continue: z.string().optional(),
+      selfLink: z.string().optional(),
+      remainingItemCount: z.number().int().optional(),
+    })
+    .default({}),
+  status: z.enum(['Success', 'Failure']).optional(),
+  message: z.string().optional(),
+  reason: z.string().optional(),
+  details: statusDetailsSchema.optional(),
+  code: z.number().int().optional(),
+});
+export type Status = z.infer<typeof statusSchema>;
+
+/** A group and resource (`clustertrustbundles.certificates.plat.io`) or kind, as errors name it. */
+export interface GroupResource {
+  group: string;
+  resource: string;
+}
+export interface GroupKind {
+  group: string;
+  kind: string;
+}
+
+export function groupResourceString(gr: GroupResource): string {
+  return gr.group ? `${gr.resource}.${gr.group}` : gr.resource;
+}
+function groupKindString(gk: GroupKind): string {
+  return gk.group ? `${gk.kind}.${gk.group}` : gk.kind;
+}
+
+/** An API error carrying a Kubernetes `Status`: what the server answers and the client decodes. */
+export class StatusError extends Error {
+  readonly status: Status;
+
+  constructor(status: Omit<Status, 'kind' | 'apiVersion' | 'metadata'> & { metadata?: Status['metadata'] }) {
+    super(status.message ?? '');
+    this.name = 'StatusError';
+    this.status = {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: status.metadata ?? {},
+      status: 'Failure',
+      message: status.message,
+      reason: status.reason,
+      details: status.details,
+      code: status.code,
+    };
+  }
+
+  get code(): number {
+    return this.status.code ?? 500;
+  }
+
+  get reason(): StatusReason {
+    return (this.status.reason ?? '') as StatusReason;
+  }
+
+  /** The decoded `Status` of a server answer, or a generic error for a non-Status body. */
+  static fromStatus(status: Status): StatusError {
+    return new StatusError(status);
+  }
+
+  toJSON(): Status {
+    return this.status;
+  }
+}
+
+export function isStatusError(err: unknown, reason?: StatusReason): err is StatusError {
+  return err instanceof StatusError && (reason === undefined || err.reason === reason);
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+export function newNotFound(gr: GroupResource, name: string): StatusError {
+  return new StatusError({
+    code: 404,
+    reason: StatusReason.NotFound,
+    message: `${groupResourceString(gr)} ${JSON.stringify(name)} not found`,
+    details: { name, group: gr.group, kind: gr.resource },
+  });
+}
+
+export function newAlreadyExists(gr: GroupResource, name: string): StatusError {
+  return new StatusError({
+    code: 409,
+    reason: StatusReason.AlreadyExists,
+    message: `${groupResourceString(gr)} ${JSON.stringify(name)} already exists`,
+    details: { name, group: gr.group, kind: gr.resource },
+  });
+}
+
+export function newConflict(gr: GroupResource, name: string, err: unknown): StatusError {
+  return new StatusError({
+    code: 409,
+    reason: StatusReason.Conflict,
+    message: `Operation cannot be fulfilled on ${groupResourceString(gr)} ${JSON.stringify(name)}: ${errorText(err)}`,
+    details: { name, group: gr.group, kind: gr.resource },
+  });
+}
+
+/** 409 with one cause per conflicting field (server-side apply). */
+export function newApplyConflict(causes: StatusCause[], message: string): StatusError {
+  return new StatusError({ code: 409, reason: StatusReason.Conflict, message, details: { causes } });
+}
+
+export function newInvalid(gk: GroupKind, name: string, errors: readonly FieldError[]): StatusError {
+  const causes: StatusCause[] = errors.map((e) => ({ type: e.type, message: e.body(), field: e.field }));
+  const what = `${groupKindString(gk)} ${JSON.stringify(name)} is invalid`;
+  return new StatusError({
+    code: 422,
+    reason: StatusReason.Invalid,
+    message: errors.length ? `${what}: ${aggregateFieldErrors(errors)}` : what,
+    details: { name, group: gk.group, kind: gk.kind, causes },
+  });
+}
+
+export function newBadRequest(message: string): StatusError {
+  return new StatusError({ code: 400, reason: StatusReason.BadRequest, message });
+}
+
+export function newUnauthorized(message = 'Unauthorized'): StatusError {
+  return new StatusError({ code: 401, reason: StatusReason.Unauthorized, message });
+}
+
+export function newForbidden(gr: GroupResource, name: string, err: unknown): StatusError {
+  const target = name ? `${groupResourceString(gr)} ${JSON.stringify(name)}` : groupResourceString(gr);
+  return new StatusError({
+    code: 403,
+    reason: StatusReason.Forbidden,
+    message: `${target} is forbidden: ${errorText(err)}`,
+    details: { name: name || undefined, group: gr.group, kind: gr.resource },
+  });
+}
+
+/** 403 for a request outside any resource (a path), worded as Kubernetes' authorization filter does. */
+export function newForbiddenMessage(message: string): StatusError {
+  return new StatusError({ code: 403, reason: StatusReason.Forbidden, message });
+}
+
+export function newMethodNotSupported(gr: GroupResource, action: string): StatusError {
+  return new StatusError({
+    code: 405,
+    reason: StatusReason.MethodNotAllowed,
+    message: `${action} is not supported on resources of kind ${JSON.stringify(groupResourceString(gr))}`,
+    details: { group: gr.group, kind: gr.resource },
+  });
+}
+
+export function newGone(message: string): StatusError {
+  return new StatusError({ code: 410, reason: StatusReason.Gone, message });
+}
+
+export function newResourceExpired(message: string): StatusError {
+  return new StatusError({ code: 410, reason: StatusReason.Expired, message });
+}
+
+export function newTooManyRequests(message: string, retryAfterSeconds: number): StatusError {
+  return new StatusError({
+    code: 429,
+    reason: StatusReason.TooManyRequests,
+    message,
+    details: { retryAfterSeconds },
+  });
+}
+
+export function newRequestEntityTooLarge(message: string): StatusError {
+  return new StatusError({
+    code: 413,
+    reason: StatusReason.RequestEntityTooLarge,
+    message: `Request entity too large: ${message}`,
+  });
+}
+
+export function newUnsupportedMediaType(contentType: string, accepted: readonly string[]): StatusError {
+  return new StatusError({
+    code: 415,
+    reason: StatusReason.UnsupportedMediaType,
+    message: `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`,
+    details: contentType ? { causes: [{ message: `unsupported media type ${JSON.stringify(contentType)}` }] } : undefined,
+  });
+}
+
+export function newNotAcceptable(accepted: readonly string[]): StatusError {
+  return new StatusError({
+    code: 406,
+    reason: StatusReason.NotAcceptable,
+    message: `only the following media types are accepted: ${accepted.join(', ')}`,
+  });
+}
+
+export function newTimeout(message: string, retryAfterSeconds = 0): StatusError {
+  return new StatusError({
+    code: 504,
+    reason: StatusReason.Timeout,
+    message: `Timeout: ${message}`,
+    details: retryAfterSeconds ? { retryAfterSeconds } : undefined,
+  });
+}
+
+export function newInternalError(err: unknown): StatusError {
+  const text = errorText(err);
+  return new StatusError({
+    code: 500,
+    reason: StatusReason.InternalError,
+    message: `Internal error occurred: ${text}`,
+    details: { causes: [{ message: text }] },
+  });
+}
+
+export function newServiceUnavailable(message: string): StatusError {
+  return new StatusError({ code: 503, reason: StatusReason.ServiceUnavailable, message });
+}
+
+/** A Status with `status: Success`, as answered by delete and deletecollection. */
+export function successStatus(details?: StatusDetails): Status {
+  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details };
+}

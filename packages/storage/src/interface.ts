@@ -1,0 +1,125 @@
+import type { ApiObject, Status } from '@plat/api-model';
+
+/**
+ * The storage contract every backend (memory, sqlite, etcd3) and the watch cache implement.
+ * See ../shared/ARCHITECTURE.md, "Storage model". Keys look like `/<group>/<resource>/<name>`;
+ * values are API objects stored as JSON. Every write gets a new, strictly increasing global
+ * revision which becomes `metadata.resourceVersion` of the objects the store returns.
+ * Errors are api-model StatusErrors (NotFound, AlreadyExists, Conflict, Gone/Expired, Timeout,
+ * ServiceUnavailable when the backend cannot be reached).
+ */
+export type StoredObject = ApiObject;
+
+export interface Preconditions {
+  uid?: string;
+  resourceVersion?: string;
+}
+
+export interface OperationOptions {
+  signal?: AbortSignal;
+}
+
+export interface CreateOptions extends OperationOptions {
+  /** Run every check (AlreadyExists) but do not write; the answer carries no new revision. */
+  dryRun?: boolean;
+}
+
+export interface GetOptions extends OperationOptions {
+  /** "" = most recent (quorum read); "0" = any (the cache may serve it); "N" = not older than N. */
+  resourceVersion?: string;
+}
+
+export type ResourceVersionMatch = 'NotOlderThan' | 'Exact';
+
+export type Predicate = (obj: StoredObject) => boolean;
+
+export interface ListOptions extends OperationOptions {
+  limit?: number;
+  continue?: string;
+  resourceVersion?: string;
+  resourceVersionMatch?: ResourceVersionMatch;
+  /** Filters items; pagination counts only matching items (limit is an upper bound of items returned). */
+  predicate?: Predicate;
+}
+
+export interface ListResult {
+  items: StoredObject[];
+  /** The revision of the snapshot the list was read at. */
+  resourceVersion: string;
+  /** Present when more items follow; encodes the snapshot revision and the last key. */
+  continue?: string;
+  /** How many items (before predicate filtering, as Kubernetes counts) follow this page, when known. */
+  remainingItemCount?: number;
+}
+
+/**
+ * Computes the new object from the current one. It may throw a StatusError to abort (for
+ * example a validation error). Returning the same object (deep-equal) makes the update a no-op:
+ * no new revision is written and the current object is returned.
+ */
+export type TryUpdate = (current: StoredObject) => StoredObject | Promise<StoredObject>;
+
+export interface UpdateOptions extends OperationOptions {
+  preconditions?: Preconditions;
+  dryRun?: boolean;
+  /** When the key is missing: create from tryUpdate(undefined-like empty) if true, else 404. */
+  ignoreNotFound?: boolean;
+}
+
+export interface DeleteOptions extends OperationOptions {
+  preconditions?: Preconditions;
+  dryRun?: boolean;
+  /** Checked against the current object right before the delete; may throw a StatusError. */
+  validateDeletion?: (current: StoredObject) => void | Promise<void>;
+}
+
+export interface WatchOptions extends OperationOptions {
+  /**
+   * "" or undefined: start at the current revision; with sendInitialEvents (default true here, as
+   * Kubernetes does for a watch without resourceVersion) first send the current objects as ADDED.
+   * "0": same, and a cache may serve it. "N": deliver every change after revision N (410 Expired
+   * if N is older than the compaction point).
+   */
+  resourceVersion?: string;
+  /** Send the current state as ADDED events, then a BOOKMARK annotated initial-events-end. */
+  sendInitialEvents?: boolean;
+  allowWatchBookmarks?: boolean;
+  predicate?: Predicate;
+  /** Bookmark period in ms when allowWatchBookmarks is set (default about 60 s, tests shorten it). */
+  bookmarkIntervalMs?: number;
+}
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+
+export interface WatchEvent {
+  type: WatchEventType;
+  /** The object (for DELETED: its last state, with resourceVersion = the delete revision). ERROR carries a Status. */
+  object: StoredObject | Status;
+  /** The previous state for MODIFIED and DELETED, so filtered watchers can tell an object leaving the selection. */
+  prevObject?: StoredObject;
+}
+
+/** The annotation on the BOOKMARK that ends the initial events of a sendInitialEvents watch. */
+export const initialEventsEndAnnotation = 'plat.io/initial-events-end';
+
+export interface Watch extends AsyncIterable<WatchEvent> {
+  /** Stops the watch; the iterator ends. Idempotent. */
+  stop(): void;
+}
+
+export interface Storage {
+  create(key: string, obj: StoredObject, opts?: CreateOptions): Promise<StoredObject>;
+  get(key: string, opts?: GetOptions): Promise<StoredObject>;
+  list(prefix: string, opts?: ListOptions): Promise<ListResult>;
+  guaranteedUpdate(key: string, tryUpdate: TryUpdate, opts?: UpdateOptions): Promise<StoredObject>;
+  delete(key: string, opts?: DeleteOptions): Promise<StoredObject>;
+  watch(prefix: string, opts?: WatchOptions): Promise<Watch>;
+  count(prefix: string): Promise<number>;
+  /** Forgets revisions below `revision`; watches and lists from before it then answer 410. */
+  compact(revision: number): Promise<void>;
+  /** The latest revision written. */
+  currentRevision(): Promise<number>;
+  /** Reports whether the backend is reachable (for /readyz). */
+  ready(): Promise<boolean>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the test suite runs for real: etcd (storage backend tests),
+# tinyproxy (HTTP CONNECT egress tests) and, where none is installed, kubectl (end-to-end tests).
+# Idempotent; needs root (CI and the dev machines run as root) and Debian's package mirrors.
+set -euo pipefail
+need=()
+command -v etcd >/dev/null 2>&1 || need+=(etcd-server)
+command -v tinyproxy >/dev/null 2>&1 || need+=(tinyproxy)
+command -v kubectl >/dev/null 2>&1 || need+=(kubernetes-client)
+if [ ${#need[@]} -eq 0 ]; then
+  exit 0
+fi
+if [ "$(id -u)" != 0 ]; then
+  echo "install-system-packages: not root, cannot install ${need[*]}; the tests that need them will say so" >&2
+  exit 0
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
