@@ -1,0 +1,74 @@
+import type { PeerCertificate } from 'node:tls';
+
+/** The authenticated identity (Kubernetes' user.Info). */
+export interface UserInfo {
+  username: string;
+  uid?: string;
+  groups: string[];
+  extra?: Record<string, string[]>;
+}
+
+export const systemMasters = 'system:masters';
+export const systemAuthenticated = 'system:authenticated';
+export const systemUnauthenticated = 'system:unauthenticated';
+export const anonymousUser = 'system:anonymous';
+
+/** What an authenticator sees of a request: no framework types, so any server can call it. */
+export interface AuthenticationRequest {
+  method: string;
+  /** The request path without the query string. */
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  /** The TLS client certificate, when the client sent one; `authorized` says whether it chained to the client CA. */
+  tls?: { authorized: boolean; peerCertificate?: PeerCertificate };
+  signal?: AbortSignal;
+}
+
+export interface AuthenticationResult {
+  user: UserInfo;
+  /** Audiences the credential was valid for (token authenticators). */
+  audiences?: string[];
+}
+
+/**
+ * Answers the user when this authenticator recognises the credential, `null` when the request
+ * carries no credential of its kind, and throws an AuthenticationError when a credential of its
+ * kind is present but invalid (the request then gets 401).
+ */
+export interface Authenticator {
+  authenticate(req: AuthenticationRequest): Promise<AuthenticationResult | null>;
+}
+
+export class AuthenticationError extends Error {
+  readonly code = 'ERR_AUTHENTICATION';
+  constructor(message: string) {
+    super(message);
+    this.name = 'AuthenticationError';
+  }
+}
+
+/** Request attributes that authorizers decide on (Kubernetes' authorizer.Attributes). */
+export interface Attributes {
+  user: UserInfo;
+  verb: string;
+  /** True for /api and /apis resource requests; false for other paths (then `path` applies). */
+  resourceRequest: boolean;
+  apiGroup: string;
+  apiVersion: string;
+  resource: string;
+  subresource: string;
+  namespace: string;
+  name: string;
+  path: string;
+}
+
+export type Decision = 'Allow' | 'Deny' | 'NoOpinion';
+
+export interface AuthorizationResult {
+  decision: Decision;
+  reason: string;
+}
+
+export interface Authorizer {
+  authorize(attrs: Attributes, opts?: { signal?: AbortSignal }): Promise<AuthorizationResult>;
+}
