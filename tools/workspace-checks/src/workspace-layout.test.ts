@@ -1,0 +1,58 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { ESLint } from 'eslint';
+
+// The workspace rules of DEVELOPERS.md, checked on the real tree: every package and app has its
+// own package.json (name, version, exports/bin, types), README, project.json with the four
+// targets and a layer tag; and the module-boundary lint rule rejects an import of a higher layer.
+const root = path.resolve(import.meta.dirname, '../../..');
+const packages = ['api-model', 'x509', 'cel', 'config', 'storage', 'patch', 'auth', 'egress', 'telemetry', 'server', 'client'];
+const apps = ['apiserver', 'clientctl'];
+const readJson = (file: string) => JSON.parse(fs.readFileSync(path.join(root, file), 'utf8'));
+
+describe('workspace layout', () => {
+  it.each(packages)('package %s has its manifest, README, targets and layer tag', (dir) => {
+    const pkg = readJson(`packages/${dir}/package.json`);
+    expect(pkg.name).toBe(`@plat/${dir}`);
+    expect(pkg.version).toMatch(/^\d+\.\d+\.\d+/);
+    expect(pkg.type).toBe('module');
+    expect(pkg.types).toBe('./dist/index.d.ts');
+    expect(pkg.exports['.']).toMatchObject({ types: './dist/index.d.ts', import: './dist/index.js' });
+    expect(fs.existsSync(path.join(root, `packages/${dir}/README.md`))).toBe(true);
+    const project = readJson(`packages/${dir}/project.json`);
+    expect(Object.keys(project.targets)).toEqual(expect.arrayContaining(['build', 'test', 'lint', 'typecheck']));
+    expect(project.tags.filter((t: string) => t.startsWith('layer:'))).toHaveLength(1);
+  });
+
+  it.each(apps)('app %s is a workspace bin with the four targets', (dir) => {
+    const pkg = readJson(`apps/${dir}/package.json`);
+    expect(pkg.name).toBe(`@plat/${dir}`);
+    expect(pkg.bin[dir]).toBe(`./bin/${dir}.mjs`);
+    expect(fs.existsSync(path.join(root, `apps/${dir}/bin/${dir}.mjs`))).toBe(true);
+    const project = readJson(`apps/${dir}/project.json`);
+    expect(project.targets.build.executor).toBe('@nx/esbuild:esbuild');
+    expect(Object.keys(project.targets)).toEqual(expect.arrayContaining(['build', 'test', 'lint', 'typecheck']));
+    expect(project.tags).toContain('layer:5-app');
+  });
+});
+
+describe('module boundaries', () => {
+  const eslint = new ESLint({ cwd: root });
+  const lint = async (file: string, code: string) => {
+    const [result] = await eslint.lintText(code, { filePath: path.join(root, file) });
+    return result!.messages.filter((m) => m.ruleId === '@nx/enforce-module-boundaries').map((m) => m.message);
+  };
+
+  it('fails lint when a lower layer imports a higher one', async () => {
+    expect(await lint('packages/x509/src/probe.ts', "export * from '@plat/server';\n")).toEqual([
+      expect.stringContaining('cannot depend on'),
+    ]);
+    expect(await lint('packages/api-model/src/probe.ts', "export * from '@plat/storage';\n")).toHaveLength(1);
+    expect(await lint('packages/storage/src/probe.ts', "export * from '@plat/patch';\n")).toHaveLength(1);
+  });
+
+  it('accepts imports that point down the layers', async () => {
+    expect(await lint('packages/server/src/probe.ts', "export * from '@plat/api-model';\n")).toEqual([]);
+    expect(await lint('packages/api-model/src/probe.ts', "export * from '@plat/x509';\n")).toEqual([]);
+  });
+});
