@@ -1,1 +1,23 @@
-export {};
+export type { PemBlock, PemEntry, PemMalformedEntry, PemMalformedReason } from './pem.js';
+export { readPemEntries, decodePemBase64, encodePem } from './pem.js';
+export type {
+  BasicConstraints,
+  CertificateParseResult,
+  KeyUsage,
+  ParseCertificateOptions,
+  ParsedCertificate,
+  PublicKeyAlgorithm,
+  PublicKeyInfo,
+} from './certificate.js';
+export { parseCertificate } from './certificate.js';
+export type { TrustBundleFinding, TrustBundleFindingKind } from './trust-bundle.js';
+export { maxTrustBundleSize, validateTrustBundle } from './trust-bundle.js';
+export type { CertificateTemplate, PemKeyPair } from './dev-pki.js';
+export {
+  DevPkiError,
+  createCertificate,
+  createCertificateAuthority,
+  extKeyUsageOid,
+  issueClientCertificate,
+  issueServingCertificate,
+} from './dev-pki.js';

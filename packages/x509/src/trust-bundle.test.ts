@@ -1,0 +1,138 @@
+import { X509Certificate } from 'node:crypto';
+import { trustBundleFixtures, withHeaders } from '../test/fixtures.js';
+import type { TrustBundleFixtures } from '../test/fixtures.js';
+import { maxTrustBundleSize, validateTrustBundle } from './trust-bundle.js';
+
+let f: TrustBundleFixtures;
+
+beforeAll(async () => {
+  f = await trustBundleFixtures();
+});
+
+describe('validateTrustBundle', () => {
+  it('accepts a single CA certificate', () => {
+    expect(validateTrustBundle(f.caA.certPem)).toEqual([]);
+  });
+
+  it('accepts several distinct CA certificates', () => {
+    expect(validateTrustBundle(f.caA.certPem + f.caB.certPem)).toEqual([]);
+  });
+
+  it('ignores text before, between and after blocks, as Go pem.Decode does', () => {
+    const pem = `# bundle for team a\n${f.caA.certPem}\nsome comment: with a colon\n\n${f.caB.certPem}trailing words`;
+    expect(validateTrustBundle(pem)).toEqual([]);
+  });
+
+  it('accepts CRLF line endings and trailing whitespace on lines', () => {
+    const pem = f.caA.certPem.replace(/\n/g, '  \r\n');
+    expect(validateTrustBundle(pem)).toEqual([]);
+  });
+
+  it('rejects an empty bundle', () => {
+    expect(validateTrustBundle('')).toEqual([{ index: -1, kind: 'empty', detail: 'at least one trust anchor must be provided' }]);
+  });
+
+  it('rejects a bundle with only text and no blocks', () => {
+    expect(validateTrustBundle('no certificates here\n')).toEqual([
+      { index: -1, kind: 'empty', detail: 'at least one trust anchor must be provided' },
+    ]);
+  });
+
+  it('rejects a private key block with its entry index and type', () => {
+    expect(validateTrustBundle(f.caA.certPem + f.caA.keyPem)).toEqual([
+      { index: 1, kind: 'bad-block-type', detail: 'entry 1 has bad block type: PRIVATE KEY' },
+    ]);
+  });
+
+  it('rejects a bundle whose second block has PEM headers', () => {
+    const pem = f.caA.certPem + withHeaders(f.caB.certPem, 'Proc-Type: 4,ENCRYPTED');
+    expect(validateTrustBundle(pem)).toEqual([{ index: 1, kind: 'pem-headers', detail: 'entry 1 has PEM block headers' }]);
+  });
+
+  it('checks the block type before the headers, as Kubernetes does', () => {
+    const pem = withHeaders(f.caA.keyPem, 'Comment: key');
+    expect(validateTrustBundle(pem)).toEqual([{ index: 0, kind: 'bad-block-type', detail: 'entry 0 has bad block type: PRIVATE KEY' }]);
+  });
+
+  it('rejects a CERTIFICATE block that is not X.509', () => {
+    const pem = '-----BEGIN CERTIFICATE-----\naGVsbG8gd29ybGQ=\n-----END CERTIFICATE-----\n';
+    expect(validateTrustBundle(pem)).toEqual([{ index: 0, kind: 'not-x509', detail: 'entry 0 does not parse as X.509' }]);
+  });
+
+  it('rejects a certificate with trailing bytes after the DER', () => {
+    const der = new X509Certificate(f.caA.certPem).raw;
+    const padded = Buffer.concat([der, Buffer.from([0, 0])]).toString('base64');
+    const pem = `-----BEGIN CERTIFICATE-----\n${padded}\n-----END CERTIFICATE-----\n`;
+    expect(validateTrustBundle(pem)).toEqual([{ index: 0, kind: 'not-x509', detail: 'entry 0 does not parse as X.509' }]);
+  });
+
+  it('rejects a non-CA leaf certificate', () => {
+    expect(validateTrustBundle(f.caA.certPem + f.leaf.certPem)).toEqual([
+      { index: 1, kind: 'not-ca', detail: 'entry 1 does not have the CA bit set' },
+    ]);
+  });
+
+  it('rejects a certificate without basic constraints with Kubernetes\' CA-bit message', () => {
+    expect(validateTrustBundle(f.noBasicConstraints.certPem)).toEqual([
+      { index: 0, kind: 'no-basic-constraints', detail: 'entry 0 does not have the CA bit set' },
+    ]);
+  });
+
+  it('reports duplicates with every index, in Go\'s slice format', () => {
+    const pem = f.caA.certPem + f.caB.certPem + f.caA.certPem + f.caB.certPem + f.caA.certPem;
+    expect(validateTrustBundle(pem)).toEqual([
+      { index: 0, kind: 'duplicate', detail: 'duplicate trust anchor (indices [0 2 4])', indices: [0, 2, 4] },
+      { index: 1, kind: 'duplicate', detail: 'duplicate trust anchor (indices [1 3])', indices: [1, 3] },
+    ]);
+  });
+
+  it('detects duplicates by DER, whatever the line wrapping', () => {
+    const body = f.caA.certPem.split('\n').filter((l) => l !== '' && !l.startsWith('-----')).join('');
+    const rewrapped = `-----BEGIN CERTIFICATE-----\n${body.replace(/(.{76})/g, '$1\n')}\n-----END CERTIFICATE-----\n`;
+    expect(rewrapped).not.toBe(f.caA.certPem);
+    expect(validateTrustBundle(f.caA.certPem + rewrapped)[0]).toMatchObject({ kind: 'duplicate', indices: [0, 1] });
+  });
+
+  it('reports every bad entry and hides duplicate and empty findings behind them', () => {
+    const pem = f.caA.certPem + f.caA.keyPem + f.leaf.certPem + f.caA.certPem;
+    expect(validateTrustBundle(pem)).toEqual([
+      { index: 1, kind: 'bad-block-type', detail: 'entry 1 has bad block type: PRIVATE KEY' },
+      { index: 2, kind: 'not-ca', detail: 'entry 2 does not have the CA bit set' },
+    ]);
+  });
+
+  it('reports a block with malformed base64 (stricter than Go, which skips it)', () => {
+    const broken = f.caB.certPem.replace(/\n[A-Za-z0-9+/]{4}/, '\n!!!!');
+    expect(validateTrustBundle(f.caA.certPem + broken)).toEqual([
+      { index: 1, kind: 'malformed-pem', detail: 'entry 1 does not parse as PEM: invalid base64 data' },
+    ]);
+  });
+
+  it('reports a block without an END line', () => {
+    const truncated = f.caB.certPem.replace('-----END CERTIFICATE-----\n', '');
+    expect(validateTrustBundle(f.caA.certPem + truncated)).toEqual([
+      { index: 1, kind: 'malformed-pem', detail: 'entry 1 does not parse as PEM: no END line' },
+    ]);
+  });
+
+  it('reports an END line whose type does not match the BEGIN line', () => {
+    const mismatched = f.caA.certPem.replace('-----END CERTIFICATE-----', '-----END CERTIFICATES-----');
+    expect(validateTrustBundle(mismatched)).toEqual([
+      { index: 0, kind: 'malformed-pem', detail: 'entry 0 does not parse as PEM: END line does not match the BEGIN line' },
+    ]);
+  });
+
+  it('accepts a bundle of exactly the maximum size and rejects one byte more', () => {
+    const filler = 'x'.repeat(maxTrustBundleSize - f.caA.certPem.length - 1);
+    const atLimit = f.caA.certPem + '\n' + filler;
+    expect(Buffer.byteLength(atLimit)).toBe(maxTrustBundleSize);
+    expect(validateTrustBundle(atLimit)).toEqual([]);
+    expect(validateTrustBundle(atLimit + 'x')).toEqual([{ index: -1, kind: 'too-large', detail: 'may not be more than 1048576 bytes' }]);
+  });
+
+  it('counts the size in UTF-8 bytes, as Go does', () => {
+    const filler = 'é'.repeat(Math.ceil((maxTrustBundleSize - f.caA.certPem.length) / 2) + 1);
+    expect((f.caA.certPem + filler).length).toBeLessThan(maxTrustBundleSize);
+    expect(validateTrustBundle(f.caA.certPem + filler)[0]?.kind).toBe('too-large');
+  });
+});

@@ -1,0 +1,103 @@
+import { parseCertificate } from './certificate.js';
+import { readPemEntries } from './pem.js';
+
+export type TrustBundleFindingKind =
+  | 'too-large'
+  | 'bad-block-type'
+  | 'pem-headers'
+  | 'malformed-pem'
+  | 'not-x509'
+  | 'not-ca'
+  | 'no-basic-constraints'
+  | 'duplicate'
+  | 'empty';
+
+export interface TrustBundleFinding {
+  /** Entry index, -1 when the finding is not tied to one entry. */
+  index: number;
+  kind: TrustBundleFindingKind;
+  /** Kubernetes' detail text for the field error on spec.trustBundle. */
+  detail: string;
+  /** For 'duplicate': every index holding the same certificate. */
+  indices?: number[];
+}
+
+/** Kubernetes' certificates.MaxTrustBundleSize: 1 MiB, counted in UTF-8 bytes. */
+export const maxTrustBundleSize = 1024 * 1024;
+
+function utf8Length(text: string): number {
+  // Each UTF-16 code unit is at most 3 UTF-8 bytes; skip the count when it cannot matter.
+  return text.length * 3 <= maxTrustBundleSize ? text.length : Buffer.byteLength(text, 'utf8');
+}
+
+function entryFinding(index: number, kind: TrustBundleFindingKind, detail: string): TrustBundleFinding {
+  return { index, kind, detail };
+}
+
+/**
+ * Validates a ClusterTrustBundle's spec.trustBundle the way Kubernetes does
+ * (pkg/apis/certificates/validation, validateTrustBundle), returning findings instead of field
+ * errors; an empty list means the bundle is valid. Never throws.
+ *
+ * Rules, in Kubernetes' order for each entry: the block type is CERTIFICATE, the block has no PEM
+ * headers, it parses as X.509, and it is a CA (basicConstraints with cA set). Only when every entry
+ * passes are bundle-level rules checked: at least one certificate, no certificate twice.
+ * Data outside PEM blocks is ignored, as Go's pem.Decode ignores it.
+ *
+ * Stricter than Kubernetes on one point: a block that starts like PEM but does not decode
+ * (bad base64, no or mismatched END line) is a 'malformed-pem' finding; Go skips such blocks.
+ */
+export function validateTrustBundle(pem: string): TrustBundleFinding[] {
+  if (typeof pem !== 'string') return [entryFinding(-1, 'empty', 'at least one trust anchor must be provided')];
+  if (utf8Length(pem) > maxTrustBundleSize) {
+    return [entryFinding(-1, 'too-large', `may not be more than ${maxTrustBundleSize} bytes`)];
+  }
+  const findings: TrustBundleFinding[] = [];
+  const byDer = new Map<string, number[]>();
+  for (const entry of readPemEntries(pem)) {
+    const i = entry.index;
+    if (entry.kind === 'malformed') {
+      findings.push(entryFinding(i, 'malformed-pem', `entry ${i} does not parse as PEM: ${entry.reason}`));
+      continue;
+    }
+    if (entry.type !== 'CERTIFICATE') {
+      findings.push(entryFinding(i, 'bad-block-type', `entry ${i} has bad block type: ${entry.type}`));
+      continue;
+    }
+    if (entry.headers.size !== 0) {
+      findings.push(entryFinding(i, 'pem-headers', `entry ${i} has PEM block headers`));
+      continue;
+    }
+    const parsed = parseCertificate(entry.bytes, { minimal: true });
+    if (!parsed.ok) {
+      findings.push(entryFinding(i, 'not-x509', `entry ${i} does not parse as X.509`));
+      continue;
+    }
+    const constraints = parsed.certificate.basicConstraints;
+    if (!constraints.ca) {
+      // Go reports a missing extension and cA=false alike ("does not have the CA bit set"); the
+      // kind tells them apart, the detail stays Kubernetes' text.
+      const kind = constraints.present ? 'not-ca' : 'no-basic-constraints';
+      findings.push(entryFinding(i, kind, `entry ${i} does not have the CA bit set`));
+      continue;
+    }
+    const key = Buffer.from(entry.bytes.buffer, entry.bytes.byteOffset, entry.bytes.byteLength).toString('latin1');
+    const seen = byDer.get(key);
+    if (seen === undefined) byDer.set(key, [i]);
+    else seen.push(i);
+  }
+  // As Kubernetes: entry problems hide the (then possibly redundant) bundle-level findings.
+  if (findings.length > 0) return findings;
+  if (byDer.size === 0) return [entryFinding(-1, 'empty', 'at least one trust anchor must be provided')];
+  for (const indices of byDer.values()) {
+    if (indices.length > 1) {
+      findings.push({
+        index: indices[0],
+        kind: 'duplicate',
+        detail: `duplicate trust anchor (indices [${indices.join(' ')}])`,
+        indices,
+      });
+    }
+  }
+  return findings;
+}
