@@ -1,1 +1,3 @@
-export {};
+export { defaultOtlpEndpoint, otlpExporterUrl, type TracingSpec } from './tracing-config.js';
+export { createTracing, disabledTracing, type Tracing, type TracingOptions } from './tracing.js';
+export { createMetricsRegistry } from './metrics-registry.js';

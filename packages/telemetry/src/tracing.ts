@@ -1,0 +1,105 @@
+import { context, trace, type Context, type Tracer } from '@opentelemetry/api';
+import { otlpExporterUrl, type TracingSpec } from './tracing-config.js';
+
+export interface TracingOptions {
+  serviceVersion: string;
+  instanceId: string;
+  /** Export batching delay; tests shorten it. */
+  exportDelayMs?: number;
+  /** Reports exporter failures (they never fail requests). */
+  onExportError?: (err: Error) => void;
+}
+
+/** The server's tracing: a tracer (no-op when off) and the W3C trace-context propagation helpers. */
+export interface Tracing {
+  readonly enabled: boolean;
+  readonly tracer: Tracer;
+  /** The context carried by incoming `traceparent` / `tracestate` headers (the active context when off). */
+  extract(headers: Record<string, string | string[] | undefined>): Context;
+  /** Writes `traceparent` / `tracestate` of the given context into outgoing headers. */
+  inject(ctx: Context, headers: Record<string, string>): void;
+  /** Exports what is buffered. */
+  forceFlush(): Promise<void>;
+  shutdown(): Promise<void>;
+}
+
+const headerGetter = {
+  keys: (carrier: Record<string, string | string[] | undefined>) => Object.keys(carrier),
+  get: (carrier: Record<string, string | string[] | undefined>, key: string) => carrier[key.toLowerCase()],
+};
+
+/** Tracing off: the OpenTelemetry API's no-op tracer, no SDK loaded, nothing exported. */
+export function disabledTracing(): Tracing {
+  const tracer = trace.getTracerProvider().getTracer('noop');
+  return {
+    enabled: false,
+    tracer,
+    extract: () => context.active(),
+    inject: () => undefined,
+    forceFlush: async () => undefined,
+    shutdown: async () => undefined,
+  };
+}
+
+/**
+ * Builds the OTLP gRPC tracer provider from a TracingConfiguration. The SDK is imported only
+ * here, so a server without tracing never loads it. Sampler: ParentBased(TraceIdRatioBased(rate /
+ * 1e6)) when samplingRatePerMillion is set, ParentBased(AlwaysOff) when it is not, as the spec says.
+ */
+export async function createTracing(spec: TracingSpec, opts: TracingOptions): Promise<Tracing> {
+  const [{ NodeTracerProvider }, base, { resourceFromAttributes }, { W3CTraceContextPropagator }, { OTLPTraceExporter }, grpc] =
+    await Promise.all([
+      import('@opentelemetry/sdk-trace-node'),
+      import('@opentelemetry/sdk-trace-base'),
+      import('@opentelemetry/resources'),
+      import('@opentelemetry/core'),
+      import('@opentelemetry/exporter-trace-otlp-grpc'),
+      import('@grpc/grpc-js'),
+    ]);
+  const rate = spec.samplingRatePerMillion;
+  const root = rate === undefined ? new base.AlwaysOffSampler() : new base.TraceIdRatioBasedSampler(rate / 1_000_000);
+  const exporter = new OTLPTraceExporter({
+    url: otlpExporterUrl(spec.endpoint),
+    credentials: grpc.credentials.createInsecure(),
+  });
+  const reportingExporter: typeof exporter = Object.assign(Object.create(exporter) as typeof exporter, {
+    export: (spans: Parameters<typeof exporter.export>[0], done: Parameters<typeof exporter.export>[1]) =>
+      exporter.export(spans, (result) => {
+        if (result.error) opts.onExportError?.(result.error);
+        done(result);
+      }),
+  });
+  const provider = new NodeTracerProvider({
+    sampler: new base.ParentBasedSampler({ root }),
+    resource: resourceFromAttributes({
+      'service.name': 'apiserver',
+      'service.version': opts.serviceVersion,
+      'service.instance.id': opts.instanceId,
+    }),
+    spanProcessors: [
+      new base.BatchSpanProcessor(reportingExporter, {
+        scheduledDelayMillis: opts.exportDelayMs ?? 5000,
+        maxQueueSize: 2048,
+        maxExportBatchSize: 512,
+      }),
+    ],
+  });
+  const propagator = new W3CTraceContextPropagator();
+  const tracer = provider.getTracer('plat.io/apiserver', opts.serviceVersion);
+  return {
+    enabled: true,
+    tracer,
+    extract: (headers) => propagator.extract(context.active(), headers, headerGetter),
+    inject: (ctx, headers) =>
+      propagator.inject(ctx, headers, {
+        set: (carrier: Record<string, string>, key: string, value: string) => {
+          carrier[key] = value;
+        },
+      }),
+    // Export failures are reported through onExportError by the exporter wrapper above and never
+    // reach callers: a collector outage must not fail requests or shutdown.
+    forceFlush: () => provider.forceFlush().catch(() => undefined),
+    shutdown: () => provider.shutdown().catch(() => undefined),
+  };
+}
+
