@@ -1,1 +1,13 @@
 export * from './interface.js';
+export { MemoryStorage } from './memory-storage.js';
+export { MvccStorage, type MvccStorageOptions } from './mvcc-storage.js';
+export {
+  openStorage,
+  type BackendOptions,
+  type Etcd3BackendOptions,
+  type MemoryBackendOptions,
+  type OpenStorageExtra,
+  type SqliteBackendOptions,
+} from './open-storage.js';
+export { optimisticLockErrorMsg, optimisticLockConflict } from './storage-errors.js';
+export { keyInfo, type KeyInfo } from './storage-key.js';

@@ -1,0 +1,100 @@
+import type { StatusError } from '@plat/api-model';
+
+/**
+ * The small key-value MVCC surface each backend provides (memory, SQLite revision log, etcd v3).
+ * MvccStorage builds the whole Storage contract on it once, so semantics (preconditions, retries,
+ * pagination, watch filtering, error texts) cannot drift between backends.
+ * Values are the JSON of the object without metadata.resourceVersion, which is the record's
+ * modRevision (as Kubernetes does with etcd).
+ */
+export interface KvRecord {
+  key: string;
+  value: string;
+  modRevision: number;
+}
+
+export interface KvEvent {
+  type: 'put' | 'delete';
+  key: string;
+  /** The new value (put). */
+  value?: string;
+  /** The revision of this change. */
+  revision: number;
+  /** The previous value and its revision (every delete; puts that replaced a live value). */
+  prevValue?: string;
+  prevRevision?: number;
+}
+
+export interface RangeOptions {
+  /** Read at this revision (default: latest). */
+  revision?: number;
+  /** At most this many records (default: all). */
+  limit?: number;
+}
+
+export interface RangeResult {
+  records: KvRecord[];
+  /** More live keys follow the last record. */
+  more: boolean;
+  /** Live keys in [start, end) at the revision read (before limit). */
+  count: number;
+  /** The revision the range was read at. */
+  revision: number;
+}
+
+export type TxnResult = { succeeded: true; revision: number } | { succeeded: false; current?: KvRecord };
+
+export interface KvWatchHandlers {
+  /** Changes in revision order; every change after the start revision is delivered exactly once. */
+  onEvents(events: KvEvent[]): void;
+  /** Every change up to `revision` has been delivered (drives bookmarks). */
+  onProgress(revision: number): void;
+  /** The watch broke (compaction, backend lost); no more calls follow. */
+  onError(err: StatusError): void;
+}
+
+export interface KvWatch {
+  cancel(): void;
+}
+
+/** Thrown by a read or watch at a revision below the compaction point. */
+export class CompactedError extends Error {
+  constructor(
+    readonly requested: number,
+    readonly compacted: number,
+  ) {
+    super(`required revision ${requested} has been compacted (compacted revision ${compacted})`);
+    this.name = 'CompactedError';
+  }
+}
+
+/** Thrown by a read at a revision the store has not reached. */
+export class FutureRevisionError extends Error {
+  constructor(
+    readonly requested: number,
+    readonly current: number,
+  ) {
+    super(`required revision ${requested} is a future revision (current ${current})`);
+    this.name = 'FutureRevisionError';
+  }
+}
+
+export interface Kv {
+  /** The backend's name for messages ("memory", "sqlite", "etcd3"). */
+  readonly backend: string;
+  get(key: string, revision?: number): Promise<{ record: KvRecord | undefined; revision: number }>;
+  range(start: string, end: string, opts: RangeOptions): Promise<RangeResult>;
+  count(start: string, end: string): Promise<number>;
+  create(key: string, value: string): Promise<TxnResult>;
+  /** Writes when the key's modRevision is still `expected`. */
+  update(key: string, value: string, expected: number): Promise<TxnResult>;
+  delete(key: string, expected: number): Promise<TxnResult>;
+  /** Delivers every change in [start, end) after revision `after`. Throws CompactedError. */
+  watch(start: string, end: string, after: number, handlers: KvWatchHandlers): Promise<KvWatch>;
+  compact(revision: number): Promise<void>;
+  currentRevision(): Promise<number>;
+  /** The oldest revision still readable (revisions below it answer 410). */
+  compactedRevision(): Promise<number>;
+  ready(): Promise<boolean>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,28 @@
+import { MemoryStorage, openStorage } from './index.js';
+import { runStorageContract } from '../test/contract-suite.js';
+
+runStorageContract('memory', { open: () => openStorage({ backend: 'memory' }) });
+
+describe('memory storage', () => {
+  it('closes a watcher that falls too far behind with an ERROR event', async () => {
+    const s = new MemoryStorage({ maxQueuedEvents: 5 });
+    const w = await s.watch('/g/r', { sendInitialEvents: false });
+    for (let i = 0; i < 7; i++) await s.create(`/g/r/o${i}`, { metadata: { name: `o${i}` } });
+    const got = [];
+    for await (const e of w) got.push(e);
+    expect(got.map((e) => e.type)).toEqual(['ERROR']);
+    expect(got[0].object).toMatchObject({ kind: 'Status', code: 410, reason: 'Expired' });
+    await s.close();
+  });
+
+  it('forgets everything on close and refuses later calls', async () => {
+    const s = new MemoryStorage();
+    await s.create('/g/r/a', { metadata: { name: 'a' } });
+    const w = await s.watch('/g/r', { sendInitialEvents: false });
+    await s.close();
+    const next = await w[Symbol.asyncIterator]().next();
+    expect(next.done).toBe(true);
+    expect(await s.ready()).toBe(false);
+    await expect(s.get('/g/r/a')).rejects.toThrow('storage is closed');
+  });
+});

@@ -1,0 +1,399 @@
+import { randomUUID } from 'node:crypto';
+import { StatusError, isStatusError, newBadRequest, newConflict, newInternalError } from '@plat/api-model';
+import type {
+  CreateOptions,
+  DeleteOptions,
+  GetOptions,
+  ListOptions,
+  ListResult,
+  Predicate,
+  Storage,
+  StoredObject,
+  TryUpdate,
+  UpdateOptions,
+  Watch,
+  WatchEvent,
+  WatchOptions,
+} from './interface.js';
+import { initialEventsEndAnnotation } from './interface.js';
+import type { Kv, KvEvent, KvRecord } from './kv.js';
+import { CompactedError, FutureRevisionError } from './kv.js';
+import { decodeContinue, encodeContinue } from './continue-token.js';
+import { parseResourceVersion } from './resource-version.js';
+import {
+  alreadyExists,
+  checkPreconditions,
+  continueExpired,
+  listRevisionCompacted,
+  notFound,
+  resourceVersionSetOnCreate,
+  tooLargeResourceVersion,
+  tooOldResourceVersion,
+} from './storage-errors.js';
+import { keyInfo, normalizePrefix, prefixEnd, validateKey } from './storage-key.js';
+import { WatchStream, defaultMaxQueuedEvents } from './watch-stream.js';
+
+export interface MvccStorageOptions {
+  /** Events one watcher may have queued before it is closed with an ERROR event. */
+  maxQueuedEvents?: number;
+  /** Default bookmark period for watches with allowWatchBookmarks (ms, default 60 000). */
+  bookmarkIntervalMs?: number;
+}
+
+/** Bound of compare-and-swap retries in guaranteedUpdate and delete (a safety net, never hit in practice). */
+const maxCasAttempts = 10_000;
+
+/** RFC 3339 at second precision in UTC, as Kubernetes writes metav1.Time. */
+export function nowRfc3339(): string {
+  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** Parses a stored value and stamps the revision as metadata.resourceVersion. */
+export function decodeObject(value: string, revision: number): StoredObject {
+  const obj = JSON.parse(value) as StoredObject;
+  obj.metadata = obj.metadata ?? {};
+  obj.metadata.resourceVersion = String(revision);
+  return obj;
+}
+
+/** The stored form of an object: its JSON without metadata.resourceVersion. */
+export function encodeObject(obj: StoredObject): string {
+  if (obj.metadata && 'resourceVersion' in obj.metadata) {
+    const { resourceVersion: _rv, ...meta } = obj.metadata;
+    return JSON.stringify({ ...obj, metadata: meta });
+  }
+  return JSON.stringify(obj);
+}
+
+/** A BOOKMARK's object: only a resourceVersion (and annotations); the server adds apiVersion/kind. */
+export function bookmarkObject(revision: number, initialEventsEnd = false): StoredObject {
+  return {
+    metadata: {
+      resourceVersion: String(revision),
+      ...(initialEventsEnd ? { annotations: { [initialEventsEndAnnotation]: 'true' } } : {}),
+    },
+  };
+}
+
+/** Turns one backend change into the watch event a filtered watcher sees (etcd3 watcher's rules). */
+export function transformEvent(e: KvEvent, predicate: Predicate | undefined): WatchEvent | undefined {
+  if (e.type === 'delete') {
+    if (e.prevValue === undefined) return undefined;
+    const prev = decodeObject(e.prevValue, e.prevRevision ?? e.revision);
+    if (predicate && !predicate(prev)) return undefined;
+    return { type: 'DELETED', object: decodeObject(e.prevValue, e.revision), prevObject: prev };
+  }
+  const obj = decodeObject(e.value ?? '{}', e.revision);
+  if (e.prevValue === undefined) {
+    return !predicate || predicate(obj) ? { type: 'ADDED', object: obj } : undefined;
+  }
+  const prev = decodeObject(e.prevValue, e.prevRevision ?? e.revision);
+  if (!predicate) return { type: 'MODIFIED', object: obj, prevObject: prev };
+  const cur = predicate(obj);
+  const old = predicate(prev);
+  if (cur && old) return { type: 'MODIFIED', object: obj, prevObject: prev };
+  if (cur) return { type: 'ADDED', object: obj };
+  // The object left the selection: the watcher sees it deleted, at this event's revision.
+  if (old) return { type: 'DELETED', object: decodeObject(e.prevValue, e.revision), prevObject: prev };
+  return undefined;
+}
+
+function abortIfNeeded(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) {
+    throw new StatusError({ code: 504, reason: 'Timeout', message: 'Timeout: request did not complete within the allowed duration' });
+  }
+}
+
+/**
+ * The Storage contract over a Kv backend: preconditions, compare-and-swap retries, snapshot
+ * pagination with continue tokens, filtered watches with bookmarks and initial events.
+ */
+export class MvccStorage implements Storage {
+  protected readonly maxQueuedEvents: number;
+  protected readonly bookmarkIntervalMs: number;
+  private closed = false;
+  private readonly watches = new Set<WatchStream>();
+
+  constructor(
+    protected readonly kv: Kv,
+    opts: MvccStorageOptions = {},
+  ) {
+    this.maxQueuedEvents = opts.maxQueuedEvents ?? defaultMaxQueuedEvents;
+    this.bookmarkIntervalMs = opts.bookmarkIntervalMs ?? 60_000;
+  }
+
+  /** Runs a backend call, mapping unexpected failures to a 500 (backends map unreachability to 503). */
+  protected async call<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.closed) throw newInternalError(new Error('storage is closed'));
+    try {
+      return await fn();
+    } catch (err) {
+      if (isStatusError(err) || err instanceof CompactedError || err instanceof FutureRevisionError) throw err;
+      throw newInternalError(err);
+    }
+  }
+
+  async create(key: string, obj: StoredObject, opts: CreateOptions = {}): Promise<StoredObject> {
+    validateKey(key);
+    abortIfNeeded(opts.signal);
+    const meta = obj.metadata ?? {};
+    if (meta.resourceVersion) throw resourceVersionSetOnCreate();
+    const { resourceVersion: _rv, ...rest } = meta;
+    const value = JSON.stringify({ ...obj, metadata: { ...rest, uid: randomUUID(), creationTimestamp: nowRfc3339() } });
+    if (opts.dryRun) {
+      const { record } = await this.call(() => this.kv.get(key));
+      if (record) throw alreadyExists(key);
+      return JSON.parse(value) as StoredObject;
+    }
+    const res = await this.call(() => this.kv.create(key, value));
+    if (!res.succeeded) throw alreadyExists(key);
+    return decodeObject(value, res.revision);
+  }
+
+  async get(key: string, opts: GetOptions = {}): Promise<StoredObject> {
+    validateKey(key);
+    abortIfNeeded(opts.signal);
+    const minimum = parseResourceVersion(opts.resourceVersion);
+    const { record, revision } = await this.call(() => this.kv.get(key));
+    if (minimum !== undefined && minimum > revision) throw tooLargeResourceVersion(minimum, revision);
+    if (!record) throw notFound(key);
+    return decodeObject(record.value, record.modRevision);
+  }
+
+  async list(prefixIn: string, opts: ListOptions = {}): Promise<ListResult> {
+    abortIfNeeded(opts.signal);
+    const prefix = normalizePrefix(prefixIn);
+    const end = prefixEnd(prefix);
+    if (opts.limit !== undefined && (!Number.isInteger(opts.limit) || opts.limit < 0)) {
+      throw newBadRequest('limit must be a non-negative integer');
+    }
+    const limit = opts.limit && opts.limit > 0 ? opts.limit : undefined;
+    const rv = parseResourceVersion(opts.resourceVersion);
+    let start = prefix;
+    let readAt: number | undefined;
+    let minimum: number | undefined;
+    let fromToken = false;
+    if (opts.continue) {
+      if (rv !== undefined && rv !== 0) {
+        throw newBadRequest('specifying resource version is not allowed when using continue');
+      }
+      const token = decodeContinue(opts.continue, prefix);
+      start = token.startKey;
+      readAt = token.revision > 0 ? token.revision : undefined;
+      fromToken = true;
+    } else if (opts.resourceVersionMatch === 'Exact') {
+      if (!rv) throw newBadRequest(`resourceVersionMatch "Exact" is forbidden for resourceVersion "${opts.resourceVersion ?? ''}"`);
+      readAt = rv;
+    } else if (rv) {
+      // Legacy behaviour: a paginated list at resourceVersion N without a match reads exactly N.
+      if (opts.resourceVersionMatch === undefined && limit) readAt = rv;
+      else minimum = rv;
+    }
+    return this.readPages(prefix, end, start, { readAt, minimum, limit, predicate: opts.predicate, fromToken, rv });
+  }
+
+  private async readPages(
+    prefix: string,
+    end: string,
+    startKey: string,
+    o: { readAt?: number; minimum?: number; limit?: number; predicate?: Predicate; fromToken: boolean; rv?: number },
+  ): Promise<ListResult> {
+    const items: StoredObject[] = [];
+    let start = startKey;
+    let readAt = o.readAt;
+    // With a predicate, read growing batches until the page is full (as etcd3's store does).
+    let batch = o.limit;
+    for (let round = 0; ; round++) {
+      let res;
+      try {
+        res = await this.call(() => this.kv.range(start, end, { revision: readAt, limit: batch }));
+      } catch (err) {
+        if (err instanceof CompactedError) {
+          if (o.fromToken) throw continueExpired(encodeContinue(start, prefix, -1));
+          throw listRevisionCompacted();
+        }
+        if (err instanceof FutureRevisionError) throw tooLargeResourceVersion(err.requested, err.current);
+        throw err;
+      }
+      readAt = res.revision;
+      if (o.minimum !== undefined && o.minimum > res.revision) throw tooLargeResourceVersion(o.minimum, res.revision);
+      const { records } = res;
+      for (let i = 0; i < records.length; i++) {
+        const obj = decodeObject(records[i].value, records[i].modRevision);
+        if (!o.predicate || o.predicate(obj)) items.push(obj);
+        if (o.limit !== undefined && items.length >= o.limit) {
+          const more = i < records.length - 1 || res.more;
+          if (!more) return { items, resourceVersion: String(res.revision) };
+          return {
+            items,
+            resourceVersion: String(res.revision),
+            continue: encodeContinue(`${records[i].key}\u0000`, prefix, res.revision),
+            remainingItemCount: o.predicate ? undefined : res.count - (i + 1),
+          };
+        }
+      }
+      if (!res.more || records.length === 0) return { items, resourceVersion: String(res.revision) };
+      start = `${records[records.length - 1].key}\u0000`;
+      if (batch !== undefined && round < 8) batch = Math.min(batch * 2, 10_000);
+    }
+  }
+
+  async guaranteedUpdate(key: string, tryUpdate: TryUpdate, opts: UpdateOptions = {}): Promise<StoredObject> {
+    validateKey(key);
+    for (let attempt = 0; attempt < maxCasAttempts; attempt++) {
+      abortIfNeeded(opts.signal);
+      const { record } = await this.call(() => this.kv.get(key));
+      if (!record && !opts.ignoreNotFound) throw notFound(key);
+      const current: StoredObject = record ? decodeObject(record.value, record.modRevision) : {};
+      if (record) checkPreconditions(key, opts.preconditions, current);
+      const updated = await tryUpdate(record ? decodeObject(record.value, record.modRevision) : {});
+      const meta = { ...(updated.metadata ?? {}) };
+      delete meta.resourceVersion;
+      if (record) {
+        // uid and creationTimestamp are fixed at create.
+        meta.uid = current.metadata?.uid;
+        meta.creationTimestamp = current.metadata?.creationTimestamp;
+      } else {
+        meta.uid = meta.uid || randomUUID();
+        meta.creationTimestamp = meta.creationTimestamp || nowRfc3339();
+      }
+      const value = JSON.stringify({ ...updated, metadata: meta });
+      if (record && value === record.value) return current;
+      if (opts.dryRun) {
+        const out = JSON.parse(value) as StoredObject;
+        if (record) out.metadata = { ...out.metadata, resourceVersion: String(record.modRevision) };
+        return out;
+      }
+      const res = await this.call(() =>
+        record ? this.kv.update(key, value, record.modRevision) : this.kv.create(key, value),
+      );
+      if (res.succeeded) return decodeObject(value, res.revision);
+      // Someone else wrote first: read again and re-run tryUpdate on the fresh object.
+    }
+    const { groupResource, name } = keyInfo(key);
+    throw newConflict(groupResource, name, new Error('too many concurrent writers; try again'));
+  }
+
+  async delete(key: string, opts: DeleteOptions = {}): Promise<StoredObject> {
+    validateKey(key);
+    for (let attempt = 0; attempt < maxCasAttempts; attempt++) {
+      abortIfNeeded(opts.signal);
+      const { record } = await this.call(() => this.kv.get(key));
+      if (!record) throw notFound(key);
+      const current = decodeObject(record.value, record.modRevision);
+      checkPreconditions(key, opts.preconditions, current);
+      if (opts.validateDeletion) await opts.validateDeletion(decodeObject(record.value, record.modRevision));
+      if (opts.dryRun) return current;
+      const res = await this.call(() => this.kv.delete(key, record.modRevision));
+      if (res.succeeded) return decodeObject(record.value, res.revision);
+    }
+    const { groupResource, name } = keyInfo(key);
+    throw newConflict(groupResource, name, new Error('too many concurrent writers; try again'));
+  }
+
+  async watch(prefixIn: string, opts: WatchOptions = {}): Promise<Watch> {
+    abortIfNeeded(opts.signal);
+    const prefix = normalizePrefix(prefixIn);
+    const end = prefixEnd(prefix);
+    const rv = parseResourceVersion(opts.resourceVersion);
+    const stream = new WatchStream(this.maxQueuedEvents);
+    const predicate = opts.predicate;
+    const initial = opts.sendInitialEvents ?? (rv === undefined || rv === 0);
+    let startRev: number;
+    if (initial) {
+      const list = await this.list(prefix, {
+        resourceVersion: rv ? String(rv) : undefined,
+        resourceVersionMatch: rv ? 'NotOlderThan' : undefined,
+        predicate,
+      });
+      for (const obj of list.items) stream.push({ type: 'ADDED', object: obj });
+      startRev = Number(list.resourceVersion);
+      if (opts.sendInitialEvents === true) stream.push({ type: 'BOOKMARK', object: bookmarkObject(startRev, true) });
+    } else if (rv === undefined || rv === 0) {
+      startRev = await this.call(() => this.kv.currentRevision());
+    } else {
+      startRev = rv;
+    }
+    let lastRev = startRev;
+    let progressRev = startRev;
+    let kvWatch;
+    try {
+      kvWatch = await this.call(() =>
+        this.kv.watch(prefix, end, startRev, {
+          onEvents: (events) => {
+            for (const e of events) {
+              const ev = transformEvent(e, predicate);
+              if (ev) stream.push(ev);
+              lastRev = e.revision;
+            }
+          },
+          onProgress: (revision) => {
+            progressRev = revision;
+          },
+          onError: (err) => stream.fail(err.status),
+        }),
+      );
+    } catch (err) {
+      if (err instanceof CompactedError) throw tooOldResourceVersion(startRev, err.compacted);
+      throw err;
+    }
+    const cancel = kvWatch.cancel.bind(kvWatch);
+    let timer: NodeJS.Timeout | undefined;
+    if (opts.allowWatchBookmarks) {
+      timer = setInterval(() => {
+        stream.push({ type: 'BOOKMARK', object: bookmarkObject(Math.max(lastRev, progressRev)) });
+      }, opts.bookmarkIntervalMs ?? this.bookmarkIntervalMs);
+      timer.unref();
+    }
+    const onAbort = (): void => stream.stop();
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    this.watches.add(stream);
+    stream.onStopped(() => {
+      cancel();
+      if (timer) clearInterval(timer);
+      opts.signal?.removeEventListener('abort', onAbort);
+      this.watches.delete(stream);
+    });
+    return stream;
+  }
+
+  async count(prefix: string): Promise<number> {
+    const p = normalizePrefix(prefix);
+    return this.call(() => this.kv.count(p, prefixEnd(p)));
+  }
+
+  async compact(revision: number): Promise<void> {
+    const current = await this.call(() => this.kv.currentRevision());
+    if (!Number.isInteger(revision) || revision < 0 || revision > current) {
+      throw newBadRequest(`cannot compact to revision ${revision}: current revision is ${current}`);
+    }
+    await this.call(() => this.kv.compact(revision));
+  }
+
+  currentRevision(): Promise<number> {
+    return this.call(() => this.kv.currentRevision());
+  }
+
+  /** The oldest revision still readable; reads and watches below it answer 410. */
+  compactedRevision(): Promise<number> {
+    return this.call(() => this.kv.compactedRevision());
+  }
+
+  async ready(): Promise<boolean> {
+    if (this.closed) return false;
+    try {
+      return await this.kv.ready();
+    } catch {
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    for (const w of [...this.watches]) w.finish();
+    this.closed = true;
+    await this.kv.close();
+  }
+}
+
+export type { KvRecord };

@@ -1,0 +1,48 @@
+import type { Storage } from './interface.js';
+import { MemoryStorage } from './memory-storage.js';
+import type { MvccStorageOptions } from './mvcc-storage.js';
+
+export interface MemoryBackendOptions {
+  backend: 'memory';
+}
+
+export interface SqliteBackendOptions {
+  backend: 'sqlite';
+  /** Folder holding the database file (created with mode 0700 when missing). */
+  dataDir: string;
+}
+
+export interface Etcd3BackendOptions {
+  backend: 'etcd3';
+  /** Client URLs, e.g. `https://127.0.0.1:2379` (`--etcd-servers`). */
+  servers: string[];
+  /** PEM files for TLS (`--etcd-cafile`, `--etcd-certfile`, `--etcd-keyfile`). */
+  caFile?: string;
+  certFile?: string;
+  keyFile?: string;
+  /** Prepended to every key in etcd (`--etcd-prefix`, default `/registry`). */
+  prefix?: string;
+  /** Dial timeout (ms) or etcd3 client options passthrough; see docs/operations-storage.md. */
+  dial?: unknown;
+}
+
+export type BackendOptions = MemoryBackendOptions | SqliteBackendOptions | Etcd3BackendOptions;
+
+export interface OpenStorageExtra extends MvccStorageOptions {
+  /** Serve reads and watches from an in-memory watch cache above the backend. */
+  watchCache?: boolean;
+}
+
+/** Opens the configured backend, optionally behind a watch cache. The server's only entry point. */
+export async function openStorage(opts: BackendOptions, extra: OpenStorageExtra = {}): Promise<Storage> {
+  const { watchCache: _wc, ...mvcc } = extra;
+  let storage: Storage;
+  switch (opts.backend) {
+    case 'memory':
+      storage = new MemoryStorage(mvcc);
+      break;
+    default:
+      throw new TypeError(`unknown storage backend ${JSON.stringify((opts as { backend: unknown }).backend)}`);
+  }
+  return storage;
+}

@@ -1,0 +1,41 @@
+import type { GroupResource } from '@plat/api-model';
+
+/** What an error message needs to know about a key `/<group>/<resource>/<name>`. */
+export interface KeyInfo {
+  groupResource: GroupResource;
+  name: string;
+}
+
+/**
+ * Splits a storage key into its GroupResource and name (the last segment), so that errors read
+ * as Kubernetes writes them: `clustertrustbundles.certificates.plat.io "x" not found`.
+ */
+export function keyInfo(key: string): KeyInfo {
+  const parts = key.split('/');
+  // parts[0] is the empty string before the leading slash.
+  const group = parts[1] ?? '';
+  const resource = parts[2] ?? '';
+  const name = parts.length > 3 ? parts[parts.length - 1] : '';
+  return { groupResource: { group, resource }, name };
+}
+
+/** A list or watch prefix always names a folder: `/g/r` and `/g/r/` mean the same keys. */
+export function normalizePrefix(prefix: string): string {
+  return prefix.endsWith('/') ? prefix : `${prefix}/`;
+}
+
+/**
+ * The first key after every key that starts with `prefix` (etcd's range end): increments the
+ * last character. Prefixes always end in `/`, so no carry is ever needed.
+ */
+export function prefixEnd(prefix: string): string {
+  const last = prefix.charCodeAt(prefix.length - 1);
+  return prefix.slice(0, -1) + String.fromCharCode(last + 1);
+}
+
+/** Rejects keys a backend cannot store faithfully. */
+export function validateKey(key: string): void {
+  if (!key.startsWith('/') || key.endsWith('/') || key.includes('\u0000')) {
+    throw new TypeError(`invalid storage key ${JSON.stringify(key)}: want /<group>/<resource>/<name>`);
+  }
+}

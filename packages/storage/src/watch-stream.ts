@@ -1,0 +1,103 @@
+import type { Watch, WatchEvent } from './interface.js';
+import { watcherTooSlow } from './storage-errors.js';
+
+/** Default bound of events queued for one watcher before it is closed with an ERROR event. */
+export const defaultMaxQueuedEvents = 10_000;
+
+/**
+ * One watcher's event queue, consumed as an async iterator. Producers push synchronously; a
+ * consumer that falls more than `maxQueued` events behind gets an ERROR event and the stream
+ * ends, so a stuck client cannot grow server memory without bound.
+ */
+export class WatchStream implements Watch {
+  private queue: WatchEvent[] = [];
+  private head = 0;
+  private waiting: ((r: IteratorResult<WatchEvent>) => void) | undefined;
+  private ended = false;
+  private readonly onStop: Array<() => void> = [];
+
+  constructor(private readonly maxQueued = defaultMaxQueuedEvents) {}
+
+  /** Registers cleanup run once when the stream stops (consumer stop, error, or end). */
+  onStopped(fn: () => void): void {
+    if (this.ended) fn();
+    else this.onStop.push(fn);
+  }
+
+  get stopped(): boolean {
+    return this.ended;
+  }
+
+  push(event: WatchEvent): void {
+    if (this.ended) return;
+    if (this.waiting) {
+      const w = this.waiting;
+      this.waiting = undefined;
+      w({ value: event, done: false });
+      return;
+    }
+    if (this.queue.length - this.head >= this.maxQueued) {
+      const queued = this.queue.length - this.head;
+      this.queue = [];
+      this.head = 0;
+      this.fail(watcherTooSlow(queued).status);
+      return;
+    }
+    this.queue.push(event);
+  }
+
+  /** Sends an ERROR event carrying `status` and ends the stream after it is read. */
+  fail(status: WatchEvent['object']): void {
+    if (this.ended) return;
+    this.push({ type: 'ERROR', object: status });
+    this.finish();
+  }
+
+  /** Ends the stream after the queued events are read. */
+  finish(): void {
+    if (this.ended) return;
+    this.ended = true;
+    for (const fn of this.onStop.splice(0)) fn();
+    if (this.waiting) {
+      const w = this.waiting;
+      this.waiting = undefined;
+      w({ value: undefined, done: true });
+    }
+  }
+
+  stop(): void {
+    this.queue = [];
+    this.head = 0;
+    this.finish();
+  }
+
+  /** Events queued and not yet read. */
+  get backlog(): number {
+    return this.queue.length - this.head;
+  }
+
+  private next(): Promise<IteratorResult<WatchEvent>> {
+    if (this.head < this.queue.length) {
+      const value = this.queue[this.head++];
+      if (this.head > 1024 && this.head * 2 > this.queue.length) {
+        this.queue = this.queue.slice(this.head);
+        this.head = 0;
+      }
+      return Promise.resolve({ value, done: false });
+    }
+    if (this.ended) return Promise.resolve({ value: undefined, done: true });
+    return new Promise((resolve) => {
+      this.waiting = resolve;
+    });
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<WatchEvent> {
+    return {
+      next: () => this.next(),
+      return: () => {
+        this.stop();
+        return Promise.resolve({ value: undefined, done: true });
+      },
+    };
+  }
+}
