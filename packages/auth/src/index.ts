@@ -1,1 +1,42 @@
 export * from './interface.js';
+export {
+  ChainVerificationError,
+  extKeyUsageClientAuth,
+  parseCertificateBundle,
+  verifyCertificateChain,
+  type ChainVerificationErrorCode,
+  type VerifyChainOptions,
+} from './certificate-chain.js';
+export { createX509Authenticator, type X509AuthenticatorOptions } from './x509-authenticator.js';
+export { CsvParseError, parseGoCsv } from './go-csv.js';
+export { TokenFileError, parseTokenFile, type ParsedTokenFile, type TokenFileWarning } from './token-file.js';
+export {
+  aggregateAuthenticationErrors,
+  createBearerTokenAuthenticator,
+  createStaticTokenAuthenticator,
+  createUnionTokenAuthenticator,
+  type TokenAuthenticator,
+} from './token-authenticator.js';
+export { createUnionAuthenticator, withAuthenticatedGroup } from './union-authenticator.js';
+export { ruleAllows, type PolicyRule } from './policy-rule.js';
+export { builtinRoles, createBuiltinAuthorizer, type BuiltinAuthorizerOptions, type BuiltinRole } from './builtin-authorizer.js';
+export { createAlwaysAllowAuthorizer, createAlwaysDenyAuthorizer } from './mode-authorizers.js';
+export { createAuthorizerChain, isAllowed, type NamedAuthorizer } from './authorizer-chain.js';
+export {
+  authorizationModes,
+  authorizersForModes,
+  validateAuthorizationModes,
+  type AuthorizationMode,
+} from './authorization-modes.js';
+export {
+  ImpersonationError,
+  authenticationGroup,
+  forbiddenMessage,
+  hasImpersonationHeaders,
+  impersonate,
+  impersonateExtraHeaderPrefix,
+  impersonateGroupHeader,
+  impersonateUidHeader,
+  impersonateUserHeader,
+  splitServiceAccountUsername,
+} from './impersonation.js';

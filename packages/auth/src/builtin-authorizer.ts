@@ -1,0 +1,94 @@
+import { systemAuthenticated, systemMasters, systemUnauthenticated, type Attributes, type AuthorizationResult, type Authorizer } from './interface.js';
+import { ruleAllows, type PolicyRule } from './policy-rule.js';
+
+/** A built-in role bound to groups, like Kubernetes' bootstrap ClusterRoles and bindings. */
+export interface BuiltinRole {
+  name: string;
+  groups: readonly string[];
+  rules: readonly PolicyRule[];
+}
+
+/**
+ * The rules every server has before `--authorization-mode`:
+ * - `system:public-info-viewer`: health and version for everybody (Kubernetes binds it to
+ *   authenticated and unauthenticated users).
+ * - `system:discovery`: discovery and OpenAPI for authenticated users (kubectl needs them).
+ * - `system:basic-user`: authenticated users may review themselves (whoami, can-i).
+ * - `system:monitoring`: members of `system:monitoring` read /metrics and the health checks.
+ * - `clustertrustbundles-reader`: every authenticated user (including all service accounts) may
+ *   get, list and watch ClusterTrustBundles, because pods can mount them (the spec, section 1).
+ */
+export const builtinRoles: readonly BuiltinRole[] = [
+  {
+    name: 'system:public-info-viewer',
+    groups: [systemAuthenticated, systemUnauthenticated],
+    rules: [{ verbs: ['get'], nonResourceURLs: ['/healthz', '/livez', '/readyz', '/version', '/version/'] }],
+  },
+  {
+    name: 'system:discovery',
+    groups: [systemAuthenticated],
+    rules: [
+      {
+        verbs: ['get'],
+        nonResourceURLs: ['/api', '/api/*', '/apis', '/apis/*', '/healthz', '/livez', '/openapi', '/openapi/*', '/readyz', '/version', '/version/'],
+      },
+    ],
+  },
+  {
+    name: 'system:basic-user',
+    groups: [systemAuthenticated],
+    rules: [
+      { verbs: ['create'], apiGroups: ['authentication.plat.io'], resources: ['selfsubjectreviews'] },
+      { verbs: ['create'], apiGroups: ['authorization.plat.io'], resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'] },
+    ],
+  },
+  {
+    name: 'system:monitoring',
+    groups: ['system:monitoring'],
+    rules: [
+      {
+        verbs: ['get'],
+        nonResourceURLs: ['/metrics', '/metrics/slis', '/livez', '/readyz', '/healthz', '/livez/*', '/readyz/*', '/healthz/*'],
+      },
+    ],
+  },
+  {
+    name: 'system:clustertrustbundles-reader',
+    groups: [systemAuthenticated],
+    rules: [{ verbs: ['get', 'list', 'watch'], apiGroups: ['certificates.plat.io'], resources: ['clustertrustbundles'] }],
+  },
+];
+
+export interface BuiltinAuthorizerOptions {
+  /** Groups whose members may do everything; default `system:masters`. */
+  privilegedGroups?: readonly string[];
+  roles?: readonly BuiltinRole[];
+}
+
+/**
+ * The first authorizer of the chain: members of `system:masters` may do everything
+ * (Kubernetes' privileged-group authorizer), the built-in roles allow what they list, anything
+ * else gets no opinion so that `--authorization-mode` decides.
+ */
+export function createBuiltinAuthorizer(opts: BuiltinAuthorizerOptions = {}): Authorizer {
+  const privileged = opts.privilegedGroups ?? [systemMasters];
+  const roles = opts.roles ?? builtinRoles;
+  return {
+    async authorize(attrs: Attributes): Promise<AuthorizationResult> {
+      return builtinDecision(attrs, privileged, roles);
+    },
+  };
+}
+
+function builtinDecision(attrs: Attributes, privileged: readonly string[], roles: readonly BuiltinRole[]): AuthorizationResult {
+  const groups = attrs.user.groups;
+  if (groups.some((g) => privileged.includes(g))) return { decision: 'Allow', reason: '' };
+  for (const role of roles) {
+    const group = role.groups.find((g) => groups.includes(g));
+    if (group === undefined) continue;
+    if (role.rules.some((rule) => ruleAllows(attrs, rule))) {
+      return { decision: 'Allow', reason: `allowed by built-in role ${JSON.stringify(role.name)} to Group ${JSON.stringify(group)}` };
+    }
+  }
+  return { decision: 'NoOpinion', reason: '' };
+}

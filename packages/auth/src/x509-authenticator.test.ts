@@ -1,0 +1,130 @@
+import { X509Certificate } from 'node:crypto';
+import {
+  createCertificate,
+  createCertificateAuthority,
+  extKeyUsageOid,
+  issueClientCertificate,
+  type PemKeyPair,
+} from '@plat/x509';
+import { call, startAuthServer, type AuthServer } from '../test/tls-fixture.js';
+import { createX509Authenticator } from './x509-authenticator.js';
+
+describe('x509 client-certificate authenticator over real TLS', () => {
+  let clientCA: PemKeyPair;
+  let otherCA: PemKeyPair;
+  let server: AuthServer;
+
+  beforeAll(async () => {
+    clientCA = await createCertificateAuthority({ commonName: 'client-ca' });
+    otherCA = await createCertificateAuthority({ commonName: 'other-ca' });
+    server = await startAuthServer(createX509Authenticator({ clientCA: clientCA.certPem }), clientCA.certPem);
+  });
+  afterAll(() => server.close());
+
+  it('maps CN to the username and each O to a group', async () => {
+    const alice = await issueClientCertificate(clientCA, { commonName: 'alice', organizations: ['devs', 'ops'] });
+    const res = await call(server, { cert: alice.certPem, key: alice.keyPem });
+    expect(res.status).toBe(200);
+    expect(res.body?.user).toEqual({ username: 'alice', groups: ['devs', 'ops'] });
+  });
+
+  it('answers null (no credential) when the client sends no certificate', async () => {
+    const res = await call(server);
+    expect(res.status).toBe(200);
+    expect(res.body).toBeNull();
+  });
+
+  it('rejects a certificate from another CA with Kubernetes wording, naming SN, SKID and AKID', async () => {
+    const mallory = await issueClientCertificate(otherCA, { commonName: 'mallory', organizations: ['system:masters'] });
+    const res = await call(server, { cert: mallory.certPem, key: mallory.keyPem });
+    expect(res.status).toBe(401);
+    const serial = BigInt(`0x${new X509Certificate(mallory.certPem).serialNumber}`).toString(10);
+    expect(res.body?.error).toMatch(
+      new RegExp(`^verifying certificate SN=${serial}, SKID=([0-9A-F]{2}:)+[0-9A-F]{2}, AKID=([0-9A-F]{2}:)+[0-9A-F]{2} failed: x509: certificate signed by unknown authority$`),
+    );
+  });
+
+  it('rejects an expired certificate', async () => {
+    const old = await createCertificate(
+      {
+        commonName: 'old',
+        notBefore: new Date(Date.now() - 3 * 86400_000),
+        validityDays: 1,
+        extKeyUsage: [extKeyUsageOid.clientAuth],
+      },
+      clientCA,
+    );
+    const res = await call(server, { cert: old.certPem, key: old.keyPem });
+    expect(res.status).toBe(401);
+    expect(res.body?.error).toMatch(/x509: certificate has expired or is not yet valid: current time \S+Z is after \S+Z$/);
+  });
+
+  it('rejects a certificate that is only valid for server authentication', async () => {
+    const serverOnly = await createCertificate(
+      { commonName: 'svc', keyUsage: ['digitalSignature'], extKeyUsage: [extKeyUsageOid.serverAuth] },
+      clientCA,
+    );
+    // OpenSSL itself refuses such a client certificate; build the request without it and check
+    // the authenticator directly with the peer certificate the server would see.
+    const authenticator = createX509Authenticator({ clientCA: clientCA.certPem });
+    const peer = new X509Certificate(serverOnly.certPem).toLegacyObject();
+    await expect(
+      authenticator.authenticate({ method: 'GET', path: '/', headers: {}, tls: { authorized: false, peerCertificate: peer } }),
+    ).rejects.toThrow(/x509: certificate specifies an incompatible key usage$/);
+  });
+
+  it('accepts a certificate without extended key usage (any usage)', async () => {
+    const plain = await createCertificate({ commonName: 'plain', organizations: ['g'] }, clientCA);
+    const res = await call(server, { cert: plain.certPem, key: plain.keyPem });
+    expect(res.body?.user).toEqual({ username: 'plain', groups: ['g'] });
+  });
+
+  it('identifies nobody when the certificate has no common name', async () => {
+    const noCN = await issueClientCertificate(clientCA, { commonName: '', organizations: ['devs'] });
+    const res = await call(server, { cert: noCN.certPem, key: noCN.keyPem });
+    expect(res.status).toBe(200);
+    expect(res.body).toBeNull();
+  });
+
+  it('verifies a chain through an intermediate CA the client sends', async () => {
+    const intermediate = await createCertificate(
+      { commonName: 'intermediate', basicConstraints: 'ca', keyUsage: ['digitalSignature', 'keyCertSign'] },
+      clientCA,
+    );
+    const bob = await issueClientCertificate(intermediate, { commonName: 'bob', organizations: ['team'] });
+    const res = await call(server, { cert: bob.certPem + intermediate.certPem, key: bob.keyPem });
+    expect(res.status).toBe(200);
+    expect(res.body?.user).toEqual({ username: 'bob', groups: ['team'] });
+  });
+
+  it('refuses a chain through an issuer that is not a CA', async () => {
+    const notCA = await createCertificate({ commonName: 'not-a-ca', basicConstraints: 'leaf', keyUsage: ['digitalSignature', 'keyCertSign'] }, clientCA);
+    const eve = await issueClientCertificate(notCA, { commonName: 'eve' });
+    const authenticator = createX509Authenticator({ clientCA: clientCA.certPem });
+    const leaf = new X509Certificate(eve.certPem).toLegacyObject() as ReturnType<X509Certificate['toLegacyObject']> & {
+      issuerCertificate?: unknown;
+    };
+    leaf.issuerCertificate = new X509Certificate(notCA.certPem).toLegacyObject();
+    await expect(
+      authenticator.authenticate({ method: 'GET', path: '/', headers: {}, tls: { authorized: false, peerCertificate: leaf } }),
+    ).rejects.toThrow(/failed: x509: certificate (is not authorized to sign other certificates|signed by unknown authority)$/);
+  });
+
+  it('authenticates nobody when the client CA bundle is empty', async () => {
+    const alice = await issueClientCertificate(clientCA, { commonName: 'alice' });
+    const empty = createX509Authenticator({ clientCA: '' });
+    const peer = new X509Certificate(alice.certPem).toLegacyObject();
+    expect(await empty.authenticate({ method: 'GET', path: '/', headers: {}, tls: { authorized: true, peerCertificate: peer } })).toBeNull();
+  });
+
+  it('follows a swapped CA bundle when given a provider function', async () => {
+    let current = [new X509Certificate(otherCA.certPem)];
+    const dynamic = createX509Authenticator({ clientCA: () => current });
+    const alice = await issueClientCertificate(clientCA, { commonName: 'alice' });
+    const peer = new X509Certificate(alice.certPem).toLegacyObject();
+    const req = { method: 'GET', path: '/', headers: {}, tls: { authorized: true, peerCertificate: peer } };
+    await expect(dynamic.authenticate(req)).rejects.toThrow(/unknown authority/);
+    current = [new X509Certificate(clientCA.certPem)];
+    expect((await dynamic.authenticate(req))?.user.username).toBe('alice');
+  });
+});

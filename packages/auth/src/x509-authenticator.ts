@@ -1,0 +1,110 @@
+import { X509Certificate } from 'node:crypto';
+import type { DetailedPeerCertificate, PeerCertificate } from 'node:tls';
+import { Histogram, type Registry } from 'prom-client';
+import {
+  ChainVerificationError,
+  extKeyUsageClientAuth,
+  parseCertificateBundle,
+  verifyCertificateChain,
+} from './certificate-chain.js';
+import { certificateKeyIds } from './certificate-key-ids.js';
+import {
+  AuthenticationError,
+  type AuthenticationRequest,
+  type AuthenticationResult,
+  type Authenticator,
+} from './interface.js';
+
+export interface X509AuthenticatorOptions {
+  /**
+   * The client CA bundle (`--client-ca-file` content), or a function answering the current
+   * bundle so that a reloading caller can swap it. An empty bundle authenticates nobody.
+   */
+  clientCA: string | Buffer | readonly X509Certificate[] | (() => readonly X509Certificate[]);
+  /** Registers `apiserver_client_certificate_expiration_seconds` here when given. */
+  registry?: Registry;
+  /** Clock for tests. */
+  now?: () => Date;
+}
+
+// Buckets of Kubernetes' apiserver_client_certificate_expiration_seconds (30 min .. 1 year).
+const expirationBuckets = [0, 1800, 3600, 7200, 21600, 43200, 86400, 172800, 345600, 604800, 2592000, 7776000, 15552000, 31104000];
+
+/** `SN=..., SKID=..., AKID=...` as Kubernetes names a certificate in verification errors. */
+function certificateIdentifier(cert: X509Certificate): string {
+  const serial = BigInt(`0x${cert.serialNumber || '0'}`).toString(10);
+  const { subjectKeyId, authorityKeyId } = certificateKeyIds(cert.raw);
+  return `SN=${serial}, SKID=${subjectKeyId}, AKID=${authorityKeyId}`;
+}
+
+function peerChain(peer: PeerCertificate): X509Certificate[] {
+  const certs: X509Certificate[] = [];
+  const seen = new Set<string>();
+  let current: DetailedPeerCertificate | undefined = peer as DetailedPeerCertificate;
+  while (current && current.raw && !seen.has(current.fingerprint256) && certs.length < 16) {
+    seen.add(current.fingerprint256);
+    certs.push(new X509Certificate(current.raw));
+    current = current.issuerCertificate;
+  }
+  return certs;
+}
+
+function subjectValues(value: string | string[] | undefined): string[] {
+  if (value === undefined) return [];
+  return Array.isArray(value) ? value : [value];
+}
+
+/**
+ * Kubernetes' x509 request authenticator: verifies the TLS client certificate chain against the
+ * client CA for client authentication, then maps the leaf's subject to the user: the common name
+ * is the username, each organization a group. A certificate without a common name identifies
+ * nobody (null, like Kubernetes' CommonNameUserConversion).
+ */
+export function createX509Authenticator(opts: X509AuthenticatorOptions): Authenticator {
+  const now = opts.now ?? (() => new Date());
+  let roots: () => readonly X509Certificate[];
+  if (typeof opts.clientCA === 'function') roots = opts.clientCA;
+  else if (Array.isArray(opts.clientCA)) {
+    const fixed = opts.clientCA as readonly X509Certificate[];
+    roots = () => fixed;
+  } else {
+    const text = typeof opts.clientCA === 'string' ? opts.clientCA : (opts.clientCA as Buffer).toString('utf8');
+    const fixed = text.trim() === '' ? [] : parseCertificateBundle(text);
+    roots = () => fixed;
+  }
+  const expiration = opts.registry
+    ? ((opts.registry.getSingleMetric('apiserver_client_certificate_expiration_seconds') as Histogram | undefined) ??
+      new Histogram({
+        name: 'apiserver_client_certificate_expiration_seconds',
+        help: 'Distribution of the remaining lifetime on the certificate used to authenticate a request.',
+        buckets: expirationBuckets,
+        registers: [opts.registry],
+      }))
+    : undefined;
+
+  return {
+    async authenticate(req: AuthenticationRequest): Promise<AuthenticationResult | null> {
+      const peer = req.tls?.peerCertificate;
+      if (!peer || !peer.raw || peer.raw.length === 0) return null;
+      const anchors = roots();
+      if (anchors.length === 0) return null;
+      const [leaf, ...intermediates] = peerChain(peer);
+      const at = now();
+      expiration?.observe((new Date(leaf.validTo).getTime() - at.getTime()) / 1000);
+      try {
+        verifyCertificateChain(leaf, { intermediates, roots: anchors, keyUsage: extKeyUsageClientAuth, now: at });
+      } catch (err) {
+        if (err instanceof ChainVerificationError) {
+          throw new AuthenticationError(`verifying certificate ${certificateIdentifier(leaf)} failed: ${err.message}`);
+        }
+        throw err;
+      }
+      const subject = leaf.toLegacyObject().subject as unknown as Record<string, string | string[] | undefined> | undefined;
+      const commonNames = subjectValues(subject?.CN);
+      // Go keeps the last CN attribute of the subject.
+      const username = commonNames.length > 0 ? commonNames[commonNames.length - 1] : '';
+      if (username === '') return null;
+      return { user: { username, groups: subjectValues(subject?.O) } };
+    },
+  };
+}
