@@ -1,6 +1,7 @@
 import type { Storage } from './interface.js';
 import { MemoryStorage } from './memory-storage.js';
 import type { MvccStorageOptions } from './mvcc-storage.js';
+import { SqliteStorage } from './sqlite-storage.js';
 
 export interface MemoryBackendOptions {
   backend: 'memory';
@@ -10,6 +11,8 @@ export interface SqliteBackendOptions {
   backend: 'sqlite';
   /** Folder holding the database file (created with mode 0700 when missing). */
   dataDir: string;
+  /** Automatic compaction period in ms (default 5 minutes; 0 disables). */
+  compactIntervalMs?: number;
 }
 
 export interface Etcd3BackendOptions {
@@ -40,6 +43,9 @@ export async function openStorage(opts: BackendOptions, extra: OpenStorageExtra 
   switch (opts.backend) {
     case 'memory':
       storage = new MemoryStorage(mvcc);
+      break;
+    case 'sqlite':
+      storage = new SqliteStorage({ ...mvcc, dataDir: opts.dataDir, compactIntervalMs: opts.compactIntervalMs });
       break;
     default:
       throw new TypeError(`unknown storage backend ${JSON.stringify((opts as { backend: unknown }).backend)}`);

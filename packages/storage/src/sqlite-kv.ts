@@ -1,0 +1,259 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { newServiceUnavailable } from '@plat/api-model';
+import type { Kv, KvEvent, KvRecord, KvWatch, KvWatchHandlers, RangeOptions, RangeResult, TxnResult } from './kv.js';
+import { CompactedError, FutureRevisionError } from './kv.js';
+import { LocalWatchHub } from './local-watch-hub.js';
+
+export interface SqliteKvOptions {
+  /** Folder of the database file; created (mode 0700) when missing. */
+  dataDir: string;
+  /** File name inside dataDir (default `storage.db`). */
+  fileName?: string;
+  /**
+   * Period of automatic compaction in ms (default 5 minutes, 0 disables): each run compacts to
+   * the revision that was current at the previous run, so at least one period of history stays
+   * available to watchers and paginated lists, as kube-apiserver's compactor does with etcd.
+   */
+  compactIntervalMs?: number;
+}
+
+interface LogRow {
+  id: number;
+  name: string;
+  deleted: number;
+  value: string | null;
+  prev_revision: number;
+  prev_value?: string | null;
+}
+
+/** The name of the SQLite file in the data dir. */
+export const defaultSqliteFileName = 'storage.db';
+
+/**
+ * A revision log in one SQLite table, in the style of k3s' kine: every write appends a row whose
+ * id (AUTOINCREMENT, never reused) is the global revision; a delete appends a tombstone; reading
+ * at revision R takes, per key, the newest row with id <= R. WAL with synchronous=FULL fsyncs each
+ * commit, so a write is durable before its promise resolves. The file is locked exclusively: one
+ * process owns a data dir, and therefore every change passes through this object's watch hub.
+ */
+export class SqliteKv implements Kv {
+  readonly backend = 'sqlite';
+  readonly file: string;
+  private readonly db: Database.Database;
+  private readonly hub = new LocalWatchHub();
+  private revision: number;
+  private compacted: number;
+  private timer: NodeJS.Timeout | undefined;
+  private lastTickRevision: number;
+  private readonly stmt: {
+    latest: Database.Statement<[string]>;
+    at: Database.Statement<[string, number]>;
+    range: Database.Statement<[string, string, number, number]>;
+    count: Database.Statement<[string, string, number]>;
+    insert: Database.Statement<[string, number, number, string | null]>;
+    since: Database.Statement<[number, string, string]>;
+    setMeta: Database.Statement<[string, number]>;
+    compact: Database.Statement<{ c: number }>;
+  };
+  private readonly txCreate: (key: string, value: string) => TxnResult & { prev?: LogRow };
+  private readonly txUpdate: (key: string, value: string | null, expected: number) => TxnResult & { prev?: LogRow };
+
+  constructor(opts: SqliteKvOptions) {
+    mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
+    this.file = path.join(opts.dataDir, opts.fileName ?? defaultSqliteFileName);
+    const db = new Database(this.file, { timeout: 200 });
+    this.db = db;
+    try {
+      // auto_vacuum must be chosen before the first table exists; compaction then returns pages.
+      db.pragma('auto_vacuum = INCREMENTAL');
+      db.pragma('locking_mode = EXCLUSIVE');
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = FULL');
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS log (
+          id INTEGER PRIMARY KEY AUTOINCREMENT,
+          name TEXT NOT NULL,
+          deleted INTEGER NOT NULL,
+          prev_revision INTEGER NOT NULL,
+          value TEXT
+        );
+        CREATE INDEX IF NOT EXISTS log_name_id ON log (name, id);
+        CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+      `);
+    } catch (err) {
+      db.close();
+      if ((err as { code?: string }).code === 'SQLITE_BUSY') {
+        throw newServiceUnavailable(`storage data dir ${opts.dataDir} is in use by another process`);
+      }
+      throw err;
+    }
+    // Revision 1 is the empty store, as in etcd: the first write gets revision 2.
+    db.prepare(`INSERT INTO sqlite_sequence (name, seq) SELECT 'log', 1 WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'log')`).run();
+    this.revision = (db.prepare(`SELECT seq FROM sqlite_sequence WHERE name = 'log'`).get() as { seq: number }).seq;
+    this.compacted = (db.prepare(`SELECT value FROM meta WHERE key = 'compact_rev'`).get() as { value: number } | undefined)?.value ?? 0;
+    this.lastTickRevision = this.revision;
+
+    const live = `SELECT name, MAX(id) AS id, deleted, value FROM log WHERE name >= ? AND name < ? AND id <= ? GROUP BY name`;
+    this.stmt = {
+      latest: db.prepare(`SELECT id, name, deleted, value, prev_revision FROM log WHERE name = ? ORDER BY id DESC LIMIT 1`),
+      at: db.prepare(`SELECT id, name, deleted, value, prev_revision FROM log WHERE name = ? AND id <= ? ORDER BY id DESC LIMIT 1`),
+      range: db.prepare(`SELECT name, id, value FROM (${live}) WHERE deleted = 0 ORDER BY name LIMIT ?`),
+      count: db.prepare(`SELECT COUNT(*) AS n FROM (${live}) WHERE deleted = 0`),
+      insert: db.prepare(`INSERT INTO log (name, deleted, prev_revision, value) VALUES (?, ?, ?, ?)`),
+      since: db.prepare(
+        `SELECT l.id, l.name, l.deleted, l.value, l.prev_revision, p.value AS prev_value
+         FROM log l LEFT JOIN log p ON p.id = l.prev_revision
+         WHERE l.id > ? AND l.name >= ? AND l.name < ? ORDER BY l.id`,
+      ),
+      setMeta: db.prepare(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`),
+      // Drop tombstones at or below c and every row superseded by a newer row at or below c.
+      compact: db.prepare(
+        `DELETE FROM log WHERE id <= :c AND (deleted = 1 OR id < (SELECT MAX(l2.id) FROM log l2 WHERE l2.name = log.name AND l2.id <= :c))`,
+      ),
+    };
+
+    this.txCreate = db.transaction((key: string, value: string) => {
+      const prev = this.stmt.latest.get(key) as LogRow | undefined;
+      if (prev && !prev.deleted) return { succeeded: false as const, current: toRecord(prev) };
+      const info = this.stmt.insert.run(key, 0, 0, value);
+      return { succeeded: true as const, revision: Number(info.lastInsertRowid) };
+    });
+    this.txUpdate = db.transaction((key: string, value: string | null, expected: number) => {
+      const prev = this.stmt.latest.get(key) as LogRow | undefined;
+      if (!prev || prev.deleted || prev.id !== expected) {
+        return { succeeded: false as const, current: prev && !prev.deleted ? toRecord(prev) : undefined };
+      }
+      const info = this.stmt.insert.run(key, value === null ? 1 : 0, prev.id, value);
+      return { succeeded: true as const, revision: Number(info.lastInsertRowid), prev };
+    });
+
+    const interval = opts.compactIntervalMs ?? 5 * 60_000;
+    if (interval > 0) {
+      this.timer = setInterval(() => this.periodicCompaction(), interval);
+      this.timer.unref();
+    }
+  }
+
+  private periodicCompaction(): void {
+    const target = this.lastTickRevision;
+    this.lastTickRevision = this.revision;
+    if (target > this.compacted) this.compactSync(target);
+  }
+
+  private checkRevision(revision: number | undefined): number {
+    if (revision === undefined || revision === 0) return this.revision;
+    if (revision < this.compacted) throw new CompactedError(revision, this.compacted);
+    if (revision > this.revision) throw new FutureRevisionError(revision, this.revision);
+    return revision;
+  }
+
+  async get(key: string, revision?: number): Promise<{ record: KvRecord | undefined; revision: number }> {
+    const at = this.checkRevision(revision);
+    const row = (revision === undefined ? this.stmt.latest.get(key) : this.stmt.at.get(key, at)) as LogRow | undefined;
+    return { record: row && !row.deleted ? toRecord(row) : undefined, revision: at };
+  }
+
+  async range(start: string, end: string, opts: RangeOptions): Promise<RangeResult> {
+    const at = this.checkRevision(opts.revision);
+    const limit = opts.limit ?? -1;
+    const rows = (limit === 0 ? [] : this.stmt.range.all(start, end, at, limit)) as LogRow[];
+    const records = rows.map(toRecord);
+    const count = opts.limit === undefined ? records.length : (this.stmt.count.get(start, end, at) as { n: number }).n;
+    return { records, count, more: count > records.length, revision: at };
+  }
+
+  async count(start: string, end: string): Promise<number> {
+    return (this.stmt.count.get(start, end, this.revision) as { n: number }).n;
+  }
+
+  async create(key: string, value: string): Promise<TxnResult> {
+    const res = this.txCreate(key, value);
+    if (res.succeeded) this.committed({ type: 'put', key, value, revision: res.revision });
+    return res;
+  }
+
+  async update(key: string, value: string, expected: number): Promise<TxnResult> {
+    const res = this.txUpdate(key, value, expected);
+    if (res.succeeded) {
+      this.committed({ type: 'put', key, value, revision: res.revision, prevValue: res.prev?.value ?? undefined, prevRevision: res.prev?.id });
+    }
+    return strip(res);
+  }
+
+  async delete(key: string, expected: number): Promise<TxnResult> {
+    const res = this.txUpdate(key, null, expected);
+    if (res.succeeded) {
+      this.committed({ type: 'delete', key, revision: res.revision, prevValue: res.prev?.value ?? undefined, prevRevision: res.prev?.id });
+    }
+    return strip(res);
+  }
+
+  private committed(event: KvEvent): void {
+    this.revision = event.revision;
+    this.hub.publish(event);
+  }
+
+  async watch(start: string, end: string, after: number, handlers: KvWatchHandlers): Promise<KvWatch> {
+    if (after < this.compacted) throw new CompactedError(after, this.compacted);
+    const rows = this.stmt.since.all(after, start, end) as LogRow[];
+    const catchUp = rows.map(
+      (r): KvEvent =>
+        r.deleted
+          ? { type: 'delete', key: r.name, revision: r.id, prevValue: r.prev_value ?? undefined, prevRevision: r.prev_revision }
+          : {
+              type: 'put',
+              key: r.name,
+              value: r.value ?? undefined,
+              revision: r.id,
+              prevValue: r.prev_revision ? (r.prev_value ?? undefined) : undefined,
+              prevRevision: r.prev_revision || undefined,
+            },
+    );
+    return this.hub.add(start, end, handlers, catchUp, this.revision);
+  }
+
+  private compactSync(revision: number): void {
+    const at = Math.min(revision, this.revision);
+    if (at <= this.compacted) return;
+    this.db.transaction(() => {
+      this.stmt.compact.run({ c: at });
+      this.stmt.setMeta.run('compact_rev', at);
+    })();
+    this.compacted = at;
+    // Return freed pages to the file system and fold the WAL back into the database.
+    this.db.pragma('incremental_vacuum');
+    this.db.pragma('wal_checkpoint(TRUNCATE)');
+  }
+
+  async compact(revision: number): Promise<void> {
+    this.compactSync(revision);
+  }
+
+  async currentRevision(): Promise<number> {
+    return this.revision;
+  }
+
+  async compactedRevision(): Promise<number> {
+    return this.compacted;
+  }
+
+  async ready(): Promise<boolean> {
+    return this.db.open;
+  }
+
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.hub.closeAll(newServiceUnavailable('storage is closed'));
+    if (this.db.open) this.db.close();
+  }
+}
+
+function toRecord(row: LogRow): KvRecord {
+  return { key: row.name, value: row.value ?? '', modRevision: row.id };
+}
+
+function strip(res: TxnResult & { prev?: LogRow }): TxnResult {
+  return res.succeeded ? { succeeded: true, revision: res.revision } : { succeeded: false, current: res.current };
+}

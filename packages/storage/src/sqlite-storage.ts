@@ -1,0 +1,21 @@
+import { MvccStorage } from './mvcc-storage.js';
+import type { MvccStorageOptions } from './mvcc-storage.js';
+import { SqliteKv } from './sqlite-kv.js';
+import type { SqliteKvOptions } from './sqlite-kv.js';
+
+export type SqliteStorageOptions = SqliteKvOptions & MvccStorageOptions;
+
+/**
+ * The embedded default backend: a kine-style revision log in `<dataDir>/storage.db`. Every write
+ * is one fsynced transaction, so an acknowledged write survives SIGKILL and power loss.
+ */
+export class SqliteStorage extends MvccStorage {
+  /** The database file. */
+  readonly file: string;
+
+  constructor(opts: SqliteStorageOptions) {
+    const kv = new SqliteKv(opts);
+    super(kv, opts);
+    this.file = kv.file;
+  }
+}
