@@ -40,3 +40,7 @@ export {
   impersonateUserHeader,
   splitServiceAccountUsername,
 } from './impersonation.js';
+export { JwtAuthenticator, type JwtAuthenticatorOptions } from './jwt/jwt-authenticator.js';
+export { defaultSigningAlgorithms, type JwtAuthenticatorSpec } from './jwt/jwt-authenticator-spec.js';
+export { OidcKeySet, type OidcKeySetOptions } from './jwt/oidc-key-set.js';
+export { ClaimMapper } from './jwt/claim-mapper.js';
