@@ -1,0 +1,42 @@
+import { applyJsonPatch } from './json-patch.js';
+import { applyMergePatch } from './merge-patch.js';
+import { newStrategicMergeNotSupported } from './patch-errors.js';
+import { applyStrategicMergePatch } from './strategic-merge-patch.js';
+import { lookupStrategicSchema } from './strategic-registry.js';
+
+/** The patch types of `kubectl patch --type` (server-side apply is not a patch of this kind). */
+export type PatchType = 'json' | 'merge' | 'strategic';
+
+export interface ApplyPatchOptions {
+  /** The object's apiVersion and kind: they choose the strategic merge patch schema. */
+  readonly apiVersion: string;
+  readonly kind: string;
+}
+
+/** The Content-Type of each patch type on the wire. */
+export const PATCH_CONTENT_TYPES: Readonly<Record<PatchType, string>> = {
+  json: 'application/json-patch+json',
+  merge: 'application/merge-patch+json',
+  strategic: 'application/strategic-merge-patch+json',
+};
+
+/**
+ * Applies a decoded patch of the given type to a decoded object and returns the new object.
+ * Neither input is changed. Failures are StatusErrors; strategic merge patch of a kind without a
+ * schema (custom resources, unknown kinds) fails with kubectl's message and code 415.
+ */
+export function applyPatch(doc: unknown, patch: unknown, type: PatchType, opts: ApplyPatchOptions): unknown {
+  switch (type) {
+    case 'json':
+      return applyJsonPatch(doc, patch);
+    case 'merge':
+      return applyMergePatch(doc, patch);
+    case 'strategic': {
+      const schema = lookupStrategicSchema(opts.apiVersion, opts.kind);
+      if (!schema) throw newStrategicMergeNotSupported(opts.apiVersion, opts.kind);
+      return applyStrategicMergePatch(doc, patch, schema);
+    }
+    default:
+      throw new TypeError(`unknown patch type ${JSON.stringify(type)}`);
+  }
+}

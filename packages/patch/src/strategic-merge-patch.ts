@@ -1,0 +1,511 @@
+import { goType, goValue } from './go-format.js';
+import { cloneJson, isJsonObject, type JsonObject } from './json-value.js';
+import { newStrategicMergePatchError, type StrategicErrorKind } from './patch-errors.js';
+import type { StrategicFieldMeta, StrategicSchema } from './strategic-schema.js';
+
+/**
+ * Strategic merge patch as Kubernetes applies it (k8s.io/apimachinery strategicpatch,
+ * StrategicMergeMapPatch: parallel deletion lists merged, unmatched nulls ignored):
+ * - maps merge key by key; null deletes; `$patch: replace | delete` on a map;
+ * - lists whose field has patch strategy `merge` merge: maps by their merge key, primitives as
+ *   a union; other lists are replaced; `$patch: delete | replace` items in a merging list;
+ * - `$retainKeys`, `$setElementOrder/<list>`, `$deleteFromPrimitiveList/<list>`;
+ * - the order of a merged list follows the patch, then the live object, as Kubernetes orders it;
+ * - values new to the object lose their nulls and directives.
+ * Written from the algorithm's description and checked against kubectl's output; inputs are
+ * not mutated.
+ */
+export function applyStrategicMergePatch(doc: unknown, patch: unknown, schema: StrategicSchema): unknown {
+  if (!isJsonObject(doc) || !isJsonObject(patch)) {
+    throw newStrategicMergePatchError('bad-request', ERR_BAD_JSON_DOC);
+  }
+  try {
+    return mergeMap(cloneJson(doc), cloneJson(patch), schema);
+  } catch (err) {
+    if (err instanceof MergeFailure) throw newStrategicMergePatchError(err.kind, err.message);
+    throw err;
+  }
+}
+
+const DIRECTIVE = '$patch';
+const REPLACE = 'replace';
+const MERGE = 'merge';
+const DELETE = 'delete';
+const RETAIN_KEYS_DIRECTIVE = '$retainKeys';
+const RETAIN_KEYS_STRATEGY = 'retainKeys';
+const DELETE_FROM_PRIMITIVE_LIST = '$deleteFromPrimitiveList';
+const SET_ELEMENT_ORDER = '$setElementOrder';
+
+// Kubernetes' error texts (k8s.io/apimachinery/pkg/util/mergepatch).
+const ERR_BAD_JSON_DOC = 'invalid JSON document';
+const ERR_NO_LIST_OF_LISTS = 'lists of lists are not supported';
+const ERR_BAD_PRIMITIVE_LIST = 'invalid patch format of primitive list';
+const ERR_BAD_RETAIN_KEYS = 'invalid patch format of retainKeys';
+const ERR_BAD_SET_ELEMENT_ORDER = 'invalid patch format of setElementOrder list';
+
+class MergeFailure extends Error {
+  constructor(
+    readonly kind: StrategicErrorKind,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function fail(message: string, kind: StrategicErrorKind = 'other'): never {
+  throw new MergeFailure(kind, message);
+}
+function noMergeKey(m: JsonObject, key: string): never {
+  fail(`map: ${goValue(m)} does not contain declared merge key: ${key}`);
+}
+function badArgType(expected: string, actual: unknown): never {
+  fail(`expected a ${expected}, but received a ${goType(actual)}`);
+}
+function badPatchType(t: unknown, m: JsonObject): never {
+  const shown = typeof t === 'string' ? t : `%!s(${goType(t)}=${goValue(t)})`;
+  fail(`unknown patch type: ${shown} in map: ${goValue(m)}`);
+}
+
+type Kind = 'map' | 'scalar';
+
+// ---------------------------------------------------------------------------------------------
+// Schema lookups (LookupPatchMetadataForStruct / ForSlice).
+
+interface FieldLookup {
+  readonly schema: StrategicSchema | undefined;
+  readonly meta: StrategicFieldMeta | undefined;
+}
+
+const MAP_NAME = 'map';
+function mapValueSchema(value: StrategicSchema | undefined): StrategicSchema {
+  const meta: StrategicFieldMeta = { schema: value, shape: 'field', patchStrategies: [] };
+  return { name: MAP_NAME, lookupField: () => meta };
+}
+
+function lookupField(schema: StrategicSchema | undefined, key: string): FieldLookup {
+  if (!schema) return { schema: undefined, meta: undefined };
+  const meta = schema.lookupField(key);
+  if (!meta) fail(`unable to find api field in struct ${schema.name} for the json field ${JSON.stringify(key)}`);
+  const sub = meta.shape === 'map' ? mapValueSchema(meta.schema) : meta.schema;
+  return { schema: sub, meta };
+}
+
+/** Splits `retainKeys` off the strategies; returns the remaining strategy. */
+function mainStrategy(meta: StrategicFieldMeta | undefined): string {
+  const s = meta?.patchStrategies ?? [];
+  switch (s.length) {
+    case 0:
+      return '';
+    case 1:
+      return s[0] === RETAIN_KEYS_STRATEGY ? '' : s[0];
+    case 2:
+      if (s[0] === RETAIN_KEYS_STRATEGY) return s[1];
+      if (s[1] === RETAIN_KEYS_STRATEGY) return s[0];
+      return fail(`unexpected patch strategy: [${s.join(' ')}]`);
+    default:
+      return fail(`unexpected patch strategy: [${s.join(' ')}]`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Maps.
+
+function mergeMap(original: JsonObject, patch: JsonObject, schema: StrategicSchema | undefined): JsonObject {
+  if (Object.prototype.hasOwnProperty.call(patch, DIRECTIVE)) return handleMapDirective(patch[DIRECTIVE], patch);
+
+  applyRetainKeys(original, patch);
+  mergeSetElementOrderLists(original, patch, schema);
+
+  for (const patchKey of Object.keys(patch)) {
+    let key = patchKey;
+    const patchV = patch[patchKey];
+    let isDeleteList = false;
+    if (patchKey.startsWith(DELETE_FROM_PRIMITIVE_LIST)) {
+      key = extractKey(patchKey, DELETE_FROM_PRIMITIVE_LIST);
+      isDeleteList = true;
+    }
+
+    if (patchV === null) {
+      delete original[key];
+      continue;
+    }
+
+    const hasOriginal = Object.prototype.hasOwnProperty.call(original, key);
+    const originalV = original[key];
+    if (!hasOriginal || jsonTypeOf(originalV) !== jsonTypeOf(patchV)) {
+      if (!isDeleteList) setNewValue(original, key, patchV);
+      continue;
+    }
+
+    if (isJsonObject(originalV)) {
+      const { schema: sub, meta } = lookupField(schema, key);
+      const strategy = mainStrategy(meta);
+      original[key] = strategy === REPLACE ? patchV : mergeMap(originalV, patchV as JsonObject, sub);
+    } else if (Array.isArray(originalV)) {
+      const { schema: sub, meta } = lookupField(schema, key);
+      const strategy = mainStrategy(meta);
+      original[key] =
+        strategy === MERGE || isDeleteList
+          ? mergeSlice(originalV, patchV as unknown[], sub, meta?.patchMergeKey ?? '', isDeleteList)
+          : patchV;
+    } else {
+      original[key] = patchV;
+    }
+  }
+  return original;
+}
+
+/** A value the original lacks (or holds with another type) is taken without nulls or directives. */
+function setNewValue(original: JsonObject, key: string, patchV: unknown): void {
+  discardNulls(patchV);
+  const [value, keep] = removeDirectives(patchV);
+  if (keep) original[key] = value;
+  else delete original[key];
+}
+
+function handleMapDirective(directive: unknown, patch: JsonObject): JsonObject {
+  if (directive === REPLACE) {
+    delete patch[DIRECTIVE];
+    return patch;
+  }
+  if (directive === DELETE) return {};
+  return badPatchType(directive, patch);
+}
+
+function jsonTypeOf(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  return typeof v;
+}
+
+function discardNulls(v: unknown): void {
+  if (Array.isArray(v)) {
+    for (const x of v) discardNulls(x);
+  } else if (isJsonObject(v)) {
+    for (const k of Object.keys(v)) {
+      if (v[k] === null) delete v[k];
+      else discardNulls(v[k]);
+    }
+  }
+}
+
+/** Drops maps carrying `$patch` (and the fields holding them); returns [value, keep]. */
+function removeDirectives(v: unknown): [unknown, boolean] {
+  if (Array.isArray(v)) {
+    const out: unknown[] = [];
+    for (const x of v) {
+      const [nv, keep] = removeDirectives(x);
+      if (keep) out.push(nv);
+    }
+    return [out, true];
+  }
+  if (isJsonObject(v)) {
+    if (Object.prototype.hasOwnProperty.call(v, DIRECTIVE)) return [null, false];
+    for (const k of Object.keys(v)) {
+      const [nv, keep] = removeDirectives(v[k]);
+      if (keep) v[k] = nv;
+      else delete v[k];
+    }
+    return [v, true];
+  }
+  return [v, true];
+}
+
+function extractKey(s: string, prefix: string): string {
+  const slash = s.indexOf('/');
+  if (slash < 0 || s.slice(0, slash) !== prefix) {
+    if (prefix === DELETE_FROM_PRIMITIVE_LIST) fail(ERR_BAD_PRIMITIVE_LIST, 'bad-request');
+    if (prefix === SET_ELEMENT_ORDER) fail(ERR_BAD_SET_ELEMENT_ORDER, 'bad-request');
+    fail(`fail to find unknown prefix ${JSON.stringify(prefix)} in ${s}\n`);
+  }
+  return s.slice(slash + 1);
+}
+
+/** `$retainKeys`: drop the original's keys not listed; every key the patch sets must be listed. */
+function applyRetainKeys(original: JsonObject, patch: JsonObject): void {
+  if (!Object.prototype.hasOwnProperty.call(patch, RETAIN_KEYS_DIRECTIVE)) return;
+  const list = patch[RETAIN_KEYS_DIRECTIVE];
+  delete patch[RETAIN_KEYS_DIRECTIVE];
+  if (!Array.isArray(list)) fail(ERR_BAD_RETAIN_KEYS, 'bad-request');
+  const retained = new Set<unknown>(list);
+  for (const k of Object.keys(patch)) {
+    if (patch[k] === null || k.startsWith(DELETE_FROM_PRIMITIVE_LIST) || k.startsWith(SET_ELEMENT_ORDER)) continue;
+    if (!retained.has(k)) fail(ERR_BAD_RETAIN_KEYS, 'bad-request');
+  }
+  for (const k of Object.keys(original)) {
+    if (!retained.has(k)) delete original[k];
+  }
+}
+
+/**
+ * `$setElementOrder/<list>`: merges the list (if the patch has it) and then orders the result:
+ * the directive's order first, the patch's next, the live object's last.
+ */
+function mergeSetElementOrderLists(original: JsonObject, patch: JsonObject, schema: StrategicSchema | undefined): void {
+  for (const key of Object.keys(patch)) {
+    if (!key.startsWith(SET_ELEMENT_ORDER)) continue;
+    const order = patch[key];
+    delete patch[key];
+    if (!Array.isArray(order)) badArgType('[]interface {}', order);
+    const listKey = extractKey(key, SET_ELEMENT_ORDER);
+    const foundOriginal = Object.prototype.hasOwnProperty.call(original, listKey);
+    const foundPatch = Object.prototype.hasOwnProperty.call(patch, listKey);
+    let originalList: unknown[] = [];
+    let patchList: unknown[] = [];
+    if (foundOriginal) {
+      if (!Array.isArray(original[listKey])) badArgType('[]interface {}', original[listKey]);
+      originalList = original[listKey] as unknown[];
+    }
+    if (foundPatch) {
+      if (!Array.isArray(patch[listKey])) badArgType('[]interface {}', patch[listKey]);
+      patchList = patch[listKey] as unknown[];
+    }
+    const { schema: sub, meta } = lookupField(schema, listKey);
+    const strategy = mainStrategy(meta);
+    const mergeKey = meta?.patchMergeKey ?? '';
+    validatePatchWithSetOrderList(patchList, order, mergeKey);
+
+    let merged: unknown[];
+    if (foundOriginal && !foundPatch) merged = originalList;
+    else if (!foundOriginal && foundPatch) merged = removeDirectives(patchList)[0] as unknown[];
+    else if (foundOriginal && foundPatch)
+      merged = strategy === MERGE ? mergeSlice(originalList, patchList, sub, mergeKey, false) : patchList;
+    else continue;
+
+    const [patchItems, serverOnly] = mergeKey
+      ? partitionMaps(merged, order, mergeKey)
+      : partitionPrimitives(merged, order);
+    const kind = sliceElementKind(originalList, patchList);
+    original[listKey] = normalizeElementOrder(patchItems, serverOnly, order, originalList, mergeKey, kind);
+    delete patch[listKey];
+  }
+}
+
+function validatePatchWithSetOrderList(patchList: unknown[], order: unknown[], mergeKey: string): void {
+  if (order.length === 0 || patchList.length === 0) return;
+  const nonDelete = mergeKey ? splitDeleteItems(patchList)[0] : patchList;
+  let p = 0;
+  let o = 0;
+  while (p < nonDelete.length && o < order.length) {
+    if (isJsonObject(nonDelete[p]) && Object.prototype.hasOwnProperty.call(nonDelete[p], DIRECTIVE)) {
+      p++;
+      continue;
+    }
+    if (mergeKeyValueEqual(nonDelete[p], order[o], mergeKey)) p++;
+    o++;
+  }
+  if (p < nonDelete.length && o >= order.length) {
+    fail(
+      `The order in patch list:\n${goValue(patchList)}\n doesn't match ${SET_ELEMENT_ORDER} list:\n${goValue(order)}\n`,
+    );
+  }
+}
+
+function mergeKeyValueEqual(left: unknown, right: unknown, mergeKey: string): boolean {
+  if (!mergeKey) return left === right;
+  if (!isJsonObject(left)) badArgType('map[string]interface {}', left);
+  if (!isJsonObject(right)) badArgType('map[string]interface {}', right);
+  if (!Object.prototype.hasOwnProperty.call(left, mergeKey)) noMergeKey(left, mergeKey);
+  if (!Object.prototype.hasOwnProperty.call(right, mergeKey)) noMergeKey(right, mergeKey);
+  return left[mergeKey] === right[mergeKey];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lists.
+
+function mergeSlice(
+  original: unknown[],
+  patch: unknown[],
+  itemSchema: StrategicSchema | undefined,
+  mergeKey: string,
+  isDeleteList: boolean,
+): unknown[] {
+  if (original.length === 0 && patch.length === 0) return original;
+  const kind = sliceElementKind(original, patch);
+  let merged: unknown[];
+  let serverOrder = original;
+  let patchOrder = patch;
+  if (kind !== 'map') {
+    if (isDeleteList) {
+      const toDelete = new Set(patch);
+      return original.filter((v) => !toDelete.has(v));
+    }
+    merged = dedupeScalars([...original, ...patch]);
+  } else {
+    if (!mergeKey) fail(`cannot merge lists without merge key for ${itemSchema ? 'struct' : 'interface'}`);
+    [serverOrder, patchOrder] = applyListDirectives(original, patch, mergeKey);
+    merged = mergeListOfMaps(serverOrder, patchOrder, mergeKey, itemSchema);
+  }
+  const [patchItems, serverOnly] = mergeKey
+    ? partitionMaps(merged, patchOrder, mergeKey)
+    : partitionPrimitives(merged, patchOrder);
+  return normalizeElementOrder(patchItems, serverOnly, patchOrder, serverOrder, mergeKey, kind);
+}
+
+/** The kind of every element (maps or scalars); lists of lists and mixed kinds are refused. */
+function sliceElementKind(...slices: unknown[][]): Kind {
+  let prev: string | undefined;
+  for (const s of slices) {
+    for (const v of s) {
+      const t = goType(v);
+      if (prev === undefined) {
+        prev = t;
+        if (Array.isArray(v)) fail(ERR_NO_LIST_OF_LISTS, 'invalid');
+      } else if (prev !== t) {
+        fail(`list element types are not identical: ${goValue(slices)}`);
+      }
+    }
+  }
+  if (prev === undefined) fail('no elements in any of the given slices');
+  return prev === 'map[string]interface {}' ? 'map' : 'scalar';
+}
+
+/** `$patch: delete` items remove their entries; `$patch: replace` makes the patch the list. */
+function applyListDirectives(original: unknown[], patch: unknown[], mergeKey: string): [unknown[], unknown[]] {
+  const plain: unknown[] = [];
+  let replace = false;
+  let current = original;
+  for (const v of patch) {
+    const item = v as JsonObject;
+    if (!Object.prototype.hasOwnProperty.call(item, DIRECTIVE)) {
+      plain.push(v);
+      continue;
+    }
+    const directive = item[DIRECTIVE];
+    if (directive === DELETE) {
+      if (!Object.prototype.hasOwnProperty.call(item, mergeKey)) noMergeKey(item, mergeKey);
+      const value = item[mergeKey];
+      current = current.filter((x) => {
+        if (!isJsonObject(x)) fail(`value for key ${current.indexOf(x)} is not a map.`);
+        return !(Object.prototype.hasOwnProperty.call(x, mergeKey) && x[mergeKey] === value);
+      });
+    } else if (directive === REPLACE) {
+      replace = true;
+    } else if (directive === MERGE) {
+      fail('merging lists cannot yet be specified in the patch');
+    } else {
+      badPatchType(directive, item);
+    }
+  }
+  return replace ? [plain, []] : [current, plain];
+}
+
+function findByMergeKey(list: unknown[], mergeKey: string, value: unknown): number {
+  for (let i = 0; i < list.length; i++) {
+    const x = list[i];
+    if (!isJsonObject(x)) fail(`value for key ${i} is not a map.`);
+    if (Object.prototype.hasOwnProperty.call(x, mergeKey) && x[mergeKey] === value) return i;
+  }
+  return -1;
+}
+
+function mergeListOfMaps(
+  original: unknown[],
+  patch: unknown[],
+  mergeKey: string,
+  itemSchema: StrategicSchema | undefined,
+): unknown[] {
+  const out = [...original];
+  for (const v of patch) {
+    const item = v as JsonObject;
+    if (!Object.prototype.hasOwnProperty.call(item, mergeKey)) noMergeKey(item, mergeKey);
+    const i = findByMergeKey(out, mergeKey, item[mergeKey]);
+    if (i >= 0) out[i] = mergeMap(out[i] as JsonObject, item, itemSchema);
+    else out.push(v);
+  }
+  return out;
+}
+
+// Scalar equality is Go's interface comparison: same type and value.
+function dedupeScalars(list: unknown[]): unknown[] {
+  const seen = new Set<unknown>();
+  return list.filter((v) => (seen.has(v) ? false : (seen.add(v), true)));
+}
+
+function partitionPrimitives(list: unknown[], by: unknown[]): [unknown[], unknown[]] {
+  const inPatch = new Set(by);
+  const patchItems: unknown[] = [];
+  const serverOnly: unknown[] = [];
+  for (const v of list) (inPatch.has(v) ? patchItems : serverOnly).push(v);
+  return [patchItems, serverOnly];
+}
+
+function partitionMaps(list: unknown[], by: unknown[], mergeKey: string): [unknown[], unknown[]] {
+  const patchItems: unknown[] = [];
+  const serverOnly: unknown[] = [];
+  for (const v of list) {
+    if (!isJsonObject(v)) badArgType('map[string]interface {}', v);
+    if (!Object.prototype.hasOwnProperty.call(v, mergeKey)) noMergeKey(v, mergeKey);
+    (findByMergeKey(by, mergeKey, v[mergeKey]) >= 0 ? patchItems : serverOnly).push(v);
+  }
+  return [patchItems, serverOnly];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ordering (preserve-order-in-strategic-merge-patch design): patch items keep the patch's order,
+// server-only items the live order, and the two are interleaved by their live positions.
+
+function keyOf(item: unknown, mergeKey: string, kind: Kind): unknown {
+  if (kind !== 'map') return item;
+  return isJsonObject(item) ? item[mergeKey] : undefined;
+}
+
+function indexIn(list: unknown[], item: unknown, mergeKey: string, kind: Kind): number {
+  const k = keyOf(item, mergeKey, kind);
+  for (let i = 0; i < list.length; i++) if (keyOf(list[i], mergeKey, kind) === k) return i;
+  return -1;
+}
+
+function normalizeElementOrder(
+  patchItems: unknown[],
+  serverOnly: unknown[],
+  patchOrder: unknown[],
+  serverOrder: unknown[],
+  mergeKey: string,
+  kind: Kind,
+): unknown[] {
+  const left = normalizeSliceOrder(serverOnly, serverOrder, mergeKey, kind);
+  const right = normalizeSliceOrder(patchItems, patchOrder, mergeKey, kind);
+  const out: unknown[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < left.length || j < right.length) {
+    if (i >= left.length) out.push(right[j++]);
+    else if (j >= right.length) out.push(left[i++]);
+    else {
+      const li = indexIn(serverOrder, left[i], mergeKey, kind);
+      const ri = indexIn(serverOrder, right[j], mergeKey, kind);
+      if (li >= 0 && ri >= 0 && li < ri) out.push(left[i++]);
+      else out.push(right[j++]);
+    }
+  }
+  return out;
+}
+
+function normalizeSliceOrder(toSort: unknown[], order: unknown[], mergeKey: string, kind: Kind): unknown[] {
+  let items = toSort;
+  let toDelete: unknown[] = [];
+  if (kind === 'map') {
+    for (const list of [toSort, order]) {
+      for (const v of list) {
+        if (!isJsonObject(v)) badArgType('map[string]interface {}', v);
+        if (!Object.prototype.hasOwnProperty.call(v, mergeKey)) noMergeKey(v, mergeKey);
+      }
+    }
+    [items, toDelete] = splitDeleteItems(toSort);
+  }
+  const positions = items.map((v) => indexIn(order, v, mergeKey, kind));
+  const indexed = items.map((v, i) => ({ v, p: positions[i], i }));
+  indexed.sort((a, b) => (a.p >= 0 && b.p >= 0 ? a.p - b.p : a.i - b.i));
+  return [...indexed.map((x) => x.v), ...toDelete];
+}
+
+function splitDeleteItems(list: unknown[]): [unknown[], unknown[]] {
+  const keep: unknown[] = [];
+  const del: unknown[] = [];
+  for (const v of list) {
+    if (!isJsonObject(v)) badArgType('map[string]interface {}', v);
+    (v[DIRECTIVE] === DELETE ? del : keep).push(v);
+  }
+  return [keep, del];
+}
