@@ -1,0 +1,94 @@
+import yargs from 'yargs';
+import { completeServeOptions, declareServeFlags, type RawFlags } from './options.js';
+import { formatGoDuration, parseGoDuration } from './go-duration.js';
+
+async function flags(...args: string[]): Promise<RawFlags> {
+  return (await declareServeFlags(yargs(args).parserConfiguration({ 'camel-case-expansion': false })).parseAsync()) as unknown as RawFlags;
+}
+
+describe('serve flags', () => {
+  it('has the documented defaults', async () => {
+    const { options, errors } = completeServeOptions(await flags());
+    expect(errors).toEqual([]);
+    expect(options).toMatchObject({
+      bindAddress: '127.0.0.1',
+      securePort: 6443,
+      storageBackend: 'sqlite',
+      dataDir: '.plat',
+      etcdPrefix: '/registry',
+      authorizationModes: ['AlwaysDeny'],
+      requestTimeoutMs: 60_000,
+      maxRequestsInflight: 400,
+      maxMutatingRequestsInflight: 200,
+      verbosity: 0,
+      loggingFormat: 'text',
+      watchCache: true,
+    });
+  });
+
+  it('reads Kubernetes-style values: -v=2, --v 3, comma lists, durations', async () => {
+    expect(completeServeOptions(await flags('-v=2')).options?.verbosity).toBe(2);
+    expect(completeServeOptions(await flags('--v', '3')).options?.verbosity).toBe(3);
+    const { options } = completeServeOptions(
+      await flags(
+        '--storage-backend=etcd3',
+        '--etcd-servers=https://127.0.0.1:2379,https://127.0.0.2:2379',
+        '--authorization-mode=AlwaysAllow',
+        '--request-timeout=1m30s',
+        '--secure-port=0',
+        '--logging-format=json',
+      ),
+    );
+    expect(options).toMatchObject({
+      storageBackend: 'etcd3',
+      etcdServers: ['https://127.0.0.1:2379', 'https://127.0.0.2:2379'],
+      authorizationModes: ['AlwaysAllow'],
+      requestTimeoutMs: 90_000,
+      securePort: 0,
+      loggingFormat: 'json',
+    });
+  });
+
+  it('reports every bad value at once, in pflag and Kubernetes wording', async () => {
+    const { options, errors } = completeServeOptions(
+      await flags(
+        '--secure-port=abc',
+        '--bind-address=localhost',
+        '--storage-backend=postgres',
+        '--authorization-mode=RBAC',
+        '--request-timeout=10',
+        '--logging-format=xml',
+        '--tls-cert-file=a.crt',
+      ),
+    );
+    expect(options).toBeUndefined();
+    expect(errors).toEqual([
+      '--bind-address "localhost" is not a valid IP address',
+      'invalid argument "abc" for "--secure-port" flag: strconv.ParseInt: parsing "abc": invalid syntax',
+      '--tls-cert-file and --tls-private-key-file must be given together',
+      `--storage-backend invalid, allowed values: 'sqlite', 'memory', 'etcd3'; got "postgres"`,
+      'authorization-mode "RBAC" is not a valid mode',
+      'invalid argument "10" for "--request-timeout" flag: time: missing unit in duration "10"',
+      'format: Invalid value: "xml": Unsupported log format',
+    ]);
+  });
+
+  it('requires etcd servers for the etcd3 backend and a port in range', async () => {
+    expect(completeServeOptions(await flags('--storage-backend=etcd3')).errors).toEqual(['--etcd-servers must be specified']);
+    expect(completeServeOptions(await flags('--secure-port=70000')).errors).toEqual(['--secure-port 70000 must be between 0 and 65535, inclusive.']);
+  });
+});
+
+describe('Go durations', () => {
+  it('parses and prints like time.ParseDuration and Duration.String', () => {
+    expect(parseGoDuration('60s')).toBe(60_000);
+    expect(parseGoDuration('1h2m3.5s')).toBe(3_723_500);
+    expect(parseGoDuration('250ms')).toBe(250);
+    expect(parseGoDuration('0')).toBe(0);
+    expect(() => parseGoDuration('5x')).toThrow('time: unknown unit "x" in duration "5x"');
+    expect(() => parseGoDuration('')).toThrow('time: invalid duration ""');
+    expect(formatGoDuration(60_000)).toBe('1m0s');
+    expect(formatGoDuration(1500)).toBe('1.5s');
+    expect(formatGoDuration(3_723_000)).toBe('1h2m3s');
+  });
+});
