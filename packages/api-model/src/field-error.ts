@@ -30,11 +30,28 @@ const typeText: Record<FieldErrorType, string> = {
 /** Marks an error whose bad value is not printed (Kubernetes' `omitValue`). */
 export const omitValue = Symbol('omitValue');
 
+/**
+ * A bad value whose printed form is given as is: what Go prints for a `fmt.Stringer` (a time, a
+ * quantity) or a `%#v` rendering, e.g. `fieldError.invalid(p, rawValue('2024-01-02 03:04:05 +0000 UTC'), ...)`.
+ */
+export class RawFieldValue {
+  constructor(readonly text: string) {}
+  toString(): string {
+    return this.text;
+  }
+}
+export const rawValue = (text: string): RawFieldValue => new RawFieldValue(text);
+
 /** Prints a bad value the way Kubernetes' field.Error does. */
 function formatValue(value: unknown): string {
   if (value === null || value === undefined) return 'null';
   if (typeof value === 'string') return goQuote(value);
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  if (value instanceof RawFieldValue) return value.text;
+  // A Go []string prints with %#v: []string{"a", "b"}.
+  if (Array.isArray(value) && value.every((v) => typeof v === 'string')) {
+    return `[]string{${value.map((v) => goQuote(v as string)).join(', ')}}`;
+  }
   try {
     return JSON.stringify(value);
   } catch {

@@ -7,6 +7,8 @@ export {
   fieldError,
   omitValue,
   prefixFieldErrors,
+  RawFieldValue,
+  rawValue,
   type FieldErrorList,
 } from './field-error.js';
 export {
@@ -56,3 +58,110 @@ export {
   type OwnerReference,
   type TypeMeta,
 } from './object-meta.js';
+export {
+  DNS1035LabelMaxLength,
+  DNS1123LabelMaxLength,
+  DNS1123SubdomainMaxLength,
+  byteLength,
+  emptyError,
+  isDNS1035Label,
+  isDNS1123Label,
+  isDNS1123Subdomain,
+  matchesDNS1035Label,
+  matchesDNS1123Label,
+  matchesDNS1123Subdomain,
+  maxLenError,
+  regexError,
+  type LengthUnit,
+} from './dns-validation.js';
+export {
+  LabelKeyNameMaxLength,
+  LabelValueMaxLength,
+  isQualifiedName,
+  isValidLabelValue,
+  validateLabelName,
+  validateLabels,
+} from './label-validation.js';
+export { maskTrailingDash, nameIsDNS1035Label, nameIsDNSLabel, nameIsDNSSubdomain, type ValidateNameFunc } from './name-validation.js';
+export {
+  generateName,
+  generatedNameAlphabet,
+  generatedNameRandomLength,
+  maxGeneratedNameLength,
+  randomNameSuffix,
+  type RandomIndex,
+} from './generate-name.js';
+export {
+  fieldImmutableErrorMsg,
+  fieldManagerMaxLength,
+  finalizerDeleteDependents,
+  finalizerOrphanDependents,
+  isNegativeErrorMsg,
+  maxSubresourceNameLength,
+  standardFinalizers,
+  totalAnnotationSizeLimitB,
+  validateAnnotations,
+  validateFieldManager,
+  validateFinalizers,
+  validateImmutableField,
+  validateKubeFinalizerName,
+  validateManagedFields,
+  validateNonnegativeField,
+  validateObjectMeta,
+  validateObjectMetaName,
+  validateObjectMetaUpdate,
+  validateOwnerReferences,
+  type ValidateObjectMetaOptions,
+} from './object-meta-validation.js';
+export { SelectorError, type SelectorErrorCode } from './selector-error.js';
+export {
+  LabelSelector,
+  SelectionOperator,
+  newLabelRequirement,
+  parseLabelSelector,
+  validateLabelRequirement,
+  type LabelRequirementOptions,
+  type LabelSelectorRequirement,
+  type Labels,
+} from './label-selector.js';
+export {
+  FieldSelector,
+  escapeFieldSelectorValue,
+  parseFieldSelector,
+  unescapeFieldSelectorValue,
+  type FieldSelectorOperator,
+  type FieldSelectorRequirement,
+  type FieldSelectorTransform,
+  type Fields,
+} from './field-selector.js';
+export {
+  clusterTrustBundleNamePrefix,
+  maxSignerNameLength,
+  signerNameFromClusterTrustBundleName,
+  validateClusterTrustBundleName,
+  validateSignerName,
+} from './signer-name.js';
+export {
+  certificatesGroup,
+  clusterTrustBundleApiVersion,
+  clusterTrustBundleFields,
+  clusterTrustBundleKind,
+  clusterTrustBundleListKind,
+  clusterTrustBundleListSchema,
+  clusterTrustBundleResource,
+  clusterTrustBundleSchema,
+  clusterTrustBundleSelectableFields,
+  clusterTrustBundleSpecSchema,
+  clusterTrustBundleVersion,
+  signersResource,
+  type ClusterTrustBundle,
+  type ClusterTrustBundleList,
+  type ClusterTrustBundleSpec,
+} from './cluster-trust-bundle.js';
+export {
+  maxTrustBundleSize,
+  validateClusterTrustBundle,
+  validateClusterTrustBundleContent,
+  validateClusterTrustBundleUpdate,
+  type ValidateClusterTrustBundleOptions,
+} from './cluster-trust-bundle-validation.js';
