@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import * as asn1js from 'asn1js';
-import * as pkijs from 'pkijs';
 import { isSingleDerElement } from './der.js';
 
 export interface BasicConstraints {
@@ -52,7 +51,7 @@ export interface ParsedCertificate {
   readonly version: number;
   /** Serial number as lowercase hex without leading zero octets ("0" for zero). */
   readonly serialNumber: string;
-  /** RFC 4514 string of the subject, most specific RDN first (as Go's pkix.Name.String). */
+  /** RFC 4514 string of the subject: RDNs in reverse encoding order, multi-valued RDNs joined by "+". */
   readonly subject: string;
   readonly issuer: string;
   readonly subjectCommonName?: string;
@@ -206,9 +205,13 @@ function parseSubjectAltNames(value: Uint8Array): { dnsNames: string[]; ipAddres
   return { dnsNames, ipAddresses };
 }
 
-function parsePublicKey(spki: pkijs.PublicKeyInfo): PublicKeyInfo {
-  const algorithmOid = spki.algorithm.algorithmId;
-  const key = spki.subjectPublicKey.valueBlock.valueHexView;
+function parsePublicKey(spki: asn1js.AsnType): PublicKeyInfo {
+  const [algorithm, subjectPublicKey] = sequenceItems(spki, 2, 2, 'x509: malformed spki');
+  const [algorithmId, params] = sequenceItems(algorithm, 1, 2, 'x509: malformed spki algorithm identifier');
+  if (!(algorithmId instanceof asn1js.ObjectIdentifier) || !(subjectPublicKey instanceof asn1js.BitString)) fail('x509: malformed spki');
+  if (subjectPublicKey.valueBlock.unusedBits !== 0) fail('x509: malformed spki');
+  const algorithmOid = algorithmId.valueBlock.toString();
+  const key = subjectPublicKey.valueBlock.valueHexView;
   switch (algorithmOid) {
     case oid.rsa:
     case oid.rsaPss: {
@@ -227,7 +230,6 @@ function parsePublicKey(spki: pkijs.PublicKeyInfo): PublicKeyInfo {
       return { algorithm: 'RSA', oid: algorithmOid, bits };
     }
     case oid.ec: {
-      const params = spki.algorithm.algorithmParams;
       if (!(params instanceof asn1js.ObjectIdentifier)) fail('x509: invalid ECDSA parameters');
       const curve = curves[params.valueBlock.toString()];
       if (curve === undefined) fail('x509: unsupported elliptic curve');
@@ -260,66 +262,128 @@ function attributeValueString(value: asn1js.AsnType): string {
   return '#' + hex(new Uint8Array(value.toBER(false)));
 }
 
-function nameString(name: pkijs.RelativeDistinguishedNames): string {
-  // Go prints the RDN sequence in reverse order (most specific first), multi-valued RDNs joined by "+".
-  const rdns: string[] = [];
-  const raw = name.valueBeforeDecode;
-  const parsed = asn1js.fromBER(raw);
-  const seq = parsed.result;
-  if (!(seq instanceof asn1js.Sequence)) return '';
-  for (const set of seq.valueBlock.value) {
-    if (!(set instanceof asn1js.Set)) continue;
-    const parts: string[] = [];
-    for (const atv of set.valueBlock.value) {
-      if (!(atv instanceof asn1js.Sequence) || atv.valueBlock.value.length !== 2) continue;
-      const [type, value] = atv.valueBlock.value;
-      if (!(type instanceof asn1js.ObjectIdentifier)) continue;
-      const typeOid = type.valueBlock.toString();
-      parts.push(`${attributeNames[typeOid] ?? typeOid}=${escapeRdnValue(attributeValueString(value))}`);
-    }
-    rdns.push(parts.join('+'));
-  }
-  return rdns.reverse().join(',');
+interface NameInfo {
+  readonly text: string;
+  readonly commonNames: string[];
+  readonly organizations: string[];
 }
 
-function attributeValues(name: pkijs.RelativeDistinguishedNames, type: string): string[] {
-  return name.typesAndValues.filter((tv) => tv.type === type).map((tv) => attributeValueString(tv.value));
+function parseName(name: asn1js.AsnType, wantText: boolean): NameInfo {
+  if (!(name instanceof asn1js.Sequence)) fail('x509: invalid RDNSequence');
+  const rdns: string[] = [];
+  const commonNames: string[] = [];
+  const organizations: string[] = [];
+  for (const set of name.valueBlock.value) {
+    if (!(set instanceof asn1js.Set)) fail('x509: invalid RDNSequence');
+    const parts: string[] = [];
+    for (const atv of set.valueBlock.value) {
+      const [type, value] = sequenceItems(atv, 2, 2, 'x509: invalid RDNSequence: invalid attribute');
+      if (!(type instanceof asn1js.ObjectIdentifier)) fail('x509: invalid RDNSequence: invalid attribute type');
+      const typeOid = type.valueBlock.toString();
+      const text = attributeValueString(value);
+      if (typeOid === oid.commonName) commonNames.push(text);
+      else if (typeOid === oid.organization) organizations.push(text);
+      if (wantText) parts.push(`${attributeNames[typeOid] ?? typeOid}=${escapeRdnValue(text)}`);
+    }
+    if (wantText) rdns.push(parts.join('+'));
+  }
+  // RFC 4514 section 2.1: the last RDN of the sequence comes first.
+  return { text: rdns.reverse().join(','), commonNames, organizations };
+}
+
+/** The children of a SEQUENCE, checking their count. */
+function sequenceItems(node: asn1js.AsnType | undefined, min: number, max: number, error: string): asn1js.AsnType[] {
+  if (!(node instanceof asn1js.Sequence)) fail(error);
+  const items = node.valueBlock.value;
+  if (items.length < min || items.length > max) fail(error);
+  return items;
+}
+
+function isContextTag(node: asn1js.AsnType | undefined, tag: number): boolean {
+  return node !== undefined && node.idBlock.tagClass === 3 && node.idBlock.tagNumber === tag;
+}
+
+function parseTime(node: asn1js.AsnType | undefined): Date {
+  if (!(node instanceof asn1js.UTCTime) && !(node instanceof asn1js.GeneralizedTime)) fail('x509: malformed validity');
+  const date = node.toDate();
+  if (Number.isNaN(date.getTime())) fail('x509: malformed validity');
+  return date;
+}
+
+function algorithmOid(node: asn1js.AsnType | undefined, error: string): string {
+  const [id] = sequenceItems(node, 1, 2, error);
+  if (!(id instanceof asn1js.ObjectIdentifier)) fail(error);
+  return id.valueBlock.toString();
 }
 
 function parseOrThrow(der: Uint8Array, options: ParseCertificateOptions): ParsedCertificate {
   if (!isSingleDerElement(der)) fail('x509: malformed certificate');
   const asn1 = asn1js.fromBER(der);
   if (asn1.offset !== der.byteLength) fail('x509: malformed certificate');
-  let cert: pkijs.Certificate;
-  try {
-    cert = new pkijs.Certificate({ schema: asn1.result });
-  } catch {
-    fail('x509: malformed certificate');
+  const [tbs, signatureAlgorithm, signatureValue] = sequenceItems(asn1.result, 3, 3, 'x509: malformed certificate');
+  if (!(signatureValue instanceof asn1js.BitString)) fail('x509: malformed signature');
+  const fields = sequenceItems(tbs, 6, 10, 'x509: malformed tbs certificate');
+  let i = 0;
+  let version = 0;
+  if (isContextTag(fields[0], 0)) {
+    const [v] = (fields[0] as asn1js.Constructed).valueBlock.value;
+    if (!(v instanceof asn1js.Integer)) fail('x509: malformed version');
+    version = v.valueBlock.valueDec;
+    i++;
   }
-  if (cert.version < 0 || cert.version > 2) fail('x509: invalid version');
-  const serial = cert.serialNumber.valueBlock.valueHexView;
+  if (version < 0 || version > 2) fail('x509: invalid version');
+  const serialNode = fields[i++];
+  if (!(serialNode instanceof asn1js.Integer)) fail('x509: malformed serial number');
+  const serial = serialNode.valueBlock.valueHexView;
   if (serial.length > 0 && (serial[0] & 0x80) !== 0) fail('x509: negative serial number');
-  if (cert.signature.algorithmId !== cert.signatureAlgorithm.algorithmId) {
-    fail('x509: inner and outer signature algorithm identifiers don\'t match');
+  const innerAlgorithm = algorithmOid(fields[i++], 'x509: malformed signature algorithm identifier');
+  if (innerAlgorithm !== algorithmOid(signatureAlgorithm, 'x509: malformed algorithm identifier')) {
+    fail("x509: inner and outer signature algorithm identifiers don't match");
   }
-  const notBefore = cert.notBefore.value;
-  const notAfter = cert.notAfter.value;
-  if (Number.isNaN(notBefore.getTime()) || Number.isNaN(notAfter.getTime())) fail('x509: malformed validity');
-  const publicKey = parsePublicKey(cert.subjectPublicKeyInfo);
+  const minimal = options.minimal === true;
+  const issuer = parseName(fields[i++], !minimal);
+  const [notBeforeNode, notAfterNode] = sequenceItems(fields[i++], 2, 2, 'x509: malformed validity');
+  const notBefore = parseTime(notBeforeNode);
+  const notAfter = parseTime(notAfterNode);
+  const subject = parseName(fields[i++], !minimal);
+  if (fields[i] === undefined) fail('x509: malformed spki');
+  const publicKey = parsePublicKey(fields[i++]);
+  // issuerUniqueID [1] and subjectUniqueID [2] are only defined from v2 on.
+  if (isContextTag(fields[i], 1)) {
+    if (version < 1) fail('x509: malformed issuerUniqueID');
+    i++;
+  }
+  if (isContextTag(fields[i], 2)) {
+    if (version < 1) fail('x509: malformed subjectUniqueID');
+    i++;
+  }
+  let extensions: asn1js.AsnType[] = [];
+  if (isContextTag(fields[i], 3)) {
+    if (version !== 2) fail('x509: extensions in a non-v3 certificate');
+    const [list] = (fields[i] as asn1js.Constructed).valueBlock.value;
+    extensions = sequenceItems(list, 0, Number.MAX_SAFE_INTEGER, 'x509: malformed extensions');
+    i++;
+  }
+  if (i !== fields.length) fail('x509: malformed tbs certificate');
 
   let basicConstraints: BasicConstraints = { present: false, ca: false };
   let keyUsage: KeyUsage[] | undefined;
   let extKeyUsage: string[] | undefined;
   let dnsNames: string[] = [];
   let ipAddresses: string[] = [];
-  const extensions = cert.extensions ?? [];
-  if (extensions.length > 0 && cert.version !== 2) fail('x509: extensions in a non-v3 certificate');
   const seen = new Set<string>();
   for (const extension of extensions) {
-    if (seen.has(extension.extnID)) fail('x509: certificate contains duplicate extensions');
-    seen.add(extension.extnID);
-    const value = extension.extnValue.valueBlock.valueHexView;
-    switch (extension.extnID) {
+    const items = sequenceItems(extension, 2, 3, 'x509: malformed extension');
+    const [id] = items;
+    const critical = items.length === 3 ? items[1] : undefined;
+    const valueNode = items[items.length - 1];
+    if (!(id instanceof asn1js.ObjectIdentifier) || !(valueNode instanceof asn1js.OctetString)) fail('x509: malformed extension');
+    if (critical !== undefined && !(critical instanceof asn1js.Boolean)) fail('x509: malformed extension critical field');
+    const extnID = id.valueBlock.toString();
+    if (seen.has(extnID)) fail('x509: certificate contains duplicate extensions');
+    seen.add(extnID);
+    const value = valueNode.valueBlock.valueHexView;
+    switch (extnID) {
       case oid.basicConstraints:
         basicConstraints = parseBasicConstraints(value);
         break;
@@ -336,16 +400,14 @@ function parseOrThrow(der: Uint8Array, options: ParseCertificateOptions): Parsed
         break;
     }
   }
-  const minimal = options.minimal === true;
-  const serialHex = hex(serial).replace(/^(00)+(?=.)/, '').replace(/^0(?=.)/, '');
-  const commonNames = minimal ? [] : attributeValues(cert.subject, oid.commonName);
-  const certificate: ParsedCertificate = {
-    version: cert.version + 1,
-    serialNumber: serialHex === '' ? '0' : serialHex,
-    subject: minimal ? '' : nameString(cert.subject),
-    issuer: minimal ? '' : nameString(cert.issuer),
-    ...(commonNames.length > 0 ? { subjectCommonName: commonNames[0] } : {}),
-    subjectOrganizations: minimal ? [] : attributeValues(cert.subject, oid.organization),
+  const serialHex = hex(serial).replace(/^0+(?=.)/, '');
+  return {
+    version: version + 1,
+    serialNumber: serialHex,
+    subject: subject.text,
+    issuer: issuer.text,
+    ...(subject.commonNames.length > 0 ? { subjectCommonName: subject.commonNames[0] } : {}),
+    subjectOrganizations: subject.organizations,
     notBefore,
     notAfter,
     publicKey,
@@ -357,7 +419,6 @@ function parseOrThrow(der: Uint8Array, options: ParseCertificateOptions): Parsed
     ipAddresses,
     der,
   };
-  return certificate;
 }
 
 /**

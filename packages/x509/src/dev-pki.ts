@@ -99,12 +99,13 @@ function ipAddressBytes(address: string): Uint8Array {
 }
 
 function name(commonName: string, organizations: readonly string[] = []): pkijs.RelativeDistinguishedNames {
-  return new pkijs.RelativeDistinguishedNames({
-    typesAndValues: [
-      ...organizations.map((o) => new pkijs.AttributeTypeAndValue({ type: oidOrganization, value: new asn1js.Utf8String({ value: o }) })),
-      new pkijs.AttributeTypeAndValue({ type: oidCommonName, value: new asn1js.Utf8String({ value: commonName }) }),
-    ],
+  // One attribute per RDN, O before CN (Go's order); pkijs would put them all into one multi-valued RDN.
+  const attribute = (type: string, value: string) =>
+    new asn1js.Set({ value: [new asn1js.Sequence({ value: [new asn1js.ObjectIdentifier({ value: type }), new asn1js.Utf8String({ value })] })] });
+  const sequence = new asn1js.Sequence({
+    value: [...organizations.map((o) => attribute(oidOrganization, o)), attribute(oidCommonName, commonName)],
   });
+  return new pkijs.RelativeDistinguishedNames({ schema: asn1js.fromBER(sequence.toBER(false)).result });
 }
 
 function time(value: Date): pkijs.Time {

@@ -1,5 +1,7 @@
 export type { PemBlock, PemEntry, PemMalformedEntry, PemMalformedReason } from './pem.js';
 export { readPemEntries, decodePemBase64, encodePem } from './pem.js';
+export type { PemBundle, PemBundleProblem, PemBundleProblemKind } from './pem-bundle.js';
+export { readPemBundle } from './pem-bundle.js';
 export type {
   BasicConstraints,
   CertificateParseResult,
@@ -12,6 +14,7 @@ export type {
 export { parseCertificate } from './certificate.js';
 export type { TrustBundleFinding, TrustBundleFindingKind } from './trust-bundle.js';
 export { maxTrustBundleSize, validateTrustBundle } from './trust-bundle.js';
+export { canonicalizeTrustBundle } from './canonical-trust-bundle.js';
 export type { CertificateTemplate, PemKeyPair } from './dev-pki.js';
 export {
   DevPkiError,
