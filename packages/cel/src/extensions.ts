@@ -1,0 +1,281 @@
+/**
+ * Functions of Kubernetes' CEL environment that cel-js does not ship, registered on our
+ * environments: the rest of the strings extension (charAt, format, quote, replace, reverse), the
+ * Kubernetes list library (isSorted, sum, min, max, indexOf, lastIndexOf), the sets extension,
+ * the regex library (find, findAll), the base64 encoders and optional.ofNonZeroValue.
+ * Semantics follow cel-go's extensions; where a function errors there, it throws here.
+ */
+import { Environment, EvaluationError, Optional } from '@marcbachmann/cel-js';
+
+type Handler = (...args: never[]) => unknown;
+
+/** Marker classes for the `strings.`, `sets.` and `base64.` namespaces. */
+class StringsNamespace {}
+class SetsNamespace {}
+class Base64Namespace {}
+
+function fail(message: string): never {
+  throw new EvaluationError(message);
+}
+
+function codePoints(s: string): string[] {
+  return Array.from(s);
+}
+
+function replaceN(s: string, from: string, to: string, n: bigint): string {
+  if (n === 0n) return s;
+  if (n < 0n && from !== '') return s.split(from).join(to);
+  let out = '';
+  let rest = s;
+  let count = 0n;
+  if (from === '') {
+    // Go's strings.Replace inserts `to` before every code point (and at the end) when `from` is empty.
+    const cps = codePoints(s);
+    for (let i = 0; i <= cps.length; i++) {
+      if (n < 0n || count < n) {
+        out += to;
+        count++;
+      }
+      if (i < cps.length) out += cps[i];
+    }
+    return out;
+  }
+  while (count < n) {
+    const at = rest.indexOf(from);
+    if (at < 0) break;
+    out += rest.slice(0, at) + to;
+    rest = rest.slice(at + from.length);
+    count++;
+  }
+  return out + rest;
+}
+
+/** `strings.quote`: a CEL string literal for the value, as cel-go writes it. */
+function quote(s: string): string {
+  let out = '"';
+  for (const ch of s) {
+    switch (ch) {
+      case '\\':
+        out += '\\\\';
+        break;
+      case '"':
+        out += '\\"';
+        break;
+      case '\n':
+        out += '\\n';
+        break;
+      case '\r':
+        out += '\\r';
+        break;
+      case '\t':
+        out += '\\t';
+        break;
+      case '\x07':
+        out += '\\a';
+        break;
+      case '\b':
+        out += '\\b';
+        break;
+      case '\f':
+        out += '\\f';
+        break;
+      case '\v':
+        out += '\\v';
+        break;
+      default:
+        out += ch;
+    }
+  }
+  return `${out}"`;
+}
+
+function formatValue(value: unknown, verb: string): string {
+  switch (verb) {
+    case 's':
+      if (typeof value === 'string') return value;
+      if (Array.isArray(value)) return `[${value.map((v) => formatValue(v, 's')).join(', ')}]`;
+      if (value instanceof Uint8Array) return Buffer.from(value).toString('utf8');
+      if (value === null) return 'null';
+      if (value instanceof Map) {
+        return `{${[...value.entries()].map(([k, v]) => `${formatValue(k, 's')}:${formatValue(v, 's')}`).join(', ')}}`;
+      }
+      if (typeof value === 'object') {
+        return `{${Object.entries(value as Record<string, unknown>)
+          .map(([k, v]) => `${k}:${formatValue(v, 's')}`)
+          .join(', ')}}`;
+      }
+      return String(value);
+    case 'd':
+      if (typeof value === 'bigint') return value.toString();
+      if (typeof value === 'number' && Number.isInteger(value)) return String(value);
+      return fail(`error during formatting: decimal clause can only be used on integers, was given ${typeof value}`);
+    case 'f':
+      if (typeof value === 'number' || typeof value === 'bigint') return Number(value).toFixed(6);
+      return fail('error during formatting: fixed-point clause can only be used on doubles');
+    case 'e':
+      if (typeof value === 'number' || typeof value === 'bigint') return Number(value).toExponential(6).replace(/e([+-])(\d)$/, 'e$10$2');
+      return fail('error during formatting: scientific clause can only be used on doubles');
+    case 'b':
+      if (typeof value === 'bigint') return value.toString(2);
+      if (typeof value === 'boolean') return value ? '1' : '0';
+      return fail('error during formatting: only integers and bools can be formatted as binary');
+    case 'x':
+    case 'X': {
+      let hex: string;
+      if (typeof value === 'bigint') hex = value.toString(16);
+      else if (typeof value === 'string') hex = Buffer.from(value, 'utf8').toString('hex');
+      else if (value instanceof Uint8Array) hex = Buffer.from(value).toString('hex');
+      else return fail('error during formatting: only integers, byte buffers, and strings can be formatted as hex');
+      return verb === 'X' ? hex.toUpperCase() : hex;
+    }
+    case 'o':
+      if (typeof value === 'bigint') return value.toString(8);
+      return fail('error during formatting: octal clause can only be used on integers');
+    default:
+      return fail(`could not parse formatting clause: unrecognized formatting clause "${verb}"`);
+  }
+}
+
+/** `"...".format([args])` with cel-go's clauses %s %d %f %e %b %x %X %o and an optional precision for %f/%e. */
+function format(template: string, args: readonly unknown[]): string {
+  let out = '';
+  let argIndex = 0;
+  for (let i = 0; i < template.length; i++) {
+    const ch = template[i];
+    if (ch !== '%') {
+      out += ch;
+      continue;
+    }
+    i++;
+    if (template[i] === '%') {
+      out += '%';
+      continue;
+    }
+    let precision: number | undefined;
+    if (template[i] === '.') {
+      let digits = '';
+      i++;
+      while (i < template.length && template[i]! >= '0' && template[i]! <= '9') digits += template[i++];
+      precision = Number(digits || '0');
+    }
+    const verb = template[i];
+    if (verb === undefined) fail('could not parse formatting clause: unexpected end of string');
+    if (argIndex >= args.length) fail(`index ${argIndex} out of range`);
+    const arg = args[argIndex++];
+    if (precision !== undefined && (verb === 'f' || verb === 'e')) {
+      if (typeof arg !== 'number' && typeof arg !== 'bigint') fail('error during formatting: fixed-point clause can only be used on doubles');
+      out += verb === 'f' ? Number(arg).toFixed(precision) : Number(arg).toExponential(precision);
+    } else {
+      out += formatValue(arg, verb);
+    }
+  }
+  return out;
+}
+
+function compare(a: unknown, b: unknown): number {
+  if (typeof a === 'string' && typeof b === 'string') return a < b ? -1 : a > b ? 1 : 0;
+  if ((typeof a === 'bigint' || typeof a === 'number') && (typeof b === 'bigint' || typeof b === 'number')) {
+    return a < b ? -1 : a > b ? 1 : 0;
+  }
+  if (typeof a === 'boolean' && typeof b === 'boolean') return Number(a) - Number(b);
+  return fail('no such overload');
+}
+
+function celEquals(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if ((typeof a === 'bigint' || typeof a === 'number') && (typeof b === 'bigint' || typeof b === 'number')) {
+    return Number(a) === Number(b);
+  }
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((v, i) => celEquals(v, b[i]));
+  return false;
+}
+
+const listOf = (value: unknown): unknown[] => (Array.isArray(value) ? value : [...(value as Iterable<unknown>)]);
+
+function isZeroValue(value: unknown): boolean {
+  if (value === null || value === undefined) return true;
+  if (value === false || value === '' || value === 0 || value === 0n) return true;
+  if (Array.isArray(value)) return value.length === 0;
+  if (value instanceof Uint8Array) return value.length === 0;
+  if (value instanceof Map) return value.size === 0;
+  if (typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) return Object.keys(value).length === 0;
+  return false;
+}
+
+/** Registers the extension functions; called once per environment at construction. */
+export function registerExtensions(env: Environment, capture: (evaluator: object) => void): void {
+  const fn = (signature: string, handler: Handler) => env.registerFunction(signature, handler as never);
+
+  env.registerType('StringsNamespace', StringsNamespace).registerConstant('strings', 'StringsNamespace', new StringsNamespace());
+  env.registerType('SetsNamespace', SetsNamespace).registerConstant('sets', 'SetsNamespace', new SetsNamespace());
+  env.registerType('Base64Namespace', Base64Namespace).registerConstant('base64', 'Base64Namespace', new Base64Namespace());
+
+  // strings extension (cel-go ext.Strings, version 2+)
+  fn('string.charAt(int): string', (s: string, i: bigint) => {
+    const cps = codePoints(s);
+    if (i < 0n || i > BigInt(cps.length)) fail(`index out of range: ${i}`);
+    return cps[Number(i)] ?? '';
+  });
+  fn('string.replace(string, string): string', (s: string, from: string, to: string) => replaceN(s, from, to, -1n));
+  fn('string.replace(string, string, int): string', (s: string, from: string, to: string, n: bigint) => replaceN(s, from, to, n));
+  // The evaluator instance is captured through this handler's `this` (see StepMeter.install).
+  env.registerFunction('string.reverse(): string', function reverse(this: object, s: string) {
+    capture(this);
+    return codePoints(s).reverse().join('');
+  });
+  fn('string.format(list): string', (s: string, args: unknown[]) => format(s, listOf(args)));
+  fn('StringsNamespace.quote(string): string', (_ns: StringsNamespace, s: string) => quote(s));
+
+  // Kubernetes list library
+  fn('list<A>.isSorted(): bool', (l: unknown[]) => {
+    const items = listOf(l);
+    for (let i = 1; i < items.length; i++) if (compare(items[i - 1], items[i]) > 0) return false;
+    return true;
+  });
+  fn('list<int>.sum(): int', (l: bigint[]) => listOf(l).reduce<bigint>((a, b) => a + (b as bigint), 0n));
+  fn('list<double>.sum(): double', (l: number[]) => listOf(l).reduce<number>((a, b) => a + (b as number), 0));
+  for (const kind of ['min', 'max'] as const) {
+    fn(`list<A>.${kind}(): A`, (l: unknown[]) => {
+      const items = listOf(l);
+      if (items.length === 0) fail(`${kind}(list) argument must not be empty`);
+      return items.reduce((a, b) => ((kind === 'min' ? compare(b, a) < 0 : compare(b, a) > 0) ? b : a));
+    });
+  }
+  fn('list<A>.indexOf(A): int', (l: unknown[], v: unknown) => BigInt(listOf(l).findIndex((x) => celEquals(x, v))));
+  fn('list<A>.lastIndexOf(A): int', (l: unknown[], v: unknown) => {
+    const items = listOf(l);
+    for (let i = items.length - 1; i >= 0; i--) if (celEquals(items[i], v)) return BigInt(i);
+    return -1n;
+  });
+
+  // sets extension
+  fn('SetsNamespace.contains(list<A>, list<A>): bool', (_ns: SetsNamespace, a: unknown[], b: unknown[]) =>
+    listOf(b).every((x) => listOf(a).some((y) => celEquals(x, y))),
+  );
+  fn('SetsNamespace.equivalent(list<A>, list<A>): bool', (_ns: SetsNamespace, a: unknown[], b: unknown[]) => {
+    const la = listOf(a);
+    const lb = listOf(b);
+    return la.every((x) => lb.some((y) => celEquals(x, y))) && lb.every((x) => la.some((y) => celEquals(x, y)));
+  });
+  fn('SetsNamespace.intersects(list<A>, list<A>): bool', (_ns: SetsNamespace, a: unknown[], b: unknown[]) =>
+    listOf(a).some((x) => listOf(b).some((y) => celEquals(x, y))),
+  );
+
+  // Kubernetes regex library
+  fn('string.find(string): string', (s: string, re: string) => new RegExp(re, 'u').exec(s)?.[0] ?? '');
+  fn('string.findAll(string): list<string>', (s: string, re: string) => [...s.matchAll(new RegExp(re, 'gu'))].map((m) => m[0]));
+  fn('string.findAll(string, int): list<string>', (s: string, re: string, n: bigint) => {
+    const all = [...s.matchAll(new RegExp(re, 'gu'))].map((m) => m[0]);
+    return n < 0n ? all : all.slice(0, Number(n));
+  });
+
+  // encoders extension
+  fn('Base64Namespace.encode(bytes): string', (_ns: Base64Namespace, b: Uint8Array) => Buffer.from(b).toString('base64'));
+  fn('Base64Namespace.decode(string): bytes', (_ns: Base64Namespace, s: string) => {
+    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(s)) fail('illegal base64 data');
+    return new Uint8Array(Buffer.from(s, 'base64'));
+  });
+
+  // optional library
+  fn('OptionalNamespace.ofNonZeroValue(A): optional<A>', (_ns: unknown, v: unknown) => (isZeroValue(v) ? Optional.none() : Optional.of(v)));
+}
