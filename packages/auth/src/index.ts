@@ -44,3 +44,13 @@ export { JwtAuthenticator, type JwtAuthenticatorOptions } from './jwt/jwt-authen
 export { defaultSigningAlgorithms, type JwtAuthenticatorSpec } from './jwt/jwt-authenticator-spec.js';
 export { OidcKeySet, type OidcKeySetOptions } from './jwt/oidc-key-set.js';
 export { ClaimMapper } from './jwt/claim-mapper.js';
+export { WebhookAuthorizer, type WebhookAuthorizerOptions } from './webhook/webhook-authorizer.js';
+export type { WebhookAuthorizerSpec, WebhookConnection } from './webhook/webhook-authorizer-spec.js';
+export { WebhookMetrics } from './webhook/webhook-metrics.js';
+export {
+  parseSubjectAccessReviewStatus,
+  subjectAccessReviewBody,
+  subjectAccessReviewSpec,
+  type SubjectAccessReviewSpecV1,
+  type SubjectAccessReviewStatus,
+} from './webhook/subject-access-review.js';
