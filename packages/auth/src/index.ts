@@ -54,3 +54,4 @@ export {
   type SubjectAccessReviewSpecV1,
   type SubjectAccessReviewStatus,
 } from './webhook/subject-access-review.js';
+export { createAnonymousAuthenticator, withAnonymous, type AnonymousSpec } from './anonymous-authenticator.js';

@@ -1,0 +1,44 @@
+import {
+  anonymousUser,
+  systemUnauthenticated,
+  type AuthenticationRequest,
+  type AuthenticationResult,
+  type Authenticator,
+} from './interface.js';
+
+export interface AnonymousSpec {
+  enabled: boolean;
+  /** When non-empty, anonymous access only for requests to one of these exact paths. */
+  conditions?: { path: string }[];
+}
+
+/**
+ * Kubernetes' anonymous authenticator: the request becomes `system:anonymous` in group
+ * `system:unauthenticated`, on every path or, with conditions, only on the listed paths.
+ */
+export function createAnonymousAuthenticator(spec: AnonymousSpec): Authenticator {
+  const paths = new Set((spec.conditions ?? []).map((c) => c.path));
+  return {
+    async authenticate(req: AuthenticationRequest): Promise<AuthenticationResult | null> {
+      if (!spec.enabled) return null;
+      if (paths.size > 0 && !paths.has(req.path)) return null;
+      return { user: { username: anonymousUser, groups: [systemUnauthenticated] } };
+    },
+  };
+}
+
+/**
+ * Adds anonymous access after the credential authenticators the way kube-apiserver does
+ * (union.NewFailOnError): a request that carries an invalid credential still fails with 401;
+ * only a request with no credential at all becomes anonymous.
+ */
+export function withAnonymous(credentials: Authenticator, spec: AnonymousSpec | undefined): Authenticator {
+  if (!spec?.enabled) return credentials;
+  const anonymous = createAnonymousAuthenticator(spec);
+  return {
+    async authenticate(req: AuthenticationRequest): Promise<AuthenticationResult | null> {
+      const result = await credentials.authenticate(req);
+      return result ?? anonymous.authenticate(req);
+    },
+  };
+}
