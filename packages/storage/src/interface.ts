@@ -97,6 +97,11 @@ export interface WatchEvent {
   object: StoredObject | Status;
   /** The previous state for MODIFIED and DELETED, so filtered watchers can tell an object leaving the selection. */
   prevObject?: StoredObject;
+  /**
+   * The storage key of the object (ADDED/MODIFIED/DELETED). Added to the lead's contract so a
+   * watch cache can be fed through the public Storage interface alone; servers may ignore it.
+   */
+  key?: string;
 }
 
 /** The annotation on the BOOKMARK that ends the initial events of a sendInitialEvents watch. */

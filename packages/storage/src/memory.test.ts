@@ -2,6 +2,7 @@ import { MemoryStorage, openStorage } from './index.js';
 import { runStorageContract } from '../test/contract-suite.js';
 
 runStorageContract('memory', { open: () => openStorage({ backend: 'memory' }) });
+runStorageContract('memory + watch cache', { open: () => openStorage({ backend: 'memory' }, { watchCache: true, watchCacheOptions: { freshnessTimeoutMs: 250 } }) });
 
 describe('memory storage', () => {
   it('closes a watcher that falls too far behind with an ERROR event', async () => {

@@ -81,20 +81,20 @@ export function transformEvent(e: KvEvent, predicate: Predicate | undefined): Wa
     if (e.prevValue === undefined) return undefined;
     const prev = decodeObject(e.prevValue, e.prevRevision ?? e.revision);
     if (predicate && !predicate(prev)) return undefined;
-    return { type: 'DELETED', object: decodeObject(e.prevValue, e.revision), prevObject: prev };
+    return { type: 'DELETED', object: decodeObject(e.prevValue, e.revision), prevObject: prev, key: e.key };
   }
   const obj = decodeObject(e.value ?? '{}', e.revision);
   if (e.prevValue === undefined) {
-    return !predicate || predicate(obj) ? { type: 'ADDED', object: obj } : undefined;
+    return !predicate || predicate(obj) ? { type: 'ADDED', object: obj, key: e.key } : undefined;
   }
   const prev = decodeObject(e.prevValue, e.prevRevision ?? e.revision);
-  if (!predicate) return { type: 'MODIFIED', object: obj, prevObject: prev };
+  if (!predicate) return { type: 'MODIFIED', object: obj, prevObject: prev, key: e.key };
   const cur = predicate(obj);
   const old = predicate(prev);
-  if (cur && old) return { type: 'MODIFIED', object: obj, prevObject: prev };
-  if (cur) return { type: 'ADDED', object: obj };
+  if (cur && old) return { type: 'MODIFIED', object: obj, prevObject: prev, key: e.key };
+  if (cur) return { type: 'ADDED', object: obj, key: e.key };
   // The object left the selection: the watcher sees it deleted, at this event's revision.
-  if (old) return { type: 'DELETED', object: decodeObject(e.prevValue, e.revision), prevObject: prev };
+  if (old) return { type: 'DELETED', object: decodeObject(e.prevValue, e.revision), prevObject: prev, key: e.key };
   return undefined;
 }
 
@@ -112,7 +112,7 @@ export class MvccStorage implements Storage {
   protected readonly maxQueuedEvents: number;
   protected readonly bookmarkIntervalMs: number;
   private closed = false;
-  private readonly watches = new Set<WatchStream>();
+  private readonly openWatches = new Set<WatchStream>();
 
   constructor(
     protected readonly kv: Kv,
@@ -189,16 +189,17 @@ export class MvccStorage implements Storage {
       if (opts.resourceVersionMatch === undefined && limit) readAt = rv;
       else minimum = rv;
     }
-    return this.readPages(prefix, end, start, { readAt, minimum, limit, predicate: opts.predicate, fromToken, rv });
+    return (await this.readPages(prefix, end, start, { readAt, minimum, limit, predicate: opts.predicate, fromToken })).result;
   }
 
   private async readPages(
     prefix: string,
     end: string,
     startKey: string,
-    o: { readAt?: number; minimum?: number; limit?: number; predicate?: Predicate; fromToken: boolean; rv?: number },
-  ): Promise<ListResult> {
+    o: { readAt?: number; minimum?: number; limit?: number; predicate?: Predicate; fromToken: boolean },
+  ): Promise<{ result: ListResult; keys: string[] }> {
     const items: StoredObject[] = [];
+    const keys: string[] = [];
     let start = startKey;
     let readAt = o.readAt;
     // With a predicate, read growing batches until the page is full (as etcd3's store does).
@@ -220,19 +221,23 @@ export class MvccStorage implements Storage {
       const { records } = res;
       for (let i = 0; i < records.length; i++) {
         const obj = decodeObject(records[i].value, records[i].modRevision);
-        if (!o.predicate || o.predicate(obj)) items.push(obj);
+        if (!o.predicate || o.predicate(obj)) {
+          items.push(obj);
+          keys.push(records[i].key);
+        }
         if (o.limit !== undefined && items.length >= o.limit) {
           const more = i < records.length - 1 || res.more;
-          if (!more) return { items, resourceVersion: String(res.revision) };
-          return {
+          if (!more) return { result: { items, resourceVersion: String(res.revision) }, keys };
+          const result: ListResult = {
             items,
             resourceVersion: String(res.revision),
             continue: encodeContinue(`${records[i].key}\u0000`, prefix, res.revision),
             remainingItemCount: o.predicate ? undefined : res.count - (i + 1),
           };
+          return { result, keys };
         }
       }
-      if (!res.more || records.length === 0) return { items, resourceVersion: String(res.revision) };
+      if (!res.more || records.length === 0) return { result: { items, resourceVersion: String(res.revision) }, keys };
       start = `${records[records.length - 1].key}\u0000`;
       if (batch !== undefined && round < 8) batch = Math.min(batch * 2, 10_000);
     }
@@ -301,12 +306,8 @@ export class MvccStorage implements Storage {
     const initial = opts.sendInitialEvents ?? (rv === undefined || rv === 0);
     let startRev: number;
     if (initial) {
-      const list = await this.list(prefix, {
-        resourceVersion: rv ? String(rv) : undefined,
-        resourceVersionMatch: rv ? 'NotOlderThan' : undefined,
-        predicate,
-      });
-      for (const obj of list.items) stream.push({ type: 'ADDED', object: obj });
+      const { result: list, keys } = await this.readPages(prefix, end, prefix, { minimum: rv || undefined, predicate, fromToken: false });
+      list.items.forEach((obj, i) => stream.push({ type: 'ADDED', object: obj, key: keys[i] }));
       startRev = Number(list.resourceVersion);
       if (opts.sendInitialEvents === true) stream.push({ type: 'BOOKMARK', object: bookmarkObject(startRev, true) });
     } else if (rv === undefined || rv === 0) {
@@ -347,12 +348,12 @@ export class MvccStorage implements Storage {
     }
     const onAbort = (): void => stream.stop();
     opts.signal?.addEventListener('abort', onAbort, { once: true });
-    this.watches.add(stream);
+    this.openWatches.add(stream);
     stream.onStopped(() => {
       cancel();
       if (timer) clearInterval(timer);
       opts.signal?.removeEventListener('abort', onAbort);
-      this.watches.delete(stream);
+      this.openWatches.delete(stream);
     });
     return stream;
   }
@@ -390,7 +391,7 @@ export class MvccStorage implements Storage {
 
   async close(): Promise<void> {
     if (this.closed) return;
-    for (const w of [...this.watches]) w.finish();
+    for (const w of [...this.openWatches]) w.finish();
     this.closed = true;
     await this.kv.close();
   }

@@ -2,6 +2,8 @@ import type { Storage } from './interface.js';
 import { MemoryStorage } from './memory-storage.js';
 import type { MvccStorageOptions } from './mvcc-storage.js';
 import { SqliteStorage } from './sqlite-storage.js';
+import { WatchCache } from './watch-cache.js';
+import type { WatchCacheOptions } from './watch-cache.js';
 
 export interface MemoryBackendOptions {
   backend: 'memory';
@@ -34,11 +36,13 @@ export type BackendOptions = MemoryBackendOptions | SqliteBackendOptions | Etcd3
 export interface OpenStorageExtra extends MvccStorageOptions {
   /** Serve reads and watches from an in-memory watch cache above the backend. */
   watchCache?: boolean;
+  /** Tuning of the watch cache (window size, freshness timeout, progress period). */
+  watchCacheOptions?: Omit<WatchCacheOptions, 'maxQueuedEvents' | 'bookmarkIntervalMs'>;
 }
 
 /** Opens the configured backend, optionally behind a watch cache. The server's only entry point. */
 export async function openStorage(opts: BackendOptions, extra: OpenStorageExtra = {}): Promise<Storage> {
-  const { watchCache: _wc, ...mvcc } = extra;
+  const { watchCache, watchCacheOptions, ...mvcc } = extra;
   let storage: Storage;
   switch (opts.backend) {
     case 'memory':
@@ -50,5 +54,11 @@ export async function openStorage(opts: BackendOptions, extra: OpenStorageExtra 
     default:
       throw new TypeError(`unknown storage backend ${JSON.stringify((opts as { backend: unknown }).backend)}`);
   }
-  return storage;
+  if (!watchCache) return storage;
+  try {
+    return await WatchCache.open(storage, { ...watchCacheOptions, ...mvcc });
+  } catch (err) {
+    await storage.close();
+    throw err;
+  }
 }

@@ -19,6 +19,7 @@ afterAll(() => {
 });
 
 runStorageContract('sqlite', { open: () => openStorage({ backend: 'sqlite', dataDir: tempDir() }) });
+runStorageContract('sqlite + watch cache', { open: () => openStorage({ backend: 'sqlite', dataDir: tempDir() }, { watchCache: true, watchCacheOptions: { freshnessTimeoutMs: 250 } }) });
 
 const ctb = (name: string) => ({ metadata: { name }, spec: { name } });
 const key = (name: string) => `/certificates.plat.io/clustertrustbundles/${name}`;

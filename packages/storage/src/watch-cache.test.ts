@@ -1,0 +1,148 @@
+import type { Storage, Watch, WatchEvent, WatchOptions } from './index.js';
+import { MemoryStorage, WatchCache } from './index.js';
+
+/** A backend that counts its reads and lets a test break its watches. */
+class CountingBackend extends MemoryStorage {
+  watchCalls = 0;
+  lists = 0;
+  gets = 0;
+  open: Watch[] = [];
+  override async watch(prefix: string, opts?: WatchOptions): Promise<Watch> {
+    this.watchCalls++;
+    const w = await super.watch(prefix, opts);
+    this.open.push(w);
+    return w;
+  }
+  override list(...args: Parameters<Storage['list']>): ReturnType<Storage['list']> {
+    this.lists++;
+    return super.list(...args);
+  }
+  override get(...args: Parameters<Storage['get']>): ReturnType<Storage['get']> {
+    this.gets++;
+    return super.get(...args);
+  }
+}
+
+const key = (n: string) => `/certificates.plat.io/clustertrustbundles/${n}`;
+const prefix = '/certificates.plat.io/clustertrustbundles';
+const obj = (n: string) => ({ metadata: { name: n }, spec: { n } });
+
+async function next(w: Watch, ms = 2000): Promise<IteratorResult<WatchEvent>> {
+  let t: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      w[Symbol.asyncIterator]().next(),
+      new Promise<never>((_, reject) => {
+        t = setTimeout(() => reject(new Error('timed out')), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(t);
+  }
+}
+
+describe('watch cache', () => {
+  let backend: CountingBackend;
+  let cache: WatchCache;
+  beforeEach(async () => {
+    backend = new CountingBackend();
+    for (const n of ['a', 'b', 'c']) await backend.create(key(n), obj(n));
+    cache = await WatchCache.open(backend, { capacity: 5, freshnessTimeoutMs: 200 });
+  });
+  afterEach(async () => {
+    await cache.close();
+  });
+
+  it('serves many watchers from one backend watch', async () => {
+    const watchers = await Promise.all(Array.from({ length: 50 }, () => cache.watch(prefix, { sendInitialEvents: false })));
+    const created = await cache.create(key('d'), obj('d'));
+    for (const w of watchers) {
+      const r = await next(w);
+      expect(r.value?.type).toBe('ADDED');
+      expect(r.value?.object).toEqual(created);
+    }
+    // Each watcher got its own copy.
+    expect(backend.watchCalls).toBe(1);
+    for (const w of watchers) w.stop();
+  });
+
+  it('serves lists at "", "0" and NotOlderThan and gets at "0" from memory', async () => {
+    const before = backend.lists;
+    const l1 = await cache.list(prefix);
+    const l2 = await cache.list(prefix, { resourceVersion: '0' });
+    const l3 = await cache.list(prefix, { resourceVersion: l1.resourceVersion, resourceVersionMatch: 'NotOlderThan' });
+    expect(l1.items.map((o) => o.metadata?.name)).toEqual(['a', 'b', 'c']);
+    expect(l2.items).toEqual(l1.items);
+    expect(l3.items).toEqual(l1.items);
+    const g = await cache.get(key('a'), { resourceVersion: '0' });
+    expect(g.spec).toEqual({ n: 'a' });
+    expect(backend.lists).toBe(before);
+    expect(backend.gets).toBe(0);
+    // Readers cannot change the cache through the objects they got.
+    (l1.items[0].spec as { n: string }).n = 'changed';
+    expect((await cache.get(key('a'), { resourceVersion: '0' })).spec).toEqual({ n: 'a' });
+    // A quorum get goes to the backend.
+    await cache.get(key('a'));
+    expect(backend.gets).toBe(1);
+  });
+
+  it('hands out a first page whose continue token the backend serves at the same snapshot', async () => {
+    const first = await cache.list(prefix, { limit: 2 });
+    expect(first.items.map((o) => o.metadata?.name)).toEqual(['a', 'b']);
+    expect(first.remainingItemCount).toBe(1);
+    await cache.delete(key('c'));
+    const rest = await cache.list(prefix, { limit: 2, continue: first.continue });
+    expect(rest.items.map((o) => o.metadata?.name)).toEqual(['c']);
+    expect(rest.resourceVersion).toBe(first.resourceVersion);
+  });
+
+  it('answers 410 for a watch older than its event window', async () => {
+    const start = await cache.currentRevision();
+    for (let i = 0; i < 8; i++) await cache.guaranteedUpdate(key('a'), (c) => ({ ...c, spec: { i } }));
+    await cache.list(prefix); // catch up
+    await expect(cache.watch(prefix, { resourceVersion: String(start) })).rejects.toMatchObject({
+      code: 410,
+      reason: 'Expired',
+      message: expect.stringMatching(new RegExp(`^too old resource version: ${start} \\(\\d+\\)$`)),
+    });
+    const recent = String((await cache.currentRevision()) - 2);
+    const w = await cache.watch(prefix, { resourceVersion: recent });
+    expect((await next(w)).value?.type).toBe('MODIFIED');
+    w.stop();
+  });
+
+  it('waits for a newer revision, then answers 504 Too large resource version', async () => {
+    const cur = await cache.currentRevision();
+    await expect(cache.get(key('a'), { resourceVersion: String(cur + 5) })).rejects.toMatchObject({ code: 504, reason: 'Timeout' });
+    const pending = cache.get(key('a'), { resourceVersion: String(cur + 1) });
+    await backend.guaranteedUpdate(key('a'), (c) => ({ ...c, spec: { late: true } }));
+    expect((await pending).spec).toEqual({ late: true });
+  });
+
+  it('closes a watcher that falls behind with an ERROR event, not unbounded memory', async () => {
+    await cache.close();
+    backend = new CountingBackend();
+    cache = await WatchCache.open(backend, { maxQueuedEvents: 3 });
+    const w = await cache.watch(prefix, { sendInitialEvents: false });
+    for (let i = 0; i < 6; i++) await cache.create(key(`x${i}`), obj(`x${i}`));
+    const got: WatchEvent[] = [];
+    for await (const e of w) got.push(e);
+    expect(got.map((e) => e.type)).toEqual(['ERROR']);
+    expect(got[0].object).toMatchObject({ code: 410, reason: 'Expired' });
+  });
+
+  it('reloads after its backend watch breaks, closing its watchers so they resume', async () => {
+    const w = await cache.watch(prefix, { sendInitialEvents: false });
+    const upstream = backend.open[0] as Watch & { fail(s: unknown): void };
+    upstream.fail({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 500, reason: 'InternalError', message: 'boom' });
+    expect((await next(w)).done).toBe(true);
+    await cache.create(key('z'), obj('z'));
+    const deadline = Date.now() + 3000;
+    while (backend.watchCalls < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    await cache.synced();
+    expect(backend.watchCalls).toBe(2);
+    const l = await cache.list(prefix, { resourceVersion: '0' });
+    expect(l.items.map((o) => o.metadata?.name)).toEqual(['a', 'b', 'c', 'z']);
+    expect(await cache.ready()).toBe(true);
+  });
+});

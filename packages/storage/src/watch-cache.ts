@@ -1,0 +1,460 @@
+import { newBadRequest } from '@plat/api-model';
+import type { Status } from '@plat/api-model';
+import type {
+  CreateOptions,
+  DeleteOptions,
+  GetOptions,
+  ListOptions,
+  ListResult,
+  Predicate,
+  Storage,
+  StoredObject,
+  TryUpdate,
+  UpdateOptions,
+  Watch,
+  WatchEvent,
+  WatchOptions,
+} from './interface.js';
+import { initialEventsEndAnnotation } from './interface.js';
+import { encodeContinue } from './continue-token.js';
+import { bookmarkObject } from './mvcc-storage.js';
+import { parseResourceVersion } from './resource-version.js';
+import { notFound, tooLargeResourceVersion, tooOldResourceVersion } from './storage-errors.js';
+import { normalizePrefix, prefixEnd, validateKey } from './storage-key.js';
+import { WatchStream, defaultMaxQueuedEvents } from './watch-stream.js';
+
+export interface WatchCacheOptions {
+  /** Recent events kept for watchers resuming from a revision (default 10 000). */
+  capacity?: number;
+  /** Events one watcher may have queued before it is closed with an ERROR event. */
+  maxQueuedEvents?: number;
+  /** Default bookmark period for watches with allowWatchBookmarks (ms, default 60 000). */
+  bookmarkIntervalMs?: number;
+  /** How long a read for a newer revision waits for the cache to catch up (default 3000 ms, as kube-apiserver). */
+  freshnessTimeoutMs?: number;
+  /** Period of the backend's progress bookmarks that advance the cache revision without writes (default 1000 ms). */
+  progressIntervalMs?: number;
+}
+
+/** A cached object: the parsed form (for predicates) and its JSON (each reader gets its own copy). */
+interface Entry {
+  obj: StoredObject;
+  json: string;
+}
+
+interface CachedEvent {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  key: string;
+  revision: number;
+  entry: Entry;
+  prev?: Entry;
+}
+
+interface CacheWatcher {
+  start: string;
+  end: string;
+  predicate?: Predicate;
+  stream: WatchStream;
+}
+
+function entryOf(obj: StoredObject): Entry {
+  return { obj, json: JSON.stringify(obj) };
+}
+
+function copy(e: Entry): StoredObject {
+  return JSON.parse(e.json) as StoredObject;
+}
+
+function copyAt(e: Entry, revision: number): StoredObject {
+  const o = copy(e);
+  o.metadata = { ...o.metadata, resourceVersion: String(revision) };
+  return o;
+}
+
+function lowerBound(arr: readonly string[], x: string): number {
+  let lo = 0;
+  let hi = arr.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (arr[mid] < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * A watch cache above any Storage: the current objects and a window of recent events in memory,
+ * fed by one backend watch. It serves get (resourceVersion "0" or "N"), list (""/"0"/NotOlderThan,
+ * first pages included) and every watch from memory, so N watchers cost one backend watch.
+ * Writes, quorum gets, Exact lists and continued pages go to the backend, whose snapshot at the
+ * cache's revision is the same one the cache served. Like kube-apiserver's cacher, a watch from
+ * a revision older than the window answers 410, and a slow watcher is closed with an ERROR event.
+ */
+export class WatchCache implements Storage {
+  private readonly capacity: number;
+  private readonly maxQueuedEvents: number;
+  private readonly bookmarkIntervalMs: number;
+  private readonly freshnessTimeoutMs: number;
+  private readonly progressIntervalMs: number;
+
+  private readonly objects = new Map<string, Entry>();
+  private keys: string[] = [];
+  private events: CachedEvent[] = [];
+  private eventsHead = 0;
+  /** Every change up to rev has been applied. */
+  private rev = 0;
+  /** A watch must start at or above this revision. */
+  private floor = 0;
+  private isReady = false;
+  private closed = false;
+  private upstream: Watch | undefined;
+  private readonly watchers = new Set<CacheWatcher>();
+  private waiters: Array<{ rev: number; resolve: (fresh: boolean) => void }> = [];
+  private initialSync: Promise<void>;
+
+  constructor(
+    private readonly backend: Storage,
+    opts: WatchCacheOptions = {},
+  ) {
+    this.capacity = opts.capacity ?? 10_000;
+    this.maxQueuedEvents = opts.maxQueuedEvents ?? defaultMaxQueuedEvents;
+    this.bookmarkIntervalMs = opts.bookmarkIntervalMs ?? 60_000;
+    this.freshnessTimeoutMs = opts.freshnessTimeoutMs ?? 3000;
+    this.progressIntervalMs = opts.progressIntervalMs ?? 1000;
+    this.initialSync = this.sync(true);
+    // A failed first load is reported by open()/synced(); keep it from being an unhandled rejection.
+    this.initialSync.catch(() => undefined);
+  }
+
+  /** Builds a cache over `backend` and waits until it holds the backend's current state. */
+  static async open(backend: Storage, opts: WatchCacheOptions = {}): Promise<WatchCache> {
+    const cache = new WatchCache(backend, opts);
+    await cache.initialSync;
+    return cache;
+  }
+
+  /** Waits for the first sync (constructor callers). */
+  synced(): Promise<void> {
+    return this.initialSync;
+  }
+
+  /** The revision the cache has applied every change up to. */
+  get revision(): number {
+    return this.rev;
+  }
+
+  // ---- feeding the cache ----
+
+  /** Loads the current state through one backend watch with initial events, then follows it. */
+  private async sync(first: boolean): Promise<void> {
+    let attempt = 0;
+    for (;;) {
+      if (this.closed) return;
+      try {
+        const w = await this.backend.watch('/', {
+          sendInitialEvents: true,
+          allowWatchBookmarks: true,
+          bookmarkIntervalMs: this.progressIntervalMs,
+        });
+        this.upstream = w;
+        const it = w[Symbol.asyncIterator]();
+        this.objects.clear();
+        const loaded: string[] = [];
+        for (;;) {
+          const r = await it.next();
+          if (r.done) throw new Error('backend watch ended during the initial sync');
+          const e = r.value;
+          if (e.type === 'ADDED' && e.key) {
+            this.objects.set(e.key, entryOf(e.object as StoredObject));
+            loaded.push(e.key);
+          } else if (e.type === 'BOOKMARK') {
+            const meta = (e.object as StoredObject).metadata;
+            if (meta?.annotations?.[initialEventsEndAnnotation] === 'true') {
+              this.keys = loaded.sort();
+              this.events = [];
+              this.eventsHead = 0;
+              this.rev = Number(meta.resourceVersion);
+              this.floor = this.rev;
+              break;
+            }
+          } else if (e.type === 'ERROR') {
+            throw new Error((e.object as Status).message ?? 'backend watch failed');
+          }
+        }
+        this.isReady = true;
+        this.resolveWaiters();
+        void this.follow(it);
+        return;
+      } catch (err) {
+        if (this.closed) return;
+        this.upstream?.stop();
+        // The first load reports the failure to open(); later reloads retry with backoff while
+        // reads pass through to the backend (and answer 503 while it is unreachable).
+        if (first) throw err;
+        attempt++;
+        await new Promise((r) => setTimeout(r, Math.min(2000, 50 * 2 ** Math.min(attempt, 6))));
+      }
+    }
+  }
+
+  private async follow(it: AsyncIterator<WatchEvent>): Promise<void> {
+    try {
+      for (;;) {
+        const r = await it.next();
+        if (r.done) break;
+        const e = r.value;
+        if (e.type === 'BOOKMARK') {
+          this.advance(Number((e.object as StoredObject).metadata?.resourceVersion));
+        } else if (e.type === 'ERROR') {
+          break;
+        } else if (e.key) {
+          this.apply(e.type, e.key, e.object as StoredObject, e.prevObject);
+        }
+      }
+    } finally {
+      if (!this.closed) this.reinitialize();
+    }
+  }
+
+  /** The backend watch broke: close every watcher (they resume from their last revision) and reload. */
+  private reinitialize(): void {
+    this.isReady = false;
+    for (const w of [...this.watchers]) w.stream.finish();
+    this.initialSync = this.sync(false);
+  }
+
+  private apply(type: 'ADDED' | 'MODIFIED' | 'DELETED', key: string, obj: StoredObject, prevObject?: StoredObject): void {
+    const revision = Number(obj.metadata?.resourceVersion);
+    const entry = entryOf(obj);
+    const old = this.objects.get(key);
+    const prev = old ?? (prevObject ? entryOf(prevObject) : undefined);
+    if (type === 'DELETED') {
+      if (old) {
+        this.objects.delete(key);
+        const i = lowerBound(this.keys, key);
+        if (this.keys[i] === key) this.keys.splice(i, 1);
+      }
+    } else {
+      if (!old) this.keys.splice(lowerBound(this.keys, key), 0, key);
+      this.objects.set(key, entry);
+    }
+    const ev: CachedEvent = { type, key, revision, entry, prev: type === 'ADDED' ? undefined : prev };
+    this.events.push(ev);
+    if (this.events.length - this.eventsHead > this.capacity) {
+      this.floor = this.events[this.eventsHead].revision;
+      this.eventsHead++;
+      if (this.eventsHead > 4096) {
+        this.events = this.events.slice(this.eventsHead);
+        this.eventsHead = 0;
+      }
+    }
+    for (const w of this.watchers) this.deliver(w, ev);
+    this.advance(revision);
+  }
+
+  private advance(revision: number): void {
+    if (revision > this.rev) this.rev = revision;
+    this.resolveWaiters();
+  }
+
+  private resolveWaiters(): void {
+    if (!this.waiters.length) return;
+    const still: typeof this.waiters = [];
+    for (const w of this.waiters) {
+      if (this.isReady && w.rev <= this.rev) w.resolve(true);
+      else still.push(w);
+    }
+    this.waiters = still;
+  }
+
+  /** Resolves true once the cache has applied `revision`, false after the freshness timeout. */
+  private waitFresh(revision: number): Promise<boolean> {
+    if (this.isReady && revision <= this.rev) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const waiter = {
+        rev: revision,
+        resolve: (fresh: boolean) => {
+          clearTimeout(timer);
+          resolve(fresh);
+        },
+      };
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+        resolve(false);
+      }, this.freshnessTimeoutMs);
+      timer.unref();
+      this.waiters.push(waiter);
+    });
+  }
+
+  /** Waits for `revision` or answers 504 Too large resource version, as the cacher does. */
+  private async requireFresh(revision: number): Promise<void> {
+    if (!(await this.waitFresh(revision))) throw tooLargeResourceVersion(revision, this.rev);
+  }
+
+  private deliver(w: CacheWatcher, ev: CachedEvent): void {
+    if (ev.key < w.start || ev.key >= w.end) return;
+    const p = w.predicate;
+    if (ev.type === 'ADDED') {
+      if (!p || p(ev.entry.obj)) w.stream.push({ type: 'ADDED', object: copy(ev.entry), key: ev.key });
+      return;
+    }
+    if (ev.type === 'DELETED') {
+      if (!p || (ev.prev && p(ev.prev.obj))) {
+        w.stream.push({ type: 'DELETED', object: copy(ev.entry), prevObject: ev.prev && copy(ev.prev), key: ev.key });
+      }
+      return;
+    }
+    const cur = !p || p(ev.entry.obj);
+    const old = !p || (ev.prev !== undefined && p(ev.prev.obj));
+    if (cur && old) {
+      w.stream.push({ type: 'MODIFIED', object: copy(ev.entry), prevObject: ev.prev && copy(ev.prev), key: ev.key });
+    } else if (cur) {
+      w.stream.push({ type: 'ADDED', object: copy(ev.entry), key: ev.key });
+    } else if (old && ev.prev) {
+      w.stream.push({ type: 'DELETED', object: copyAt(ev.prev, ev.revision), prevObject: copy(ev.prev), key: ev.key });
+    }
+  }
+
+  // ---- reads ----
+
+  async get(key: string, opts: GetOptions = {}): Promise<StoredObject> {
+    validateKey(key);
+    const rv = parseResourceVersion(opts.resourceVersion);
+    // resourceVersion "" asks for the most recent state: a quorum read from the backend.
+    if (rv === undefined || !this.isReady) return this.backend.get(key, opts);
+    if (rv > 0) await this.requireFresh(rv);
+    const e = this.objects.get(key);
+    if (!e) throw notFound(key);
+    return copy(e);
+  }
+
+  async list(prefixIn: string, opts: ListOptions = {}): Promise<ListResult> {
+    const rv = parseResourceVersion(opts.resourceVersion);
+    const limit = opts.limit && opts.limit > 0 ? opts.limit : undefined;
+    if (opts.limit !== undefined && (!Number.isInteger(opts.limit) || opts.limit < 0)) {
+      throw newBadRequest('limit must be a non-negative integer');
+    }
+    // Continued pages, exact snapshots and legacy paginated lists at N read the backend's history.
+    const exact =
+      opts.resourceVersionMatch === 'Exact' || (rv !== undefined && rv > 0 && opts.resourceVersionMatch === undefined && limit !== undefined);
+    if (opts.continue || exact || !this.isReady) return this.backend.list(prefixIn, opts);
+    if (rv === undefined) {
+      // A consistent read: serve from memory once the cache has caught up with the backend.
+      const current = await this.backend.currentRevision();
+      if (!(await this.waitFresh(current))) return this.backend.list(prefixIn, opts);
+    } else if (rv > 0) {
+      await this.requireFresh(rv);
+    }
+    const prefix = normalizePrefix(prefixIn);
+    const end = prefixEnd(prefix);
+    const items: StoredObject[] = [];
+    const p = opts.predicate;
+    const revision = this.rev;
+    let i = lowerBound(this.keys, prefix);
+    for (; i < this.keys.length && this.keys[i] < end; i++) {
+      const e = this.objects.get(this.keys[i])!;
+      if (p && !p(e.obj)) continue;
+      items.push(copy(e));
+      if (limit !== undefined && items.length >= limit) break;
+    }
+    const result: ListResult = { items, resourceVersion: String(revision) };
+    if (limit !== undefined && items.length >= limit && i + 1 < this.keys.length && this.keys[i + 1] < end) {
+      result.continue = encodeContinue(`${this.keys[i]}\u0000`, prefix, revision);
+      if (!p) result.remainingItemCount = lowerBound(this.keys, end) - (i + 1);
+    }
+    return result;
+  }
+
+  async count(prefix: string): Promise<number> {
+    if (!this.isReady) return this.backend.count(prefix);
+    const p = normalizePrefix(prefix);
+    return lowerBound(this.keys, prefixEnd(p)) - lowerBound(this.keys, p);
+  }
+
+  async watch(prefixIn: string, opts: WatchOptions = {}): Promise<Watch> {
+    if (!this.isReady) await Promise.race([this.initialSync, new Promise((r) => setTimeout(r, this.freshnessTimeoutMs).unref())]);
+    if (!this.isReady) return this.backend.watch(prefixIn, opts);
+    const prefix = normalizePrefix(prefixIn);
+    const end = prefixEnd(prefix);
+    const rv = parseResourceVersion(opts.resourceVersion);
+    const predicate = opts.predicate;
+    const initial = opts.sendInitialEvents ?? (rv === undefined || rv === 0);
+    if (initial && rv === undefined) await this.requireFresh(await this.backend.currentRevision());
+    else if (rv !== undefined && rv > 0) await this.requireFresh(rv);
+    if (!initial && rv !== undefined && rv > 0 && rv < this.floor) throw tooOldResourceVersion(rv, this.floor);
+
+    // From here on everything is synchronous: the snapshot, the catch-up and the registration
+    // see the same cache state.
+    const stream = new WatchStream(this.maxQueuedEvents);
+    const w: CacheWatcher = { start: prefix, end, predicate, stream };
+    let startRev: number;
+    if (initial) {
+      for (let i = lowerBound(this.keys, prefix); i < this.keys.length && this.keys[i] < end; i++) {
+        const e = this.objects.get(this.keys[i])!;
+        if (!predicate || predicate(e.obj)) stream.push({ type: 'ADDED', object: copy(e), key: this.keys[i] });
+      }
+      startRev = this.rev;
+      if (opts.sendInitialEvents === true) stream.push({ type: 'BOOKMARK', object: bookmarkObject(startRev, true) });
+    } else {
+      startRev = rv === undefined || rv === 0 ? this.rev : rv;
+      for (let i = this.eventsHead; i < this.events.length; i++) {
+        if (this.events[i].revision > startRev) this.deliver(w, this.events[i]);
+      }
+    }
+    this.watchers.add(w);
+    let timer: NodeJS.Timeout | undefined;
+    if (opts.allowWatchBookmarks) {
+      timer = setInterval(() => stream.push({ type: 'BOOKMARK', object: bookmarkObject(this.rev) }), opts.bookmarkIntervalMs ?? this.bookmarkIntervalMs);
+      timer.unref();
+    }
+    const onAbort = (): void => stream.stop();
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    stream.onStopped(() => {
+      this.watchers.delete(w);
+      if (timer) clearInterval(timer);
+      opts.signal?.removeEventListener('abort', onAbort);
+    });
+    return stream;
+  }
+
+  // ---- writes and the rest go to the backend ----
+
+  create(key: string, obj: StoredObject, opts?: CreateOptions): Promise<StoredObject> {
+    return this.backend.create(key, obj, opts);
+  }
+
+  guaranteedUpdate(key: string, tryUpdate: TryUpdate, opts?: UpdateOptions): Promise<StoredObject> {
+    return this.backend.guaranteedUpdate(key, tryUpdate, opts);
+  }
+
+  delete(key: string, opts?: DeleteOptions): Promise<StoredObject> {
+    return this.backend.delete(key, opts);
+  }
+
+  async compact(revision: number): Promise<void> {
+    await this.backend.compact(revision);
+    // Watches may not start below the backend's compaction point, even where the window reaches.
+    if (revision > this.floor) this.floor = revision;
+    while (this.eventsHead < this.events.length && this.events[this.eventsHead].revision <= revision) this.eventsHead++;
+  }
+
+  currentRevision(): Promise<number> {
+    return this.backend.currentRevision();
+  }
+
+  async ready(): Promise<boolean> {
+    return this.isReady && (await this.backend.ready());
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.isReady = false;
+    this.upstream?.stop();
+    for (const w of [...this.watchers]) w.stream.finish();
+    for (const w of this.waiters) w.resolve(false);
+    this.waiters = [];
+    await this.backend.close();
+  }
+}
