@@ -30,9 +30,14 @@ function refName(schema) {
 
 // Roots: every definition that names a group/version/kind. Lists (`...List`) and meta kinds are
 // kept too: a patch against them is rare but harmless, and the lookup must know them.
+// Left out: the groups served by kube-apiserver's extension servers (CustomResourceDefinition,
+// APIService). kubectl's client scheme does not hold them, so `kubectl patch --local` refuses
+// strategic merge patch for them, and so does `clientctl`.
+const EXCLUDED_GROUPS = new Set(['apiextensions.k8s.io', 'apiregistration.k8s.io']);
 const gvkIndex = [];
 for (const [name, def] of Object.entries(definitions)) {
   for (const gvk of def['x-kubernetes-group-version-kind'] ?? []) {
+    if (EXCLUDED_GROUPS.has(gvk.group)) continue;
     const apiVersion = gvk.group ? `${gvk.group}/${gvk.version}` : gvk.version;
     gvkIndex.push({ key: `${apiVersion}/${gvk.kind}`, name });
   }

@@ -127,3 +127,94 @@ export const customResource = {
   metadata: { name: 'ct' },
   spec: { cronSpec: '* * * * */5', items: [{ name: 'a' }] },
 };
+
+export const statefulSet = {
+  apiVersion: 'apps/v1',
+  kind: 'StatefulSet',
+  metadata: { name: 'db' },
+  spec: {
+    serviceName: 'db',
+    selector: { matchLabels: { app: 'db' } },
+    template: {
+      metadata: { labels: { app: 'db' } },
+      spec: {
+        containers: [{ name: 'db', image: 'postgres:16', volumeMounts: [{ name: 'data', mountPath: '/var/lib/postgresql' }] }],
+        topologySpreadConstraints: [
+          { maxSkew: 1, topologyKey: 'zone', whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { app: 'db' } } },
+        ],
+      },
+    },
+    volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } }],
+  },
+};
+
+export const node = {
+  apiVersion: 'v1',
+  kind: 'Node',
+  metadata: { name: 'n1', labels: { zone: 'a' } },
+  spec: {
+    taints: [
+      { key: 'dedicated', value: 'db', effect: 'NoSchedule' },
+      { key: 'gpu', effect: 'NoExecute' },
+    ],
+    podCIDRs: ['10.0.0.0/24'],
+  },
+};
+
+export const cronJob = {
+  apiVersion: 'batch/v1',
+  kind: 'CronJob',
+  metadata: { name: 'cj' },
+  spec: {
+    schedule: '*/5 * * * *',
+    jobTemplate: {
+      spec: {
+        backoffLimit: 2,
+        template: { spec: { restartPolicy: 'Never', containers: [{ name: 'job', image: 'busybox', args: ['echo', 'hi'] }] } },
+      },
+    },
+  },
+};
+
+export const serviceAccount = {
+  apiVersion: 'v1',
+  kind: 'ServiceAccount',
+  metadata: { name: 'sa' },
+  secrets: [{ name: 's1' }],
+  imagePullSecrets: [{ name: 'p1' }],
+};
+
+export const crd = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'crontabs.stable.example.com' },
+  spec: {
+    group: 'stable.example.com',
+    names: { kind: 'CronTab', plural: 'crontabs', shortNames: ['ct'] },
+    scope: 'Namespaced',
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: { spec: { type: 'object', properties: { cronSpec: { type: 'string' }, replicas: { type: 'integer' } } } },
+          },
+        },
+      },
+    ],
+  },
+};
+
+export const networkPolicy = {
+  apiVersion: 'networking.k8s.io/v1',
+  kind: 'NetworkPolicy',
+  metadata: { name: 'np' },
+  spec: {
+    podSelector: { matchLabels: { app: 'web' } },
+    policyTypes: ['Ingress'],
+    ingress: [{ from: [{ podSelector: { matchLabels: { role: 'fe' } } }], ports: [{ port: 80, protocol: 'TCP' }] }],
+  },
+};
