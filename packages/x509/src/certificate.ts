@@ -189,7 +189,7 @@ function parseSubjectAltNames(value: Uint8Array): { dnsNames: string[]; ipAddres
       const raw = (item as asn1js.Primitive).valueBlock.valueHexView;
       if (raw === undefined) fail('x509: invalid subject alternative names');
       if (tag.tagNumber === 2) {
-        for (const c of raw) if (c > 0x7e || c < 0x20) fail('x509: SAN dNSName is malformed');
+        for (const c of raw) if (c > 0x7f) fail('x509: SAN dNSName is malformed');
         dnsNames.push(Buffer.from(raw).toString('latin1'));
       } else if (raw.length === 4) {
         ipAddresses.push(Array.from(raw).join('.'));
