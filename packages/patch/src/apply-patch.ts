@@ -1,4 +1,4 @@
-import { applyJsonPatch } from './json-patch.js';
+import { applyJsonPatch, type JsonPatchOptions } from './json-patch.js';
 import { applyMergePatch } from './merge-patch.js';
 import { newStrategicMergeNotSupported } from './patch-errors.js';
 import { applyStrategicMergePatch } from './strategic-merge-patch.js';
@@ -11,6 +11,8 @@ export interface ApplyPatchOptions {
   /** The object's apiVersion and kind: they choose the strategic merge patch schema. */
   readonly apiVersion: string;
   readonly kind: string;
+  /** Server limits for JSON patch (see applyJsonPatch); none by default, as `kubectl --local`. */
+  readonly jsonPatch?: JsonPatchOptions;
 }
 
 /** The Content-Type of each patch type on the wire. */
@@ -20,6 +22,15 @@ export const PATCH_CONTENT_TYPES: Readonly<Record<PatchType, string>> = {
   strategic: 'application/strategic-merge-patch+json',
 };
 
+/** The patch type of a PATCH request's Content-Type (parameters ignored), or undefined. */
+export function patchTypeForContentType(contentType: string): PatchType | undefined {
+  const mediaType = contentType.split(';')[0].trim().toLowerCase();
+  for (const [type, ct] of Object.entries(PATCH_CONTENT_TYPES) as [PatchType, string][]) {
+    if (ct === mediaType) return type;
+  }
+  return undefined;
+}
+
 /**
  * Applies a decoded patch of the given type to a decoded object and returns the new object.
  * Neither input is changed. Failures are StatusErrors; strategic merge patch of a kind without a
@@ -28,7 +39,7 @@ export const PATCH_CONTENT_TYPES: Readonly<Record<PatchType, string>> = {
 export function applyPatch(doc: unknown, patch: unknown, type: PatchType, opts: ApplyPatchOptions): unknown {
   switch (type) {
     case 'json':
-      return applyJsonPatch(doc, patch);
+      return applyJsonPatch(doc, patch, opts.jsonPatch);
     case 'merge':
       return applyMergePatch(doc, patch);
     case 'strategic': {

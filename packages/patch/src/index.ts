@@ -1,5 +1,17 @@
-export { applyPatch, PATCH_CONTENT_TYPES, type ApplyPatchOptions, type PatchType } from './apply-patch.js';
-export { applyJsonPatch, decodeJsonPatch, MAX_JSON_PATCH_OPERATIONS } from './json-patch.js';
+export {
+  applyPatch,
+  PATCH_CONTENT_TYPES,
+  patchTypeForContentType,
+  type ApplyPatchOptions,
+  type PatchType,
+} from './apply-patch.js';
+export {
+  applyJsonPatch,
+  decodeJsonPatch,
+  MAX_JSON_PATCH_COPY_BYTES,
+  MAX_JSON_PATCH_OPERATIONS,
+  type JsonPatchOptions,
+} from './json-patch.js';
 export { applyMergePatch } from './merge-patch.js';
 export { applyStrategicMergePatch } from './strategic-merge-patch.js';
 export {

@@ -148,3 +148,24 @@ describe('applyJsonPatch (Kubernetes semantics)', () => {
     expect(failure(() => applyJsonPatch({}, ['x'])).message).toBe('json: cannot unmarshal string into Go value of type jsonpatch.Operation');
   });
 });
+
+describe('applyJsonPatch server limits', () => {
+  it('refuses more operations than allowed with 413, before applying any', () => {
+    const ops = Array.from({ length: 4 }, (_, i) => ({ op: 'add', path: `/k${i}`, value: i }));
+    const err = failure(() => applyJsonPatch({}, ops, { maxOperations: 3 }));
+    expect(err.code).toBe(413);
+    expect(err.message).toBe('Request entity too large: The allowed maximum operations in a JSON patch is 3, got 4');
+    expect(applyJsonPatch({}, ops, { maxOperations: 4 })).toEqual({ k0: 0, k1: 1, k2: 2, k3: 3 });
+  });
+
+  it('limits the bytes copy operations add, counting as Go encodes JSON', () => {
+    const doc = { a: 'x<y' }; // Go writes "x\u003cy": 10 bytes
+    const copyTwice = [
+      { op: 'copy', from: '/a', path: '/b' },
+      { op: 'copy', from: '/a', path: '/c' },
+    ];
+    expect(applyJsonPatch(doc, copyTwice, { maxCopyBytes: 20 })).toEqual({ a: 'x<y', b: 'x<y', c: 'x<y' });
+    const err = failure(() => applyJsonPatch(doc, copyTwice, { maxCopyBytes: 19 }));
+    expect(err.message).toBe('Unable to complete the copy, the accumulated size increase of copy is 20, exceeding the limit 19');
+  });
+});

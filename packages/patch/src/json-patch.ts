@@ -1,3 +1,4 @@
+import { newRequestEntityTooLarge } from '@plat/api-model';
 import { newJsonPatchApplyError, newPatchDecodeError } from './patch-errors.js';
 import { cloneJson, deepEqualJson, isJsonObject, type JsonObject } from './json-value.js';
 
@@ -11,12 +12,17 @@ import { cloneJson, deepEqualJson, isJsonObject, type JsonObject } from './json-
  * fast-json-patch was considered and not used: it differs on each point above and words its
  * errors differently, which would make `clientctl` and the server disagree with kubectl.
  */
-export function applyJsonPatch(doc: unknown, patch: unknown): unknown {
+export function applyJsonPatch(doc: unknown, patch: unknown, opts: JsonPatchOptions = {}): unknown {
   const ops = decodeJsonPatch(patch);
+  if (opts.maxOperations !== undefined && ops.length > opts.maxOperations) {
+    throw newRequestEntityTooLarge(
+      `The allowed maximum operations in a JSON patch is ${opts.maxOperations}, got ${ops.length}`,
+    );
+  }
   if (!isJsonObject(doc) && !Array.isArray(doc)) {
     throw newJsonPatchApplyError(`json: cannot unmarshal ${goJsonKind(doc)} into Go value of type jsonpatch.partialDoc`);
   }
-  const root: Container = { value: cloneJson(doc) as JsonObject | unknown[] };
+  const root: Container = { value: cloneJson(doc) as JsonObject | unknown[], copied: 0, maxCopyBytes: opts.maxCopyBytes ?? 0 };
   for (const op of ops) {
     const error = applyOperation(root, op);
     if (error !== undefined) throw newJsonPatchApplyError(kubectlWording(error));
@@ -35,6 +41,19 @@ function kubectlWording(message: string): string {
 
 /** Maximum operations kube-apiserver accepts in one JSON patch (handlers/patch.go). */
 export const MAX_JSON_PATCH_OPERATIONS = 10000;
+/** kube-apiserver's default limit on the bytes `copy` operations may add (JSONPatchMaxCopyBytes). */
+export const MAX_JSON_PATCH_COPY_BYTES = 3 * 1024 * 1024;
+
+/**
+ * Limits a server applies; `kubectl patch --local` applies none, and neither do we by default.
+ * kube-apiserver: `{ maxOperations: MAX_JSON_PATCH_OPERATIONS, maxCopyBytes: MAX_JSON_PATCH_COPY_BYTES }`.
+ */
+export interface JsonPatchOptions {
+  /** More operations fail with 413 before any is applied. */
+  readonly maxOperations?: number;
+  /** Total size of the values `copy` operations duplicate (as compact JSON); 0 or absent: no limit. */
+  readonly maxCopyBytes?: number;
+}
 
 type Operation = Readonly<Record<string, unknown>>;
 
@@ -54,6 +73,9 @@ export function decodeJsonPatch(patch: unknown): Operation[] {
 /** The document root is held in a box so that operations can treat it like any container. */
 interface Container {
   value: JsonObject | unknown[];
+  /** Bytes duplicated by `copy` so far, and the limit (0: none). */
+  copied: number;
+  readonly maxCopyBytes: number;
 }
 type Parent = JsonObject | unknown[];
 
@@ -246,8 +268,23 @@ function copy(root: Container, op: Operation): string | undefined {
   if ('error' in path) return `copy operation failed to decode path: ${MISSING}`;
   const target = findParent(root, path.value);
   if (!target) return `copy operation does not apply: doc is missing destination path: ${path.value}: ${MISSING}`;
+  root.copied += goJsonSize(got.value ?? null);
+  if (root.maxCopyBytes > 0 && root.copied > root.maxCopyBytes) {
+    return `Unable to complete the copy, the accumulated size increase of copy is ${root.copied}, exceeding the limit ${root.maxCopyBytes}`;
+  }
   const err = addChild(target.parent, target.key, cloneJson(got.value ?? null));
   return err === undefined ? undefined : `error while adding value during copy: ${err}`;
+}
+
+/** Bytes of Go's compact JSON encoding, which escapes <, > and & as \u00XX and U+2028/9 as \u2028/9. */
+function goJsonSize(v: unknown): number {
+  const text = JSON.stringify(v);
+  let extra = 0;
+  for (const ch of text) {
+    if (ch === '<' || ch === '>' || ch === '&') extra += 5;
+    else if (ch === '\u2028' || ch === '\u2029') extra += 3;
+  }
+  return Buffer.byteLength(text) + extra;
 }
 
 /** The JSON kind Go's decoder names in a type-mismatch error. */

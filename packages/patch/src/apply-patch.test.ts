@@ -1,0 +1,51 @@
+import { isStatusError } from '@plat/api-model';
+import { configMap } from '../test/objects.js';
+import { applyPatch, patchTypeForContentType } from './apply-patch.js';
+
+const cm = { apiVersion: 'v1', kind: 'ConfigMap' };
+
+describe('applyPatch', () => {
+  it('dispatches each patch type', () => {
+    expect(applyPatch(configMap, [{ op: 'replace', path: '/data/a.conf', value: 'j' }], 'json', cm)).toMatchObject({ data: { 'a.conf': 'j' } });
+    expect(applyPatch(configMap, { data: { 'a.conf': null } }, 'merge', cm)).toEqual({ ...configMap, data: { 'b.conf': 'y=2' } });
+    expect(applyPatch(configMap, { metadata: { finalizers: ['x'] } }, 'strategic', cm)).toMatchObject({ metadata: { finalizers: ['x'] } });
+  });
+
+  it('passes server limits to JSON patch', () => {
+    const ops = [
+      { op: 'add', path: '/data/x', value: '1' },
+      { op: 'add', path: '/data/y', value: '2' },
+    ];
+    expect(() => applyPatch(configMap, ops, 'json', { ...cm, jsonPatch: { maxOperations: 1 } })).toThrow(
+      'Request entity too large: The allowed maximum operations in a JSON patch is 1, got 2',
+    );
+  });
+
+  it('rejects an unknown patch type', () => {
+    expect(() => applyPatch({}, {}, 'apply' as never, cm)).toThrow(TypeError);
+  });
+
+  it('never hands back the input object', () => {
+    const out = applyPatch(configMap, {}, 'merge', cm);
+    expect(out).toEqual(configMap);
+    expect(out).not.toBe(configMap);
+    const err = (() => {
+      try {
+        applyPatch(configMap, { $patch: 'frob' }, 'strategic', cm);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(isStatusError(err)).toBe(true);
+  });
+});
+
+describe('patchTypeForContentType', () => {
+  it('maps the three patch media types and ignores parameters', () => {
+    expect(patchTypeForContentType('application/json-patch+json')).toBe('json');
+    expect(patchTypeForContentType('Application/Merge-Patch+JSON; charset=utf-8')).toBe('merge');
+    expect(patchTypeForContentType('application/strategic-merge-patch+json')).toBe('strategic');
+    expect(patchTypeForContentType('application/apply-patch+yaml')).toBeUndefined();
+    expect(patchTypeForContentType('application/json')).toBeUndefined();
+  });
+});
