@@ -144,6 +144,15 @@ describe('parseCertificate', () => {
     expect(parseCertificate(der)).toEqual({ ok: false, error: 'x509: invalid basic constraints' });
   });
 
+  it('rejects a basicConstraints cA BOOLEAN that is not DER (0x01 instead of 0xFF)', () => {
+    const der = mutated(ca.certPem, (cert) => {
+      cert.extensions = cert.extensions!.map((e) =>
+        e.extnID === '2.5.29.19' ? new pkijs.Extension({ extnID: e.extnID, critical: true, extnValue: Uint8Array.from([0x30, 0x03, 0x01, 0x01, 0x01]).buffer }) : e,
+      );
+    });
+    expect(parseCertificate(der)).toEqual({ ok: false, error: 'x509: invalid basic constraints' });
+  });
+
   it('rejects an unsupported elliptic curve', () => {
     const der = mutated(ca.certPem, (cert) => {
       cert.subjectPublicKeyInfo.algorithm.algorithmParams = new asn1js.ObjectIdentifier({ value: '1.3.132.0.10' });

@@ -1,51 +1,15 @@
 import { createHash } from 'node:crypto';
 import * as asn1js from 'asn1js';
+import { X509ParseError, fail, hex, isContextTag, sequenceItems } from './asn1-reader.js';
+import { parseBasicConstraints, parseExtKeyUsage, parseKeyUsage, parseSubjectAltNames } from './certificate-extensions.js';
+import type { BasicConstraints, KeyUsage } from './certificate-extensions.js';
 import { isSingleDerElement } from './der.js';
+import { parseName } from './distinguished-name.js';
+import { parsePublicKey } from './public-key.js';
+import type { PublicKeyInfo } from './public-key.js';
 
-export interface BasicConstraints {
-  /** Whether the certificate carries the basicConstraints extension at all. */
-  readonly present: boolean;
-  /** The cA flag (false when the extension is absent). */
-  readonly ca: boolean;
-  /** pathLenConstraint, when set. */
-  readonly pathLen?: number;
-}
-
-/** RFC 5280 key usage bits, in Go's and RFC 5280's names. */
-export type KeyUsage =
-  | 'digitalSignature'
-  | 'contentCommitment'
-  | 'keyEncipherment'
-  | 'dataEncipherment'
-  | 'keyAgreement'
-  | 'keyCertSign'
-  | 'cRLSign'
-  | 'encipherOnly'
-  | 'decipherOnly';
-
-const keyUsageBits: readonly KeyUsage[] = [
-  'digitalSignature',
-  'contentCommitment',
-  'keyEncipherment',
-  'dataEncipherment',
-  'keyAgreement',
-  'keyCertSign',
-  'cRLSign',
-  'encipherOnly',
-  'decipherOnly',
-];
-
-export type PublicKeyAlgorithm = 'RSA' | 'ECDSA' | 'Ed25519' | 'X25519' | 'DSA' | 'unknown';
-
-export interface PublicKeyInfo {
-  readonly algorithm: PublicKeyAlgorithm;
-  /** The algorithm OID of the SubjectPublicKeyInfo. */
-  readonly oid: string;
-  /** Named curve for ECDSA keys (P-224, P-256, P-384, P-521). */
-  readonly curve?: string;
-  /** Modulus size in bits for RSA keys. */
-  readonly bits?: number;
-}
+export type { BasicConstraints, KeyUsage } from './certificate-extensions.js';
+export type { PublicKeyAlgorithm, PublicKeyInfo } from './public-key.js';
 
 export interface ParsedCertificate {
   readonly version: number;
@@ -87,221 +51,7 @@ const oid = {
   keyUsage: '2.5.29.15',
   extKeyUsage: '2.5.29.37',
   subjectAltName: '2.5.29.17',
-  rsa: '1.2.840.113549.1.1.1',
-  rsaPss: '1.2.840.113549.1.1.10',
-  ec: '1.2.840.10045.2.1',
-  ed25519: '1.3.101.112',
-  x25519: '1.3.101.110',
-  dsa: '1.2.840.10040.4.1',
-  commonName: '2.5.4.3',
-  organization: '2.5.4.10',
 } as const;
-
-const curves: Readonly<Record<string, string>> = {
-  '1.3.132.0.33': 'P-224',
-  '1.2.840.10045.3.1.7': 'P-256',
-  '1.3.132.0.34': 'P-384',
-  '1.3.132.0.35': 'P-521',
-};
-
-// RFC 4514 short names, the set Go's pkix.Name.String prints by name.
-const attributeNames: Readonly<Record<string, string>> = {
-  '2.5.4.6': 'C',
-  '2.5.4.10': 'O',
-  '2.5.4.11': 'OU',
-  '2.5.4.3': 'CN',
-  '2.5.4.5': 'SERIALNUMBER',
-  '2.5.4.7': 'L',
-  '2.5.4.8': 'ST',
-  '2.5.4.9': 'STREET',
-  '2.5.4.17': 'POSTALCODE',
-};
-
-class CertificateError extends Error {}
-
-function fail(message: string): never {
-  throw new CertificateError(message);
-}
-
-function hex(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
-}
-
-function parseExtensionValue(value: Uint8Array, what: string): asn1js.AsnType {
-  const parsed = asn1js.fromBER(value);
-  if (parsed.offset !== value.byteLength || !isSingleDerElement(value)) fail(`x509: invalid ${what}`);
-  return parsed.result;
-}
-
-function parseBasicConstraints(value: Uint8Array): BasicConstraints {
-  const seq = parseExtensionValue(value, 'basic constraints');
-  if (!(seq instanceof asn1js.Sequence)) fail('x509: invalid basic constraints');
-  const items = seq.valueBlock.value;
-  let i = 0;
-  let ca = false;
-  let pathLen: number | undefined;
-  if (items[i] instanceof asn1js.Boolean) {
-    ca = (items[i] as asn1js.Boolean).getValue();
-    i++;
-  }
-  if (items[i] instanceof asn1js.Integer) {
-    const n = (items[i] as asn1js.Integer).valueBlock.valueDec;
-    if (n < 0 || !Number.isSafeInteger(n)) fail('x509: invalid basic constraints');
-    pathLen = n;
-    i++;
-  }
-  if (i !== items.length) fail('x509: invalid basic constraints');
-  return pathLen === undefined ? { present: true, ca } : { present: true, ca, pathLen };
-}
-
-function parseKeyUsage(value: Uint8Array): KeyUsage[] {
-  const bits = parseExtensionValue(value, 'key usage');
-  if (!(bits instanceof asn1js.BitString)) fail('x509: invalid key usage');
-  const bytes = bits.valueBlock.valueHexView;
-  const unused = bits.valueBlock.unusedBits;
-  if (unused > 7 || (bytes.length === 0 && unused !== 0)) fail('x509: invalid key usage');
-  const usages: KeyUsage[] = [];
-  keyUsageBits.forEach((name, bit) => {
-    const byte = bit >> 3;
-    if (byte < bytes.length && bit < bytes.length * 8 - unused && (bytes[byte] & (0x80 >> (bit & 7))) !== 0) usages.push(name);
-  });
-  return usages;
-}
-
-function parseExtKeyUsage(value: Uint8Array): string[] {
-  const seq = parseExtensionValue(value, 'extended key usages');
-  if (!(seq instanceof asn1js.Sequence)) fail('x509: invalid extended key usages');
-  return seq.valueBlock.value.map((item) => {
-    if (!(item instanceof asn1js.ObjectIdentifier)) fail('x509: invalid extended key usages');
-    return item.valueBlock.toString();
-  });
-}
-
-function parseSubjectAltNames(value: Uint8Array): { dnsNames: string[]; ipAddresses: string[] } {
-  const seq = parseExtensionValue(value, 'subject alternative names');
-  if (!(seq instanceof asn1js.Sequence)) fail('x509: invalid subject alternative names');
-  const dnsNames: string[] = [];
-  const ipAddresses: string[] = [];
-  for (const item of seq.valueBlock.value) {
-    const tag = item.idBlock;
-    if (tag.tagClass !== 3) fail('x509: invalid subject alternative names');
-    if (tag.tagNumber === 2 || tag.tagNumber === 7) {
-      const raw = (item as asn1js.Primitive).valueBlock.valueHexView;
-      if (raw === undefined) fail('x509: invalid subject alternative names');
-      if (tag.tagNumber === 2) {
-        for (const c of raw) if (c > 0x7f) fail('x509: SAN dNSName is malformed');
-        dnsNames.push(Buffer.from(raw).toString('latin1'));
-      } else if (raw.length === 4) {
-        ipAddresses.push(Array.from(raw).join('.'));
-      } else if (raw.length === 16) {
-        const groups: string[] = [];
-        for (let i = 0; i < 16; i += 2) groups.push(((raw[i] << 8) | raw[i + 1]).toString(16));
-        ipAddresses.push(groups.join(':'));
-      } else {
-        fail(`x509: cannot parse IP address of length ${raw.length}`);
-      }
-    }
-  }
-  return { dnsNames, ipAddresses };
-}
-
-function parsePublicKey(spki: asn1js.AsnType): PublicKeyInfo {
-  const [algorithm, subjectPublicKey] = sequenceItems(spki, 2, 2, 'x509: malformed spki');
-  const [algorithmId, params] = sequenceItems(algorithm, 1, 2, 'x509: malformed spki algorithm identifier');
-  if (!(algorithmId instanceof asn1js.ObjectIdentifier) || !(subjectPublicKey instanceof asn1js.BitString)) fail('x509: malformed spki');
-  if (subjectPublicKey.valueBlock.unusedBits !== 0) fail('x509: malformed spki');
-  const algorithmOid = algorithmId.valueBlock.toString();
-  const key = subjectPublicKey.valueBlock.valueHexView;
-  switch (algorithmOid) {
-    case oid.rsa:
-    case oid.rsaPss: {
-      const parsed = asn1js.fromBER(key);
-      const seq = parsed.result;
-      if (parsed.offset !== key.byteLength || !(seq instanceof asn1js.Sequence) || seq.valueBlock.value.length !== 2) {
-        fail('x509: invalid RSA public key');
-      }
-      const [modulus, exponent] = seq.valueBlock.value;
-      if (!(modulus instanceof asn1js.Integer) || !(exponent instanceof asn1js.Integer)) fail('x509: invalid RSA public key');
-      const n = modulus.valueBlock.valueHexView;
-      if (n.length === 0 || (n[0] & 0x80) !== 0) fail('x509: RSA modulus is not a positive number');
-      if (exponent.valueBlock.valueDec <= 0) fail('x509: RSA public exponent is not a positive number');
-      let bits = n.length * 8;
-      for (let i = 0; i < n.length && n[i] === 0; i++) bits -= 8;
-      return { algorithm: 'RSA', oid: algorithmOid, bits };
-    }
-    case oid.ec: {
-      if (!(params instanceof asn1js.ObjectIdentifier)) fail('x509: invalid ECDSA parameters');
-      const curve = curves[params.valueBlock.toString()];
-      if (curve === undefined) fail('x509: unsupported elliptic curve');
-      if (key.length === 0 || key[0] !== 4) fail('x509: failed to unmarshal elliptic curve point');
-      return { algorithm: 'ECDSA', oid: algorithmOid, curve };
-    }
-    case oid.ed25519:
-      if (key.length !== 32) fail('x509: wrong Ed25519 public key size');
-      return { algorithm: 'Ed25519', oid: algorithmOid };
-    case oid.x25519:
-      if (key.length !== 32) fail('x509: wrong X25519 public key size');
-      return { algorithm: 'X25519', oid: algorithmOid };
-    case oid.dsa:
-      return { algorithm: 'DSA', oid: algorithmOid };
-    default:
-      return { algorithm: 'unknown', oid: algorithmOid };
-  }
-}
-
-function escapeRdnValue(value: string): string {
-  let out = value.replace(/[\\,+"<>;]/g, (c) => '\\' + c);
-  if (out.startsWith(' ') || out.startsWith('#')) out = '\\' + out;
-  if (out.endsWith(' ') && !out.endsWith('\\ ')) out = out.slice(0, -1) + '\\ ';
-  return out;
-}
-
-function attributeValueString(value: asn1js.AsnType): string {
-  const block = (value as { valueBlock?: { value?: unknown } }).valueBlock;
-  if (block !== undefined && typeof block.value === 'string') return block.value;
-  return '#' + hex(new Uint8Array(value.toBER(false)));
-}
-
-interface NameInfo {
-  readonly text: string;
-  readonly commonNames: string[];
-  readonly organizations: string[];
-}
-
-function parseName(name: asn1js.AsnType, wantText: boolean): NameInfo {
-  if (!(name instanceof asn1js.Sequence)) fail('x509: invalid RDNSequence');
-  const rdns: string[] = [];
-  const commonNames: string[] = [];
-  const organizations: string[] = [];
-  for (const set of name.valueBlock.value) {
-    if (!(set instanceof asn1js.Set)) fail('x509: invalid RDNSequence');
-    const parts: string[] = [];
-    for (const atv of set.valueBlock.value) {
-      const [type, value] = sequenceItems(atv, 2, 2, 'x509: invalid RDNSequence: invalid attribute');
-      if (!(type instanceof asn1js.ObjectIdentifier)) fail('x509: invalid RDNSequence: invalid attribute type');
-      const typeOid = type.valueBlock.toString();
-      const text = attributeValueString(value);
-      if (typeOid === oid.commonName) commonNames.push(text);
-      else if (typeOid === oid.organization) organizations.push(text);
-      if (wantText) parts.push(`${attributeNames[typeOid] ?? typeOid}=${escapeRdnValue(text)}`);
-    }
-    if (wantText) rdns.push(parts.join('+'));
-  }
-  // RFC 4514 section 2.1: the last RDN of the sequence comes first.
-  return { text: rdns.reverse().join(','), commonNames, organizations };
-}
-
-/** The children of a SEQUENCE, checking their count. */
-function sequenceItems(node: asn1js.AsnType | undefined, min: number, max: number, error: string): asn1js.AsnType[] {
-  if (!(node instanceof asn1js.Sequence)) fail(error);
-  const items = node.valueBlock.value;
-  if (items.length < min || items.length > max) fail(error);
-  return items;
-}
-
-function isContextTag(node: asn1js.AsnType | undefined, tag: number): boolean {
-  return node !== undefined && node.idBlock.tagClass === 3 && node.idBlock.tagNumber === tag;
-}
 
 function parseTime(node: asn1js.AsnType | undefined): Date {
   if (!(node instanceof asn1js.UTCTime) && !(node instanceof asn1js.GeneralizedTime)) fail('x509: malformed validity');
@@ -431,7 +181,7 @@ export function parseCertificate(der: Uint8Array, options: ParseCertificateOptio
   try {
     return { ok: true, certificate: parseOrThrow(der, options) };
   } catch (error) {
-    if (error instanceof CertificateError) return { ok: false, error: error.message };
+    if (error instanceof X509ParseError) return { ok: false, error: error.message };
     // asn1js and pkijs throw assorted errors on hostile structures; all of them mean "not X.509".
     return { ok: false, error: 'x509: malformed certificate' };
   }

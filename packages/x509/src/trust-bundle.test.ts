@@ -1,12 +1,33 @@
+import { execFileSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { trustBundleFixtures, withHeaders } from '../test/fixtures.js';
 import type { TrustBundleFixtures } from '../test/fixtures.js';
 import { maxTrustBundleSize, validateTrustBundle } from './trust-bundle.js';
 
 let f: TrustBundleFixtures;
+let opensslRsaCa: string;
+let opensslV1: string;
+
+/** Certificates from another implementation (OpenSSL), so the rules are not only checked against our own dev PKI. */
+function opensslCertificates(): { rsaCa: string; v1: string } {
+  const dir = mkdtempSync(path.join(tmpdir(), 'x509-bundle-'));
+  const run = (args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'ignore', timeout: 20_000 });
+  try {
+    run(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'rsa.key', '-out', 'rsa.pem', '-subj', '/CN=openssl rsa ca', '-days', '2']);
+    run(['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-384', '-nodes', '-keyout', 'v1.key', '-subj', '/CN=v1', '-out', 'v1.csr']);
+    run(['x509', '-req', '-in', 'v1.csr', '-signkey', 'v1.key', '-days', '2', '-out', 'v1.pem']);
+    return { rsaCa: readFileSync(path.join(dir, 'rsa.pem'), 'utf8'), v1: readFileSync(path.join(dir, 'v1.pem'), 'utf8') };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 beforeAll(async () => {
   f = await trustBundleFixtures();
+  ({ rsaCa: opensslRsaCa, v1: opensslV1 } = opensslCertificates());
 });
 
 describe('validateTrustBundle', () => {
@@ -16,6 +37,17 @@ describe('validateTrustBundle', () => {
 
   it('accepts several distinct CA certificates', () => {
     expect(validateTrustBundle(f.caA.certPem + f.caB.certPem)).toEqual([]);
+  });
+
+  it('accepts an RSA CA made by OpenSSL next to our ECDSA CA', () => {
+    expect(validateTrustBundle(opensslRsaCa + f.caA.certPem)).toEqual([]);
+  });
+
+  it('rejects an X.509 v1 certificate (no extensions, so no CA bit) made by OpenSSL', () => {
+    expect(new X509Certificate(opensslV1).ca).toBe(false);
+    expect(validateTrustBundle(opensslV1)).toEqual([
+      { index: 0, kind: 'no-basic-constraints', detail: 'entry 0 does not have the CA bit set' },
+    ]);
   });
 
   it('ignores text before, between and after blocks, as Go pem.Decode does', () => {
