@@ -1,1 +1,27 @@
-export {};
+export {
+  createApiServer,
+  defaultLimits,
+  type ApiServer,
+  type ApiServerOptions,
+  type ServerAddress,
+  type ServerLimits,
+} from './api-server.js';
+export type { ServerLogger } from './logger.js';
+export type { HealthCheck } from './health.js';
+export { defaultVersionInfo, type VersionInfo } from './version.js';
+export {
+  allVerbs,
+  type AdmissionOperation,
+  type AdmissionRequest,
+  type ResourceDefinition,
+  type ResourceStrategy,
+  type TableColumn,
+} from './resource.js';
+export { ageCell, ageColumn, humanDuration, nameColumn } from './table.js';
+export type { OpenApiParameter, OpenApiSchema } from './openapi/types.js';
+export {
+  clusterTrustBundleResource,
+  clusterTrustBundleStrategy,
+  isAuthorizedForSigner,
+} from './resources/cluster-trust-bundle.js';
+export { requestInfoFor, type RequestInfo } from './request-info.js';

@@ -1,0 +1,369 @@
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import https from 'node:https';
+import http2 from 'node:http2';
+import type { AddressInfo, Socket } from 'node:net';
+import type { Registry } from 'prom-client';
+import type { Authenticator, Authorizer } from '@plat/auth';
+import type { Storage } from '@plat/storage';
+import type { Filter, Handler, IncomingRequest, OutgoingResponse, RequestContext } from './context.js';
+import { Discovery, serveDiscovery } from './discovery.js';
+import { withAuthentication } from './filters/authentication.js';
+import { withAuthorization } from './filters/authorization.js';
+import { withImpersonation } from './filters/impersonation.js';
+import { withMaxInFlight } from './filters/max-in-flight.js';
+import { withPanicRecovery } from './filters/panic-recovery.js';
+import { withRequestLog } from './filters/request-log.js';
+import { withRequestTimeout } from './filters/timeout.js';
+import { serveHealth, type HealthCheck } from './health.js';
+import { instrumentStorage } from './instrumented-storage.js';
+import { silentLogger, type ServerLogger } from './logger.js';
+import { createServerMetrics, type ServerMetrics } from './metrics.js';
+import { negotiateOutput } from './negotiation.js';
+import { buildOpenApiV2, buildOpenApiV3, documentHash } from './openapi/documents.js';
+import { allDefinitions } from './openapi/operations.js';
+import { requestInfoFor } from './request-info.js';
+import type { ResourceDefinition } from './resource.js';
+import { encodeBody, newPathNotFound, wantsPretty, writeBody, writeError, writeObject } from './response.js';
+import { dispatchResource } from './rest/dispatch.js';
+import { newResourceScope, type ResourceScope } from './rest/scope.js';
+import { SchemaSet } from './schema-walk.js';
+import { defaultVersionInfo, type VersionInfo } from './version.js';
+
+export interface ServerLimits {
+  /** --max-requests-inflight: concurrent read-only requests (0 = unlimited). Default 400. */
+  maxRequestsInFlight: number;
+  /** --max-mutating-requests-inflight: concurrent mutating requests (0 = unlimited). Default 200. */
+  maxMutatingRequestsInFlight: number;
+  /** --request-timeout in ms (0 = none); watches are exempt. Default 60 000. */
+  requestTimeoutMs: number;
+  /** Largest request body; larger ones get 413. Default 3 MiB. */
+  maxBodyBytes: number;
+  /** --min-request-timeout: watches without timeoutSeconds end after [min, 2·min) seconds. Default 1800. */
+  minRequestTimeoutSeconds: number;
+}
+
+export const defaultLimits: ServerLimits = {
+  maxRequestsInFlight: 400,
+  maxMutatingRequestsInFlight: 200,
+  requestTimeoutMs: 60_000,
+  maxBodyBytes: 3 * 1024 * 1024,
+  minRequestTimeoutSeconds: 1800,
+};
+
+export interface ApiServerOptions {
+  storage: Storage;
+  authenticator: Authenticator;
+  authorizer: Authorizer;
+  resources: ResourceDefinition[];
+  tls: { cert: string | Buffer; key: string | Buffer; clientCA?: string | Buffer };
+  limits?: Partial<ServerLimits>;
+  logger?: ServerLogger;
+  version?: Partial<VersionInfo>;
+  /** HTTP/2 (ALPN h2) next to HTTP/1.1 on the same port. Default true. */
+  http2?: boolean;
+  /** Honour Impersonate-* headers. Default true. */
+  impersonation?: boolean;
+  /** Bookmark period of watches with allowWatchBookmarks (default: the storage's, about 60 s). */
+  watchBookmarkIntervalMs?: number;
+  /** How long /readyz fails before the listener closes on shutdown. Default 0. */
+  shutdownDelayMs?: number;
+  /** How long close() waits for in-flight requests before cutting connections. Default 30 s. */
+  shutdownTimeoutMs?: number;
+  readyzChecks?: HealthCheck[];
+  livezChecks?: HealthCheck[];
+  /** Registry for /metrics; a fresh one by default. */
+  metricsRegistry?: Registry;
+}
+
+export interface ServerAddress {
+  host: string;
+  port: number;
+  url: string;
+}
+
+export interface ApiServer {
+  listen(opts?: { host?: string; port?: number }): Promise<ServerAddress>;
+  address(): ServerAddress | null;
+  /** Graceful: /readyz fails, the listener closes, watches end, in-flight requests drain. */
+  close(): Promise<void>;
+  readonly metrics: Registry;
+}
+
+function chain(handler: Handler, filters: Filter[]): Handler {
+  // filters are listed outermost first
+  return filters.reduceRight((h, f) => f(h), handler);
+}
+
+function metricVerb(ctx: RequestContext): string {
+  const v = ctx.info.verb;
+  if (!ctx.info.isResourceRequest) return ctx.method;
+  if (v === 'list' || v === 'watch' || v === 'deletecollection') return v.toUpperCase();
+  return ctx.method === 'HEAD' ? 'GET' : ctx.method;
+}
+
+/** Builds the API server; nothing listens until listen(). */
+export function createApiServer(options: ApiServerOptions): ApiServer {
+  const limits: ServerLimits = { ...defaultLimits, ...options.limits };
+  const logger = options.logger ?? silentLogger;
+  const versionInfo = defaultVersionInfo(options.version);
+  const metrics: ServerMetrics = createServerMetrics(options.metricsRegistry);
+  const schemas = new SchemaSet(allDefinitions(options.resources));
+  const discovery = new Discovery(options.resources);
+  const watches = new Set<() => void>();
+  const scopes = new Map<string, ResourceScope>();
+  for (const def of options.resources) {
+    const storage = instrumentStorage(options.storage, metrics, `${def.resource}.${def.group}`);
+    scopes.set(
+      `${def.group}/${def.version}/${def.resource}`,
+      newResourceScope(def, {
+        storage,
+        authorizer: options.authorizer,
+        schemas,
+        metrics,
+        maxBodyBytes: limits.maxBodyBytes,
+        minRequestTimeoutSeconds: limits.minRequestTimeoutSeconds,
+        watchBookmarkIntervalMs: options.watchBookmarkIntervalMs,
+        trackWatch(stop) {
+          watches.add(stop);
+          return () => watches.delete(stop);
+        },
+      }),
+    );
+  }
+
+  let shuttingDown = false;
+  let inFlight = 0;
+  let drained: (() => void) | undefined;
+  const readyz: HealthCheck[] = [
+    { name: 'ping', check: async () => undefined },
+    { name: 'log', check: async () => undefined },
+    {
+      name: 'storage',
+      check: async () => {
+        if (!(await options.storage.ready())) throw new Error('storage is not ready');
+      },
+    },
+    ...(options.readyzChecks ?? []),
+    {
+      name: 'shutdown',
+      check: async () => {
+        if (shuttingDown) throw new Error('server is shutting down');
+      },
+    },
+  ];
+  const livez: HealthCheck[] = [
+    { name: 'ping', check: async () => undefined },
+    { name: 'log', check: async () => undefined },
+    ...(options.livezChecks ?? []),
+  ];
+
+  // OpenAPI documents are built once; their bytes and hashes are cached.
+  const openApiV2 = JSON.stringify(buildOpenApiV2(options.resources, versionInfo));
+  const openApiV3 = new Map<string, { body: string; hash: string }>();
+  for (const { group, version } of discovery.groupVersions()) {
+    const body = JSON.stringify(buildOpenApiV3(options.resources, group, version, versionInfo));
+    openApiV3.set(`apis/${group}/${version}`, { body, hash: documentHash(body) });
+  }
+
+  let serverAddress: ServerAddress | null = null;
+
+  const route: Handler = async (ctx) => {
+    const { info } = ctx;
+    if (info.isResourceRequest) return dispatchResource(scopes, ctx);
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw newPathNotFound();
+    const segments = info.path.split('/').filter(Boolean);
+    const first = segments[0] ?? '';
+    if (first === 'healthz' || first === 'livez' || first === 'readyz') {
+      if (segments.length > 2) throw newPathNotFound();
+      return serveHealth(ctx, first, segments[1] ?? '', first === 'readyz' ? readyz : livez);
+    }
+    if (first === 'version' && segments.length === 1) {
+      writeObject(ctx, 200, versionInfo, negotiateOutput(ctx.req.headers.accept, { allowedAs: [] }));
+      return;
+    }
+    if (first === 'metrics' && segments.length === 1) {
+      const text = await metrics.registry.metrics();
+      writeBody(ctx, 200, metrics.registry.contentType, Buffer.from(text));
+      return;
+    }
+    if (first === 'openapi') return serveOpenApi(ctx, segments.slice(1));
+    if (info.apiPrefix && serveDiscovery(discovery, ctx, serverAddress ? `${serverAddress.host}:${serverAddress.port}` : '')) return;
+    throw newPathNotFound();
+  };
+
+  const serveOpenApi = (ctx: RequestContext, rest: string[]): void => {
+    if (rest[0] === 'v2' && rest.length === 1) {
+      const choice = negotiateOutput(ctx.req.headers.accept, { allowedAs: [] });
+      if (choice.format === 'json') {
+        ctx.res.setHeader('ETag', `"${documentHash(openApiV2).slice(0, 32)}"`);
+        writeBody(ctx, 200, 'application/json', Buffer.from(openApiV2));
+      } else writeObject(ctx, 200, JSON.parse(openApiV2), choice);
+      return;
+    }
+    if (rest[0] === 'v3' && rest.length === 1) {
+      const paths: Record<string, unknown> = {};
+      for (const [key, doc] of openApiV3) paths[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${doc.hash}` };
+      writeObject(ctx, 200, { paths }, negotiateOutput(ctx.req.headers.accept, { allowedAs: [] }));
+      return;
+    }
+    if (rest[0] === 'v3') {
+      const doc = openApiV3.get(rest.slice(1).join('/'));
+      if (!doc) throw newPathNotFound();
+      negotiateOutput(ctx.req.headers.accept, { allowedAs: [] });
+      ctx.res.setHeader('ETag', `"${doc.hash}"`);
+      if (ctx.query.get('hash') === doc.hash) ctx.res.setHeader('Expires', new Date(Date.now() + 365 * 86400_000).toUTCString());
+      const body = wantsPretty(ctx) ? Buffer.from(encodeBody(JSON.parse(doc.body), 'json', true)) : Buffer.from(doc.body);
+      writeBody(ctx, 200, 'application/json', body);
+      if (ctx.query.get('hash') === doc.hash) ctx.res.setHeader('Cache-Control', 'public, immutable');
+      return;
+    }
+    throw newPathNotFound();
+  };
+
+  // The REST handlers answer errors as Status objects themselves.
+  const handler: Handler = async (ctx) => {
+    try {
+      await route(ctx);
+    } catch (err) {
+      if (!ctx.res.headersSent) writeError(ctx, err);
+      else ctx.res.destroy?.();
+      if (!(err instanceof Error && 'status' in err)) {
+        logger.error('request failed', { URI: ctx.url.pathname, auditID: ctx.auditId, err: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+      }
+    }
+  };
+
+  const filters: Filter[] = [
+    withPanicRecovery(logger),
+    withMaxInFlight(limits, metrics),
+    withRequestTimeout(limits.requestTimeoutMs),
+    withAuthentication(options.authenticator, logger),
+    ...(options.impersonation === false ? [] : [withImpersonation(options.authorizer)]),
+    withRequestLog(logger),
+    withAuthorization(options.authorizer),
+  ];
+  const fullChain = chain(handler, filters);
+
+  const onRequest = (req: IncomingRequest, res: OutgoingResponse): void => {
+    const method = (req.method ?? 'GET').toUpperCase();
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'https://localhost');
+    } catch {
+      url = new URL('https://localhost/');
+    }
+    const controller = new AbortController();
+    const info = requestInfoFor(method, url.pathname, url.searchParams);
+    const ctx: RequestContext = {
+      req,
+      res,
+      method,
+      url,
+      query: url.searchParams,
+      info,
+      signal: controller.signal,
+      abort: (reason) => controller.abort(reason),
+      warnings: [],
+      auditId: randomUUID(),
+      startTime: process.hrtime.bigint(),
+      longRunning: info.verb === 'watch',
+    };
+    res.on('close', () => {
+      if (!res.writableEnded) controller.abort(new Error('client closed the connection'));
+    });
+    if (shuttingDown && req.httpVersion.startsWith('1')) res.setHeader('Connection', 'close');
+    inFlight++;
+    const longRunning = ctx.longRunning && info.isResourceRequest;
+    const lrLabels = { verb: 'WATCH', group: info.apiGroup, version: info.apiVersion, resource: info.resource, scope: 'cluster', component: 'apiserver' };
+    if (longRunning) metrics.longRunning.inc(lrLabels);
+    const finish = () => {
+      inFlight--;
+      if (longRunning) metrics.longRunning.dec(lrLabels);
+      const labels = {
+        verb: metricVerb(ctx),
+        group: info.apiGroup,
+        version: info.apiVersion,
+        resource: info.resource,
+        subresource: info.subresource,
+        scope: info.isResourceRequest ? (info.name ? 'resource' : 'cluster') : '',
+        component: 'apiserver',
+      };
+      metrics.requestTotal.inc({ ...labels, code: String(res.statusCode) });
+      metrics.requestDuration.observe(labels, Number(process.hrtime.bigint() - ctx.startTime) / 1e9);
+      if (inFlight === 0 && drained) drained();
+    };
+    fullChain(ctx)
+      .catch((err: unknown) => {
+        logger.error('unhandled request error', { err: String(err) });
+        if (!res.headersSent) writeError(ctx, err);
+      })
+      .finally(finish);
+  };
+
+  const tlsOptions = {
+    cert: options.tls.cert,
+    key: options.tls.key,
+    ca: options.tls.clientCA,
+    requestCert: true,
+    rejectUnauthorized: false,
+    minVersion: 'TLSv1.2' as const,
+  };
+  const server =
+    options.http2 === false
+      ? https.createServer(tlsOptions, (req, res) => onRequest(req as unknown as IncomingRequest, res as unknown as OutgoingResponse))
+      : http2.createSecureServer({ ...tlsOptions, allowHTTP1: true }, (req, res) =>
+          onRequest(req as unknown as IncomingRequest, res as unknown as OutgoingResponse),
+        );
+  const sockets = new Set<Socket>();
+  server.on('secureConnection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  const sessions = new Set<http2.ServerHttp2Session>();
+  server.on('session', (session: http2.ServerHttp2Session) => {
+    sessions.add(session);
+    session.on('close', () => sessions.delete(session));
+  });
+  // TLS handshake failures and resets must not take the server down.
+  server.on('tlsClientError', () => undefined);
+  server.on('clientError', () => undefined);
+
+  let closing: Promise<void> | undefined;
+
+  return {
+    metrics: metrics.registry,
+    async listen(opts = {}) {
+      const host = opts.host ?? '127.0.0.1';
+      server.listen(opts.port ?? 6443, host);
+      await once(server, 'listening');
+      const addr = server.address() as AddressInfo;
+      const urlHost = addr.family === 'IPv6' || addr.address.includes(':') ? `[${addr.address}]` : addr.address;
+      serverAddress = { host: addr.address, port: addr.port, url: `https://${urlHost}:${addr.port}` };
+      return serverAddress;
+    },
+    address() {
+      return serverAddress;
+    },
+    close() {
+      closing ??= (async () => {
+        shuttingDown = true;
+        if (options.shutdownDelayMs) await new Promise((r) => setTimeout(r, options.shutdownDelayMs));
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        for (const stop of [...watches]) stop();
+        for (const s of sessions) s.close();
+        if (inFlight > 0) {
+          const timeout = options.shutdownTimeoutMs ?? 30_000;
+          await Promise.race([
+            new Promise<void>((resolve) => (drained = resolve)),
+            new Promise<void>((resolve) => setTimeout(resolve, timeout).unref()),
+          ]);
+        }
+        (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
+        for (const s of sockets) s.destroy();
+        await closed;
+      })();
+      return closing;
+    },
+  };
+}

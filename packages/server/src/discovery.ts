@@ -1,0 +1,143 @@
+import { createHash } from 'node:crypto';
+import type { RequestContext } from './context.js';
+import { negotiateOutput, type MediaTypeChoice } from './negotiation.js';
+import { allVerbs, type ResourceDefinition } from './resource.js';
+import { encodeBody, newPathNotFound, wantsPretty, writeBody, writeObject } from './response.js';
+
+/**
+ * Discovery documents built once from the served resources: /api, /apis, /apis/<group>,
+ * /apis/<group>/<version>, and the aggregated form (apidiscovery.k8s.io v2 and v2beta1) that
+ * kubectl asks for first.
+ */
+export class Discovery {
+  private readonly groups = new Map<string, Map<string, ResourceDefinition[]>>();
+
+  constructor(resources: readonly ResourceDefinition[]) {
+    for (const def of resources) {
+      const versions = this.groups.get(def.group) ?? new Map<string, ResourceDefinition[]>();
+      versions.set(def.version, [...(versions.get(def.version) ?? []), def]);
+      this.groups.set(def.group, versions);
+    }
+  }
+
+  groupVersions(): Array<{ group: string; version: string }> {
+    const out: Array<{ group: string; version: string }> = [];
+    for (const [group, versions] of this.groups) for (const version of versions.keys()) out.push({ group, version });
+    return out;
+  }
+
+  private apiGroup(group: string) {
+    const versions = [...(this.groups.get(group)?.keys() ?? [])].map((version) => ({ groupVersion: `${group}/${version}`, version }));
+    return { name: group, versions, preferredVersion: versions[0] };
+  }
+
+  apiGroupList() {
+    return { kind: 'APIGroupList', apiVersion: 'v1', groups: [...this.groups.keys()].map((g) => this.apiGroup(g)) };
+  }
+
+  apiGroupDocument(group: string) {
+    if (!this.groups.has(group)) return undefined;
+    return { kind: 'APIGroup', apiVersion: 'v1', ...this.apiGroup(group) };
+  }
+
+  apiResourceList(group: string, version: string) {
+    const defs = this.groups.get(group)?.get(version);
+    if (!defs) return undefined;
+    return {
+      kind: 'APIResourceList',
+      apiVersion: 'v1',
+      groupVersion: `${group}/${version}`,
+      resources: defs.map((d) => {
+        const r: Record<string, unknown> = {
+          name: d.resource,
+          singularName: d.singular,
+          namespaced: d.namespaced,
+          kind: d.kind,
+          verbs: d.verbs ?? allVerbs,
+        };
+        if (d.shortNames.length) r['shortNames'] = d.shortNames;
+        if (d.categories.length) r['categories'] = d.categories;
+        r['storageVersionHash'] = storageVersionHash(d);
+        return r;
+      }),
+    };
+  }
+
+  /** apidiscovery.k8s.io APIGroupDiscoveryList for /apis (or /api, which serves no groups' resources). */
+  aggregated(version: string, legacy: boolean) {
+    const items = legacy
+      ? [{ metadata: { name: '', creationTimestamp: null }, versions: [{ version: 'v1', resources: [], freshness: 'Current' }] }]
+      : [...this.groups].map(([group, versions]) => ({
+          metadata: { name: group, creationTimestamp: null },
+          versions: [...versions].map(([v, defs]) => ({
+            version: v,
+            resources: defs.map((d) => {
+              const r: Record<string, unknown> = {
+                resource: d.resource,
+                responseKind: { group: d.group, version: d.version, kind: d.kind },
+                scope: d.namespaced ? 'Namespaced' : 'Cluster',
+                singularResource: d.singular,
+                verbs: d.verbs ?? allVerbs,
+              };
+              if (d.shortNames.length) r['shortNames'] = d.shortNames;
+              if (d.categories.length) r['categories'] = d.categories;
+              return r;
+            }),
+            freshness: 'Current',
+          })),
+        }));
+    return { kind: 'APIGroupDiscoveryList', apiVersion: `apidiscovery.k8s.io/${version}`, metadata: {}, items };
+  }
+}
+
+/** Kubernetes' storageVersionHash: the first 8 bytes of sha256("group/version/kind"), base64. */
+export function storageVersionHash(def: ResourceDefinition): string {
+  return createHash('sha256').update(`${def.group}/${def.version}/${def.kind}`).digest().subarray(0, 8).toString('base64');
+}
+
+function writeAggregated(ctx: RequestContext, choice: MediaTypeChoice, doc: unknown): void {
+  const body = Buffer.from(encodeBody(doc, choice.format, wantsPretty(ctx)));
+  const etag = `"${createHash('sha512').update(body).digest('hex').slice(0, 32).toUpperCase()}"`;
+  ctx.res.setHeader('ETag', etag);
+  if (ctx.req.headers['if-none-match'] === etag) {
+    ctx.res.setHeader('Audit-Id', ctx.auditId);
+    ctx.res.writeHead(304);
+    ctx.res.end();
+    return;
+  }
+  writeBody(ctx, 200, choice.contentType, body);
+}
+
+/** Serves the discovery paths; answers false when the path is not a discovery path. */
+export function serveDiscovery(discovery: Discovery, ctx: RequestContext, serverAddress: string): boolean {
+  const { info } = ctx;
+  const parts = info.parts;
+  if (info.apiPrefix === 'api' && parts.length === 0) {
+    const choice = negotiateOutput(ctx.req.headers.accept, { allowedAs: ['APIGroupDiscoveryList'] });
+    if (choice.as === 'APIGroupDiscoveryList') writeAggregated(ctx, choice, discovery.aggregated(choice.version!, true));
+    else
+      writeObject(
+        ctx,
+        200,
+        { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }] },
+        choice,
+      );
+    return true;
+  }
+  if (info.apiPrefix === 'api' && parts.length === 1 && parts[0] === 'v1') {
+    writeObject(ctx, 200, { kind: 'APIResourceList', groupVersion: 'v1', resources: [] }, negotiateOutput(ctx.req.headers.accept, { allowedAs: [] }));
+    return true;
+  }
+  if (info.apiPrefix !== 'apis') return false;
+  if (parts.length === 0) {
+    const choice = negotiateOutput(ctx.req.headers.accept, { allowedAs: ['APIGroupDiscoveryList'] });
+    if (choice.as === 'APIGroupDiscoveryList') writeAggregated(ctx, choice, discovery.aggregated(choice.version!, false));
+    else writeObject(ctx, 200, discovery.apiGroupList(), choice);
+    return true;
+  }
+  const choice = negotiateOutput(ctx.req.headers.accept, { allowedAs: [] });
+  const doc = parts.length === 1 ? discovery.apiGroupDocument(parts[0]!) : discovery.apiResourceList(parts[0]!, parts[1]!);
+  if (!doc) throw newPathNotFound();
+  writeObject(ctx, 200, doc, choice);
+  return true;
+}

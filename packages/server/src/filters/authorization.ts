@@ -1,0 +1,47 @@
+import { newForbidden, newForbiddenMessage, newInternalError, type StatusError } from '@plat/api-model';
+import { forbiddenMessage, type Attributes, type Authorizer, type UserInfo } from '@plat/auth';
+import type { Filter } from '../context.js';
+import type { RequestInfo } from '../request-info.js';
+import { writeError } from '../response.js';
+
+export function attributesFor(user: UserInfo, info: RequestInfo): Attributes {
+  return {
+    user,
+    verb: info.verb,
+    resourceRequest: info.isResourceRequest,
+    apiGroup: info.apiGroup,
+    apiVersion: info.apiVersion,
+    resource: info.resource,
+    subresource: info.subresource,
+    namespace: info.namespace,
+    name: info.name,
+    path: info.path,
+  };
+}
+
+/** The 403 of a denied request, worded as Kubernetes' responsewriters.Forbidden. */
+export function forbiddenError(attrs: Attributes, reason: string): StatusError {
+  const msg = forbiddenMessage(attrs);
+  const text = reason ? `${msg}: ${reason}` : msg;
+  if (!attrs.resource) return newForbiddenMessage(`forbidden: ${text}`);
+  return newForbidden({ group: attrs.apiGroup, resource: attrs.resource }, attrs.name, new Error(text));
+}
+
+/** Asks the authorizer about the request; anything but Allow is 403 Forbidden. */
+export function withAuthorization(authorizer: Authorizer): Filter {
+  return (next) => async (ctx) => {
+    const attrs = attributesFor(ctx.user!, ctx.info);
+    let result;
+    try {
+      result = await authorizer.authorize(attrs, { signal: ctx.signal });
+    } catch (err) {
+      writeError(ctx, newInternalError(err));
+      return;
+    }
+    if (result.decision !== 'Allow') {
+      writeError(ctx, forbiddenError(attrs, result.reason));
+      return;
+    }
+    await next(ctx);
+  };
+}

@@ -1,0 +1,71 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** The server's Prometheus metrics, named as kube-apiserver names them. */
+export interface ServerMetrics {
+  registry: Registry;
+  requestTotal: Counter<'verb' | 'group' | 'version' | 'resource' | 'subresource' | 'scope' | 'component' | 'code'>;
+  requestDuration: Histogram<'verb' | 'group' | 'version' | 'resource' | 'subresource' | 'scope' | 'component'>;
+  inflight: Gauge<'request_kind'>;
+  longRunning: Gauge<'verb' | 'group' | 'version' | 'resource' | 'scope' | 'component'>;
+  registeredWatchers: Gauge<'group' | 'version' | 'kind'>;
+  droppedRequests: Counter<'request_kind'>;
+  storageDuration: Histogram<'operation' | 'type'>;
+  storageObjects: Gauge<'resource'>;
+}
+
+export function createServerMetrics(registry = new Registry()): ServerMetrics {
+  collectDefaultMetrics({ register: registry });
+  return {
+    registry,
+    requestTotal: new Counter({
+      name: 'apiserver_request_total',
+      help: 'Counter of apiserver requests broken out for each verb, group, version, resource, scope, component, and HTTP response code.',
+      labelNames: ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component', 'code'],
+      registers: [registry],
+    }),
+    requestDuration: new Histogram({
+      name: 'apiserver_request_duration_seconds',
+      help: 'Response latency distribution in seconds for each verb, group, version, resource, subresource, scope and component.',
+      labelNames: ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component'],
+      buckets: [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60],
+      registers: [registry],
+    }),
+    inflight: new Gauge({
+      name: 'apiserver_current_inflight_requests',
+      help: 'Maximal number of currently used inflight request limit of this apiserver per request kind in last second.',
+      labelNames: ['request_kind'],
+      registers: [registry],
+    }),
+    longRunning: new Gauge({
+      name: 'apiserver_longrunning_requests',
+      help: 'Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component.',
+      labelNames: ['verb', 'group', 'version', 'resource', 'scope', 'component'],
+      registers: [registry],
+    }),
+    registeredWatchers: new Gauge({
+      name: 'apiserver_registered_watchers',
+      help: 'Number of currently registered watchers for a given resources',
+      labelNames: ['group', 'version', 'kind'],
+      registers: [registry],
+    }),
+    droppedRequests: new Counter({
+      name: 'apiserver_dropped_requests_total',
+      help: 'Number of requests dropped with \'Try again later\' response',
+      labelNames: ['request_kind'],
+      registers: [registry],
+    }),
+    storageDuration: new Histogram({
+      name: 'etcd_request_duration_seconds',
+      help: 'Storage request latency in seconds for each operation and object type.',
+      labelNames: ['operation', 'type'],
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers: [registry],
+    }),
+    storageObjects: new Gauge({
+      name: 'apiserver_storage_objects',
+      help: 'Number of stored objects at the time of last check split by kind.',
+      labelNames: ['resource'],
+      registers: [registry],
+    }),
+  };
+}

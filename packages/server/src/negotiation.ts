@@ -1,0 +1,80 @@
+import { newNotAcceptable } from '@plat/api-model';
+
+/** The response form a client asked for through its Accept header. */
+export interface MediaTypeChoice {
+  /** `json` (the default) or `yaml`. */
+  format: 'json' | 'yaml';
+  /** `Table` (meta.k8s.io or meta.plat.io v1), `PartialObjectMetadata(List)`, or the object itself. */
+  as?: 'Table' | 'PartialObjectMetadata' | 'PartialObjectMetadataList' | 'APIGroupDiscoveryList';
+  /** The group of the `as` kind (`meta.k8s.io`, `meta.plat.io`, `apidiscovery.k8s.io`). */
+  group?: string;
+  version?: string;
+  /** The media type written as Content-Type. */
+  contentType: string;
+}
+
+interface AcceptClause {
+  type: string;
+  params: Record<string, string>;
+  q: number;
+}
+
+export function parseAccept(header: string | undefined): AcceptClause[] {
+  if (!header) return [];
+  const clauses: AcceptClause[] = [];
+  for (const part of header.split(',')) {
+    const [typeRaw, ...paramParts] = part.split(';');
+    const type = typeRaw!.trim().toLowerCase();
+    if (!type) continue;
+    const params: Record<string, string> = {};
+    for (const p of paramParts) {
+      const eq = p.indexOf('=');
+      if (eq < 0) continue;
+      params[p.slice(0, eq).trim().toLowerCase()] = p.slice(eq + 1).trim().replace(/^"|"$/g, '');
+    }
+    const q = params['q'] !== undefined ? Number(params['q']) : 1;
+    delete params['q'];
+    clauses.push({ type, params, q: Number.isFinite(q) ? q : 1 });
+  }
+  // Stable sort by quality; order among equals is the client's preference.
+  return clauses.map((c, i) => ({ c, i })).sort((a, b) => b.c.q - a.c.q || a.i - b.i).map((x) => x.c);
+}
+
+const jsonTypes = new Set(['application/json', 'application/*', '*/*', 'application/json;stream=watch']);
+const yamlTypes = new Set(['application/yaml']);
+export const servedMediaTypes = ['application/json', 'application/yaml'];
+
+export interface NegotiationOptions {
+  /** Which `as=` kinds this endpoint can produce. */
+  allowedAs: ReadonlyArray<NonNullable<MediaTypeChoice['as']>>;
+}
+
+/**
+ * Picks the first acceptable clause, as Kubernetes' content negotiation does; 406 NotAcceptable
+ * when nothing matches.
+ */
+export function negotiateOutput(header: string | undefined, opts: NegotiationOptions): MediaTypeChoice {
+  const clauses = parseAccept(header);
+  if (clauses.length === 0) return { format: 'json', contentType: 'application/json' };
+  for (const c of clauses) {
+    if (c.q <= 0) continue;
+    const asKind = c.params['as'];
+    const format = jsonTypes.has(c.type) ? 'json' : yamlTypes.has(c.type) ? 'yaml' : undefined;
+    if (!format) continue;
+    if (!asKind) {
+      return { format, contentType: format === 'json' ? 'application/json' : 'application/yaml' };
+    }
+    const as = asKind as NonNullable<MediaTypeChoice['as']>;
+    if (!opts.allowedAs.includes(as)) continue;
+    const group = c.params['g'] ?? '';
+    const version = c.params['v'] ?? '';
+    if (as === 'APIGroupDiscoveryList') {
+      if (group !== 'apidiscovery.k8s.io' || (version !== 'v2' && version !== 'v2beta1')) continue;
+    } else if ((group !== 'meta.k8s.io' && group !== 'meta.plat.io') || (version !== 'v1' && version !== 'v1beta1')) {
+      continue;
+    }
+    const base = format === 'json' ? 'application/json' : 'application/yaml';
+    return { format, as, group, version, contentType: `${base};g=${group};v=${version};as=${as}` };
+  }
+  throw newNotAcceptable(servedMediaTypes);
+}

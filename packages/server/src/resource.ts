@@ -1,0 +1,90 @@
+import type { ApiObject, FieldError } from '@plat/api-model';
+import type { Authorizer, UserInfo } from '@plat/auth';
+import type { OpenApiSchema } from './openapi/types.js';
+
+/** One column of Table output (meta.k8s.io/v1 TableColumnDefinition). */
+export interface TableColumn {
+  name: string;
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
+  format?: string;
+  description: string;
+  priority?: number;
+}
+
+export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE';
+
+/** What a validating admission step sees (Kubernetes' admission.Attributes, trimmed). */
+export interface AdmissionRequest {
+  operation: AdmissionOperation;
+  object: ApiObject;
+  oldObject?: ApiObject;
+  user: UserInfo;
+  dryRun: boolean;
+  /** The server's authorizer, for admission steps that check a permission (attest on signers). */
+  authorizer: Authorizer;
+  signal: AbortSignal;
+}
+
+/**
+ * The per-resource behaviour the generic handlers call (Kubernetes' RESTCreateStrategy,
+ * RESTUpdateStrategy, TableConvertor and field-selector attributes, in one place).
+ */
+export interface ResourceStrategy {
+  /** Clears fields the client may not set on create (status, generation...). */
+  prepareForCreate?(obj: ApiObject): void;
+  /** Carries over fields the client may not change on update. */
+  prepareForUpdate?(obj: ApiObject, old: ApiObject): void;
+  /** Validation of the whole object for create (metadata is validated by the generic code). */
+  validate(obj: ApiObject): FieldError[];
+  /** Validation of an update against the stored object. */
+  validateUpdate(obj: ApiObject, old: ApiObject): FieldError[];
+  /** Warnings (Warning headers) for a create or update that passed validation. */
+  warnings?(obj: ApiObject, old?: ApiObject): string[];
+  /** Validating admission; throws a StatusError (usually 403 Forbidden) to reject. */
+  admit?(req: AdmissionRequest): Promise<void>;
+  /** PUT of a missing object creates it (true for few resources; false for ClusterTrustBundle). */
+  allowCreateOnUpdate: boolean;
+  /** PUT without metadata.resourceVersion is allowed (last write wins). */
+  allowUnconditionalUpdate: boolean;
+  /**
+   * The fields a field selector may use, with their values for `obj`. `metadata.name` is always
+   * present; anything else is resource-specific (`spec.signerName`).
+   */
+  selectableFields(obj: ApiObject): Record<string, string>;
+  /** The names `selectableFields` returns; a field selector on any other field is a 400. */
+  selectableFieldNames: readonly string[];
+  /** Table output: columns after the name column, and each object's cells for them. */
+  tableColumns: TableColumn[];
+  tableCells(obj: ApiObject): unknown[];
+}
+
+/** A resource served by the generic handlers: data (names, schema) + strategy. */
+export interface ResourceDefinition {
+  group: string;
+  version: string;
+  /** Plural, lower case: `clustertrustbundles`. */
+  resource: string;
+  singular: string;
+  kind: string;
+  listKind: string;
+  /** Only cluster-scoped resources are served today. */
+  namespaced: false;
+  shortNames: string[];
+  categories: string[];
+  /** The OpenAPI v2 definition name of the kind, e.g. `io.plat.api.certificates.v1alpha1.ClusterTrustBundle`. */
+  definitionName: string;
+  /**
+   * OpenAPI v2 definitions of the kind and its sub-types (refs `#/definitions/<name>`), including
+   * `definitionName`. `metadata` refers to the meta.k8s.io ObjectMeta definition.
+   */
+  definitions: Record<string, OpenApiSchema>;
+  /** Verbs served; defaults to all of them. */
+  verbs?: string[];
+  strategy: ResourceStrategy;
+}
+
+export const allVerbs = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+
+export function gvString(def: Pick<ResourceDefinition, 'group' | 'version'>): string {
+  return def.group ? `${def.group}/${def.version}` : def.version;
+}

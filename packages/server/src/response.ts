@@ -1,0 +1,96 @@
+import { gzipSync } from 'node:zlib';
+import { stringify as yamlStringify } from 'yaml';
+import { StatusError, StatusReason, isStatusError, newInternalError } from '@plat/api-model';
+import type { RequestContext } from './context.js';
+import type { MediaTypeChoice } from './negotiation.js';
+
+/** Kubernetes compresses responses above 128 KiB when the client accepts gzip. */
+export const gzipThresholdBytes = 128 * 1024;
+
+/** `pretty=true`, or a curl/wget user agent, indents the JSON (as Kubernetes does). */
+export function wantsPretty(ctx: RequestContext): boolean {
+  const p = ctx.query.get('pretty');
+  if (p !== null) return ['1', 't', 'T', 'true', 'TRUE', 'True'].includes(p);
+  const ua = String(ctx.req.headers['user-agent'] ?? '');
+  return ua.startsWith('curl') || ua.startsWith('Wget') || ua.startsWith('wget');
+}
+
+export function encodeBody(obj: unknown, format: 'json' | 'yaml', pretty: boolean): string {
+  if (format === 'yaml') return yamlStringify(obj);
+  return pretty ? `${JSON.stringify(obj, null, 2)}\n` : `${JSON.stringify(obj)}\n`;
+}
+
+function acceptsGzip(ctx: RequestContext): boolean {
+  const header = String(ctx.req.headers['accept-encoding'] ?? '');
+  return header
+    .split(',')
+    .map((s) => s.trim().split(';')[0]!.toLowerCase())
+    .includes('gzip');
+}
+
+/** A warning header value: `299 - "text"` (RFC 7234 warn-code 299, as Kubernetes sends). */
+export function warningHeaderValue(text: string): string {
+  return `299 - ${JSON.stringify(text)}`;
+}
+
+export function setCommonHeaders(ctx: RequestContext): void {
+  const { res } = ctx;
+  if (res.headersSent) return;
+  res.setHeader('Audit-Id', ctx.auditId);
+  res.setHeader('Cache-Control', 'no-cache, private');
+  if (ctx.warnings.length) {
+    // Deduplicated, in the order they were added.
+    res.setHeader('Warning', [...new Set(ctx.warnings)].map(warningHeaderValue));
+  }
+}
+
+/** Writes an object (or Status) with the negotiated media type, pretty printing and gzip. */
+export function writeObject(ctx: RequestContext, code: number, obj: unknown, choice?: MediaTypeChoice): void {
+  const format = choice?.format ?? 'json';
+  const body = Buffer.from(encodeBody(obj, format, wantsPretty(ctx)));
+  writeBody(ctx, code, choice?.contentType ?? (format === 'yaml' ? 'application/yaml' : 'application/json'), body);
+}
+
+export function writeBody(ctx: RequestContext, code: number, contentType: string, body: Buffer): void {
+  const { res } = ctx;
+  if (res.headersSent || res.writableEnded) return;
+  setCommonHeaders(ctx);
+  res.setHeader('Content-Type', contentType);
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  let payload = body;
+  if (body.length > gzipThresholdBytes && acceptsGzip(ctx)) {
+    payload = gzipSync(body);
+    res.setHeader('Content-Encoding', 'gzip');
+    res.setHeader('Vary', 'Accept-Encoding');
+  }
+  res.setHeader('Content-Length', payload.length);
+  res.writeHead(code);
+  res.end(ctx.method === 'HEAD' ? undefined : payload);
+}
+
+export function writeText(ctx: RequestContext, code: number, text: string): void {
+  writeBody(ctx, code, 'text/plain; charset=utf-8', Buffer.from(text));
+}
+
+/** Any thrown value as a StatusError: unknown errors become 500 InternalError. */
+export function toStatusError(err: unknown): StatusError {
+  if (isStatusError(err)) return err;
+  return newInternalError(err);
+}
+
+/** Writes the error as a `Status` body with its code (and Retry-After when it carries one). */
+export function writeError(ctx: RequestContext, err: unknown, choice?: MediaTypeChoice): void {
+  const status = toStatusError(err);
+  const retry = status.status.details?.retryAfterSeconds;
+  if (retry && !ctx.res.headersSent) ctx.res.setHeader('Retry-After', String(retry));
+  // Errors are always plain JSON (or YAML) Status objects, never Tables.
+  const plain: MediaTypeChoice | undefined = choice
+    ? { format: choice.format, contentType: choice.format === 'yaml' ? 'application/yaml' : 'application/json' }
+    : undefined;
+  writeObject(ctx, status.code, status.toJSON(), plain);
+}
+
+/** Kubernetes' answer for a path nothing serves. */
+export function newPathNotFound(): StatusError {
+  return new StatusError({ code: 404, reason: StatusReason.NotFound, message: 'the server could not find the requested resource', details: {} });
+}

@@ -1,0 +1,53 @@
+import { generateName, isStatusError, newInternalError, type ApiObject } from '@plat/api-model';
+import type { RequestContext } from '../context.js';
+import { negotiateOutput } from '../negotiation.js';
+import { contentTypeOf, decodeObjectBody, readBody } from '../request-body.js';
+import { writeObject } from '../response.js';
+import { parseDryRun, parseFieldManager, parseFieldValidation } from './options.js';
+import { scopeKey, withTypeMeta, type ResourceScope } from './scope.js';
+import { metaOf, recordManagedFields, runAdmission, toTypedObject, validateForCreate } from './write-pipeline.js';
+
+/** How often a generateName create retries after a name collision (Kubernetes retries too). */
+const generateNameAttempts = 8;
+
+/** POST .../<resource>: 201 Created with the stored object (200 for dryRun as well as 201). */
+export async function createResource(scope: ResourceScope, ctx: RequestContext): Promise<void> {
+  const choice = negotiateOutput(ctx.req.headers.accept, { allowedAs: [] });
+  const dryRun = parseDryRun(ctx, 'CreateOptions');
+  const mode = parseFieldValidation(ctx, 'CreateOptions');
+  const manager = parseFieldManager(ctx, 'CreateOptions');
+  const body = await readBody(ctx, scope.maxBodyBytes);
+  const decoded = decodeObjectBody(body, contentTypeOf(ctx), mode !== 'Ignore');
+  const obj = toTypedObject(scope, ctx, decoded.value as Record<string, unknown>, mode, decoded.duplicates);
+  const meta = metaOf(obj);
+  if (meta.resourceVersion) {
+    // kube-apiserver's storage refuses this with an internal error; keep the same answer.
+    throw newInternalError(new Error('resourceVersion should not be set on objects to be created'));
+  }
+  // Kubernetes' BeforeCreate: clear what the client cannot set, then let the store fill uid and timestamps.
+  delete meta.deletionTimestamp;
+  delete meta.deletionGracePeriodSeconds;
+  delete meta.uid;
+  delete meta.creationTimestamp;
+  delete meta.selfLink;
+  delete meta.managedFields;
+  scope.def.strategy.prepareForCreate?.(obj);
+  const base = meta.generateName && !meta.name ? meta.generateName : undefined;
+
+  for (let attempt = 1; ; attempt++) {
+    const candidate: ApiObject = structuredClone(obj);
+    if (base !== undefined) metaOf(candidate).name = generateName(base);
+    recordManagedFields(scope, candidate, undefined, manager);
+    validateForCreate(scope, candidate);
+    ctx.warnings.push(...(scope.def.strategy.warnings?.(candidate) ?? []));
+    await runAdmission(scope, ctx, 'CREATE', candidate, undefined, dryRun);
+    try {
+      const created = await scope.storage.create(scopeKey(scope, candidate.metadata!.name!), candidate, { dryRun, signal: ctx.signal });
+      writeObject(ctx, 201, withTypeMeta(scope, created), choice);
+      return;
+    } catch (err) {
+      if (base !== undefined && isStatusError(err, 'AlreadyExists') && attempt < generateNameAttempts) continue;
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,37 @@
+import { isStatusError, type ApiObject } from '@plat/api-model';
+import type { RequestContext } from '../context.js';
+import { negotiateOutput } from '../negotiation.js';
+import { writeObject } from '../response.js';
+import { deleteObject } from './delete.js';
+import { parseDeleteOptions } from './delete-options.js';
+import { parseListOptions } from './list-options.js';
+import type { ResourceScope } from './scope.js';
+
+/**
+ * DELETE .../<resource>: deletes every object the selectors match and answers the list of what
+ * was deleted (kube-apiserver's generic store does the same).
+ */
+export async function deleteCollection(scope: ResourceScope, ctx: RequestContext): Promise<void> {
+  const choice = negotiateOutput(ctx.req.headers.accept, { allowedAs: [] });
+  const listOpts = parseListOptions(scope, ctx, { watch: false });
+  const opts = await parseDeleteOptions(scope, ctx);
+  const listed = await scope.storage.list(scope.prefix, {
+    resourceVersion: listOpts.resourceVersion,
+    resourceVersionMatch: listOpts.resourceVersionMatch,
+    predicate: listOpts.matches,
+    signal: ctx.signal,
+  });
+  const deleted: ApiObject[] = [];
+  for (const item of listed.items) {
+    const name = item.metadata?.name ?? '';
+    try {
+      const outcome = await deleteObject(scope, scope.storage, name, { ...opts, preconditions: undefined }, ctx.signal);
+      deleted.push(outcome.object);
+    } catch (err) {
+      // Deleted by someone else in the meantime: nothing left to do for it.
+      if (!isStatusError(err, 'NotFound')) throw err;
+    }
+  }
+  const items = deleted.map(({ kind: _k, apiVersion: _a, ...rest }) => rest);
+  writeObject(ctx, 200, { kind: scope.def.listKind, apiVersion: scope.apiVersion, metadata: { resourceVersion: listed.resourceVersion }, items }, choice);
+}

@@ -1,0 +1,77 @@
+import { fieldError, newBadRequest, type FieldError } from '@plat/api-model';
+import type { Preconditions } from '@plat/storage';
+import type { RequestContext } from '../context.js';
+import { contentTypeOf, decodeBody, readBody } from '../request-body.js';
+import { dryRunErrors, invalidOptions, parseBool, parseInteger } from './options.js';
+import type { ResourceScope } from './scope.js';
+
+export interface ParsedDeleteOptions {
+  dryRun: boolean;
+  gracePeriodSeconds?: number;
+  preconditions?: Preconditions;
+  propagationPolicy?: string;
+}
+
+const propagationPolicies = ['Foreground', 'Background', 'Orphan'];
+
+function asStringArray(v: unknown): string[] {
+  if (v === undefined || v === null) return [];
+  if (Array.isArray(v)) return v.map(String);
+  return [String(v)];
+}
+
+/**
+ * DeleteOptions come from the body when there is one, else from the query, as Kubernetes'
+ * delete handlers read them; Kubernetes' ValidateDeleteOptions rules give 422.
+ */
+export async function parseDeleteOptions(scope: ResourceScope, ctx: RequestContext): Promise<ParsedDeleteOptions> {
+  const body = await readBody(ctx, scope.maxBodyBytes);
+  let dryRun: string[];
+  let gracePeriodSeconds: number | undefined;
+  let propagationPolicy: string | undefined;
+  let orphanDependents: boolean | undefined;
+  let preconditions: Preconditions | undefined;
+  if (body.length > 0 && body.toString('utf8').trim() !== '') {
+    const mediaType = contentTypeOf(ctx) || 'application/json';
+    const { value } = decodeBody(body, mediaType, false);
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      throw newBadRequest('the body of the request must be a DeleteOptions object');
+    }
+    const o = value as Record<string, unknown>;
+    if (o['kind'] !== undefined && o['kind'] !== 'DeleteOptions') {
+      throw newBadRequest(`decoded object cannot be converted to DeleteOptions: kind ${JSON.stringify(o['kind'])}`);
+    }
+    dryRun = asStringArray(o['dryRun']);
+    if (o['gracePeriodSeconds'] !== undefined && o['gracePeriodSeconds'] !== null) {
+      if (!Number.isInteger(o['gracePeriodSeconds'])) throw newBadRequest('gracePeriodSeconds must be an integer');
+      gracePeriodSeconds = o['gracePeriodSeconds'] as number;
+    }
+    if (typeof o['propagationPolicy'] === 'string') propagationPolicy = o['propagationPolicy'];
+    if (typeof o['orphanDependents'] === 'boolean') orphanDependents = o['orphanDependents'];
+    const pre = o['preconditions'];
+    if (pre && typeof pre === 'object') {
+      const p = pre as Record<string, unknown>;
+      preconditions = {};
+      if (typeof p['uid'] === 'string') preconditions.uid = p['uid'];
+      if (typeof p['resourceVersion'] === 'string') preconditions.resourceVersion = p['resourceVersion'];
+    }
+  } else {
+    const q = ctx.query;
+    dryRun = q.getAll('dryRun');
+    gracePeriodSeconds = parseInteger(q.get('gracePeriodSeconds'), 'gracePeriodSeconds');
+    propagationPolicy = q.get('propagationPolicy') ?? undefined;
+    orphanDependents = parseBool(q.get('orphanDependents'), 'orphanDependents');
+    const uid = q.get('preconditions.uid');
+    const rv = q.get('preconditions.resourceVersion');
+    if (uid || rv) preconditions = { uid: uid ?? undefined, resourceVersion: rv ?? undefined };
+  }
+  const errs: FieldError[] = [...dryRunErrors(dryRun)];
+  if (orphanDependents !== undefined && propagationPolicy !== undefined) {
+    errs.push(fieldError.invalid('propagationPolicy', propagationPolicy, 'orphanDependents and deletionPropagation cannot be both set'));
+  }
+  if (propagationPolicy !== undefined && !propagationPolicies.includes(propagationPolicy)) {
+    errs.push(fieldError.notSupported('propagationPolicy', propagationPolicy, [...propagationPolicies, 'nil']));
+  }
+  if (errs.length) throw invalidOptions('DeleteOptions', errs);
+  return { dryRun: dryRun.length > 0, gracePeriodSeconds, preconditions, propagationPolicy };
+}

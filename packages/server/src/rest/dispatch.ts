@@ -1,0 +1,37 @@
+import { newMethodNotSupported } from '@plat/api-model';
+import type { RequestContext } from '../context.js';
+import { newPathNotFound } from '../response.js';
+import { createResource } from './create.js';
+import { deleteCollection } from './delete-collection.js';
+import { deleteResource } from './delete.js';
+import { getResource } from './get.js';
+import { listResource } from './list.js';
+import { patchResource } from './patch.js';
+import type { ResourceScope } from './scope.js';
+import { updateResource } from './update.js';
+import { watchResource } from './watch.js';
+
+const handlers: Record<string, (scope: ResourceScope, ctx: RequestContext) => Promise<void>> = {
+  get: getResource,
+  list: listResource,
+  watch: watchResource,
+  create: createResource,
+  update: updateResource,
+  patch: patchResource,
+  delete: deleteResource,
+  deletecollection: deleteCollection,
+};
+
+/** Routes a resource request to its REST handler: 404 for unknown resources, 405 for unsupported verbs. */
+export async function dispatchResource(scopes: ReadonlyMap<string, ResourceScope>, ctx: RequestContext): Promise<void> {
+  const { info } = ctx;
+  const scope = scopes.get(`${info.apiGroup}/${info.apiVersion}/${info.resource}`);
+  if (!scope || info.subresource || info.namespace) throw newPathNotFound();
+  // POST to a named object is not an operation of the API.
+  if (info.verb === 'create' && info.name) throw newMethodNotSupported(scope.gr, 'create');
+  if ((info.verb === 'update' || info.verb === 'patch') && !info.name) throw newMethodNotSupported(scope.gr, info.verb);
+  const handler = handlers[info.verb];
+  const allowed = scope.def.verbs;
+  if (!handler || (allowed && !allowed.includes(info.verb))) throw newMethodNotSupported(scope.gr, info.verb);
+  await handler(scope, ctx);
+}

@@ -1,0 +1,47 @@
+import type { RequestContext } from '../context.js';
+import { negotiateOutput } from '../negotiation.js';
+import { writeObject } from '../response.js';
+import { parseIncludeObject, toTable } from '../table.js';
+import { parseListOptions } from './list-options.js';
+import type { ResourceScope } from './scope.js';
+
+/** GET .../<resource>: the list, filtered by selectors, paginated with limit/continue. */
+export async function listResource(scope: ResourceScope, ctx: RequestContext): Promise<void> {
+  const choice = negotiateOutput(ctx.req.headers.accept, { allowedAs: ['Table', 'PartialObjectMetadataList'] });
+  const includeObject = parseIncludeObject(ctx.query.get('includeObject'));
+  const opts = parseListOptions(scope, ctx, { watch: false });
+  const result = await scope.storage.list(scope.prefix, {
+    limit: opts.limit && opts.limit > 0 ? opts.limit : undefined,
+    continue: opts.continue,
+    resourceVersion: opts.resourceVersion,
+    resourceVersionMatch: opts.resourceVersionMatch,
+    predicate: opts.labelSelector.isEmpty() && opts.fieldSelector.isEmpty() ? undefined : opts.matches,
+    signal: ctx.signal,
+  });
+  const listMeta: Record<string, unknown> = { resourceVersion: result.resourceVersion };
+  if (result.continue) listMeta['continue'] = result.continue;
+  if (result.remainingItemCount !== undefined && result.continue) listMeta['remainingItemCount'] = result.remainingItemCount;
+  if (choice.as === 'Table') {
+    const items = result.items.map((o) => ({ kind: scope.def.kind, apiVersion: scope.apiVersion, ...o }));
+    writeObject(ctx, 200, toTable(scope.def, items, { choice, includeObject, withColumns: true, listMeta }), choice);
+    return;
+  }
+  if (choice.as === 'PartialObjectMetadataList') {
+    const apiVersion = `${choice.group}/${choice.version}`;
+    writeObject(
+      ctx,
+      200,
+      {
+        kind: 'PartialObjectMetadataList',
+        apiVersion,
+        metadata: listMeta,
+        items: result.items.map((o) => ({ kind: 'PartialObjectMetadata', apiVersion, metadata: o.metadata ?? {} })),
+      },
+      choice,
+    );
+    return;
+  }
+  // Items of a typed list carry no kind/apiVersion of their own, as kube-apiserver encodes them.
+  const items = result.items.map(({ kind: _k, apiVersion: _a, ...rest }) => rest);
+  writeObject(ctx, 200, { kind: scope.def.listKind, apiVersion: scope.apiVersion, metadata: listMeta, items }, choice);
+}

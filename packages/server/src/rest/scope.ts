@@ -1,0 +1,50 @@
+import type { ApiObject, GroupKind, GroupResource } from '@plat/api-model';
+import type { Authorizer } from '@plat/auth';
+import type { Storage } from '@plat/storage';
+import type { ServerMetrics } from '../metrics.js';
+import type { ResourceDefinition } from '../resource.js';
+import { gvString } from '../resource.js';
+import type { SchemaSet } from '../schema-walk.js';
+
+/** Everything a REST handler needs about the resource it serves and the server around it. */
+export interface ResourceScope {
+  def: ResourceDefinition;
+  storage: Storage;
+  authorizer: Authorizer;
+  schemas: SchemaSet;
+  metrics: ServerMetrics;
+  gr: GroupResource;
+  gk: GroupKind;
+  apiVersion: string;
+  /** `/<group>/<resource>/` */
+  prefix: string;
+  maxBodyBytes: number;
+  minRequestTimeoutSeconds: number;
+  watchBookmarkIntervalMs?: number;
+  /** Registers a watch so shutdown can end it; returns the unregister function. */
+  trackWatch(stop: () => void): () => void;
+}
+
+export function scopeKey(scope: ResourceScope, name: string): string {
+  return `${scope.prefix}${name}`;
+}
+
+export function newResourceScope(
+  def: ResourceDefinition,
+  rest: Omit<ResourceScope, 'def' | 'gr' | 'gk' | 'apiVersion' | 'prefix'>,
+): ResourceScope {
+  return {
+    ...rest,
+    def,
+    gr: { group: def.group, resource: def.resource },
+    gk: { group: def.group, kind: def.kind },
+    apiVersion: gvString(def),
+    prefix: `/${def.group}/${def.resource}/`,
+  };
+}
+
+/** The object as served: with its kind and apiVersion first, as Kubernetes encodes it. */
+export function withTypeMeta(scope: ResourceScope, obj: ApiObject): ApiObject {
+  const { apiVersion: _a, kind: _k, ...rest } = obj;
+  return { kind: scope.def.kind, apiVersion: scope.apiVersion, ...rest };
+}

@@ -1,0 +1,124 @@
+import { isStatusError, type ApiObject, type Status } from '@plat/api-model';
+import type { Watch, WatchEvent } from '@plat/storage';
+import type { RequestContext } from '../context.js';
+import { negotiateOutput } from '../negotiation.js';
+import { setCommonHeaders, toStatusError } from '../response.js';
+import { parseIncludeObject, toTable } from '../table.js';
+import { parseListOptions } from './list-options.js';
+import { withTypeMeta, type ResourceScope } from './scope.js';
+
+interface OutEvent {
+  type: string;
+  object: unknown;
+}
+
+/**
+ * Maps a storage event to what this watcher sees through its selectors, as Kubernetes' cacher
+ * does: an object entering the selection is ADDED, one leaving it is DELETED (its previous state
+ * at the new resourceVersion), anything outside is dropped.
+ */
+export function filterEvent(ev: WatchEvent, matches: (obj: ApiObject) => boolean): { type: string; object: ApiObject | Status } | undefined {
+  switch (ev.type) {
+    case 'ADDED':
+      return matches(ev.object as ApiObject) ? { type: 'ADDED', object: ev.object } : undefined;
+    case 'MODIFIED': {
+      const cur = matches(ev.object as ApiObject);
+      const prev = ev.prevObject ? matches(ev.prevObject) : cur;
+      if (cur && prev) return { type: 'MODIFIED', object: ev.object };
+      if (cur) return { type: 'ADDED', object: ev.object };
+      if (prev && ev.prevObject) {
+        const rv = (ev.object as ApiObject).metadata?.resourceVersion;
+        return { type: 'DELETED', object: { ...ev.prevObject, metadata: { ...ev.prevObject.metadata, resourceVersion: rv } } };
+      }
+      return undefined;
+    }
+    case 'DELETED':
+      return matches(ev.prevObject ?? (ev.object as ApiObject)) ? { type: 'DELETED', object: ev.object } : undefined;
+    default:
+      return { type: ev.type, object: ev.object };
+  }
+}
+
+/** GET .../<resource>?watch=true: a chunked stream of JSON watch events. */
+export async function watchResource(scope: ResourceScope, ctx: RequestContext): Promise<void> {
+  const choice = negotiateOutput(ctx.req.headers.accept, { allowedAs: ['Table'] });
+  const includeObject = parseIncludeObject(ctx.query.get('includeObject'));
+  const opts = parseListOptions(scope, ctx, { watch: true, name: ctx.info.name || undefined });
+  const min = scope.minRequestTimeoutSeconds;
+  const timeoutSeconds = opts.timeoutSeconds && opts.timeoutSeconds > 0 ? opts.timeoutSeconds : min + Math.random() * min;
+
+  const { res } = ctx;
+  let firstTable = true;
+  const encode = (ev: OutEvent): string => {
+    let object = ev.object;
+    if (choice.as === 'Table' && (ev.type === 'ADDED' || ev.type === 'MODIFIED' || ev.type === 'DELETED')) {
+      object = toTable(scope.def, [object as ApiObject], { choice, includeObject, withColumns: firstTable });
+      firstTable = false;
+    }
+    return `${JSON.stringify({ type: ev.type, object })}\n`;
+  };
+  const startStream = () => {
+    if (res.headersSent) return;
+    setCommonHeaders(ctx);
+    res.setHeader('Content-Type', choice.as === 'Table' ? choice.contentType : 'application/json');
+    res.writeHead(200);
+    res.flushHeaders?.();
+  };
+  const send = async (ev: OutEvent): Promise<void> => {
+    if (res.writableEnded) return;
+    if (!res.write(encode(ev))) {
+      await new Promise<void>((resolve) => {
+        const done = () => resolve();
+        res.once('drain', done);
+        res.once('close', done);
+      });
+    }
+  };
+
+  let watch: Watch;
+  try {
+    watch = await scope.storage.watch(scope.prefix, {
+      resourceVersion: opts.resourceVersion,
+      sendInitialEvents: opts.sendInitialEvents,
+      allowWatchBookmarks: opts.allowWatchBookmarks,
+      bookmarkIntervalMs: scope.watchBookmarkIntervalMs,
+      signal: ctx.signal,
+    });
+  } catch (err) {
+    // Kubernetes answers a watch from a compacted revision with 200 and one ERROR event.
+    if (isStatusError(err) && err.code === 410) {
+      startStream();
+      await send({ type: 'ERROR', object: err.toJSON() });
+      res.end();
+      return;
+    }
+    throw err;
+  }
+
+  startStream();
+  const stop = () => watch.stop();
+  const untrack = scope.trackWatch(stop);
+  const timer = setTimeout(stop, timeoutSeconds * 1000);
+  ctx.signal.addEventListener('abort', stop, { once: true });
+  res.on('close', stop);
+  const gauge = scope.metrics.registeredWatchers.labels(scope.def.group, scope.def.version, scope.def.kind);
+  gauge.inc();
+  try {
+    for await (const ev of watch) {
+      const out = filterEvent(ev, opts.matches);
+      if (!out) continue;
+      if (out.type !== 'ERROR') out.object = withTypeMeta(scope, out.object as ApiObject);
+      await send(out);
+      if (out.type === 'ERROR' || res.writableEnded) break;
+    }
+  } catch (err) {
+    await send({ type: 'ERROR', object: toStatusError(err).toJSON() });
+  } finally {
+    gauge.dec();
+    clearTimeout(timer);
+    ctx.signal.removeEventListener('abort', stop);
+    untrack();
+    watch.stop();
+    if (!res.writableEnded) res.end();
+  }
+}

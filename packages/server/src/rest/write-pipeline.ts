@@ -1,0 +1,134 @@
+import {
+  newBadRequest,
+  newInvalid,
+  type ApiObject,
+  type ManagedFieldsEntry,
+  type ObjectMeta,
+} from '@plat/api-model';
+import type { RequestContext } from '../context.js';
+import { nowRfc3339, updateManagedFields } from '../managed-fields.js';
+import type { AdmissionOperation } from '../resource.js';
+import { pruneToSchema } from '../schema-walk.js';
+import type { FieldValidation } from './options.js';
+import type { ResourceScope } from './scope.js';
+
+/**
+ * Reports unknown and duplicate fields as `fieldValidation` asks: Strict answers 400 with all of
+ * them, Warn adds one Warning header each, Ignore drops them silently.
+ */
+export function applyFieldValidation(ctx: RequestContext, mode: FieldValidation, unknown: string[], duplicates: string[]): void {
+  if (mode === 'Ignore') return;
+  const messages = [...unknown.map((p) => `unknown field ${JSON.stringify(p)}`), ...duplicates.map((p) => `duplicate field ${JSON.stringify(p)}`)];
+  if (messages.length === 0) return;
+  if (mode === 'Strict') throw newBadRequest(`strict decoding error: ${messages.join(', ')}`);
+  ctx.warnings.push(...messages);
+}
+
+/**
+ * Turns a decoded body into an object of the scope's kind the way typed decoding does: the
+ * apiVersion and kind must match when present (and are filled in when absent), unknown fields are
+ * dropped, and values of the wrong type are a 400.
+ */
+export function toTypedObject(
+  scope: ResourceScope,
+  ctx: RequestContext,
+  value: Record<string, unknown>,
+  mode: FieldValidation,
+  duplicates: string[],
+): ApiObject {
+  const apiVersion = value['apiVersion'];
+  const kind = value['kind'];
+  if (typeof apiVersion === 'string' && apiVersion !== '' && apiVersion !== scope.apiVersion) {
+    throw newBadRequest(`the API version in the data (${apiVersion}) does not match the expected API version (${scope.apiVersion})`);
+  }
+  if (typeof kind === 'string' && kind !== '' && kind !== scope.def.kind) {
+    throw newBadRequest(`the kind in the data (${kind}) does not match the expected kind (${scope.def.kind})`);
+  }
+  const schema = scope.schemas.get(scope.def.definitionName)!;
+  const problems = pruneToSchema(value, schema, scope.schemas);
+  if (problems.typeErrors.length) {
+    throw newBadRequest(`${scope.def.kind} in version "${scope.def.version}" cannot be handled as a ${scope.def.kind}: json: ${problems.typeErrors[0]}`);
+  }
+  applyFieldValidation(ctx, mode, problems.unknown, duplicates);
+  const obj = value as ApiObject;
+  obj.apiVersion = scope.apiVersion;
+  obj.kind = scope.def.kind;
+  return obj;
+}
+
+export function metaOf(obj: ApiObject): ObjectMeta {
+  if (!obj.metadata || typeof obj.metadata !== 'object') obj.metadata = {};
+  return obj.metadata;
+}
+
+/** Records the request's field manager in managedFields (Update operation). */
+export function recordManagedFields(scope: ResourceScope, obj: ApiObject, old: ApiObject | undefined, manager: string): void {
+  const meta = metaOf(obj);
+  const requested = meta.managedFields;
+  let previous: ManagedFieldsEntry[];
+  if (Array.isArray(requested) && requested.length === 0 && old) {
+    // An explicit empty list resets ownership, as Kubernetes allows.
+    previous = [];
+  } else {
+    previous = (old?.metadata?.managedFields ?? []) as ManagedFieldsEntry[];
+  }
+  const entries = updateManagedFields(obj, old, previous, {
+    manager,
+    apiVersion: scope.apiVersion,
+    now: nowRfc3339(),
+    schema: scope.schemas.get(scope.def.definitionName)!,
+    schemas: scope.schemas,
+  });
+  if (entries.length) meta.managedFields = entries;
+  else delete meta.managedFields;
+}
+
+export function validateForCreate(scope: ResourceScope, obj: ApiObject): void {
+  const errs = scope.def.strategy.validate(obj);
+  if (errs.length) throw newInvalid(scope.gk, obj.metadata?.name ?? '', errs);
+}
+
+export function validateForUpdate(scope: ResourceScope, obj: ApiObject, old: ApiObject): void {
+  const errs = scope.def.strategy.validateUpdate(obj, old);
+  if (errs.length) throw newInvalid(scope.gk, obj.metadata?.name ?? '', errs);
+}
+
+export async function runAdmission(
+  scope: ResourceScope,
+  ctx: RequestContext,
+  operation: AdmissionOperation,
+  obj: ApiObject,
+  old: ApiObject | undefined,
+  dryRun: boolean,
+): Promise<void> {
+  const admit = scope.def.strategy.admit;
+  if (!admit) return;
+  await admit.call(scope.def.strategy, {
+    operation,
+    object: obj,
+    oldObject: old,
+    user: ctx.user!,
+    dryRun,
+    authorizer: scope.authorizer,
+    signal: ctx.signal,
+  });
+}
+
+/**
+ * Kubernetes' BeforeUpdate: fields the client cannot change are carried over from the stored
+ * object (uid when empty, creationTimestamp, deletion fields, generation).
+ */
+export function carryOverSystemFields(obj: ApiObject, old: ApiObject): void {
+  const meta = metaOf(obj);
+  const oldMeta = old.metadata ?? {};
+  if (!meta.uid) meta.uid = oldMeta.uid;
+  if (oldMeta.creationTimestamp) meta.creationTimestamp = oldMeta.creationTimestamp;
+  if (oldMeta.deletionTimestamp) meta.deletionTimestamp = oldMeta.deletionTimestamp;
+  else delete meta.deletionTimestamp;
+  if (oldMeta.deletionGracePeriodSeconds !== undefined && oldMeta.deletionGracePeriodSeconds !== null) {
+    meta.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
+  } else delete meta.deletionGracePeriodSeconds;
+  if (oldMeta.generation !== undefined) meta.generation = oldMeta.generation;
+  else delete meta.generation;
+  delete meta.selfLink;
+}
