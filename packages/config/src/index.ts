@@ -1,1 +1,62 @@
-export {};
+export {
+  anonymousFlagConflict,
+  certificateAuthorityError,
+  isReservedExtraKey,
+  loadAuthenticationConfiguration,
+  maxJWTAuthenticators,
+} from './authentication.js';
+export type {
+  AnonymousAuthConfig,
+  AuthenticationConfiguration,
+  AuthenticationLoadOptions,
+  ClaimMappings,
+  ClaimOrExpression,
+  ClaimValidationRule,
+  ExtraMapping,
+  Issuer,
+  JWTAuthenticator,
+  PrefixedClaimOrExpression,
+  UserValidationRule,
+} from './authentication.js';
+export {
+  defaultAuthorizedTTL,
+  defaultAuthorizerTypes,
+  defaultRepeatableAuthorizerTypes,
+  defaultUnauthorizedTTL,
+  loadAuthorizationConfiguration,
+  maxMatchConditions,
+  maxWebhookTimeoutMilliseconds,
+} from './authorization.js';
+export type {
+  AuthorizationConfiguration,
+  AuthorizationLoadOptions,
+  AuthorizerConfiguration,
+  WebhookConfiguration,
+  WebhookConnectionInfo,
+  WebhookMatchCondition,
+} from './authorization.js';
+export { loadEgressSelectorConfiguration } from './egress-selector.js';
+export type {
+  EgressSelection,
+  EgressSelectionName,
+  EgressSelectorConfiguration,
+  EgressSelectorLoadOptions,
+  ProxyProtocol,
+  TLSConfig,
+  Transport,
+} from './egress-selector.js';
+export { defaultTracingEndpoint, loadTracingConfiguration, maxSamplingRatePerMillion } from './tracing.js';
+export type { TracingConfiguration } from './tracing.js';
+export { DecodeError, decodeConfigText, maxConfigFileBytes } from './decode.js';
+export type { ConfigKind, LoadResult } from './document.js';
+export { formatGoDuration, parseGoDuration } from './duration.js';
+export {
+  anonymousFlagConflictMessage,
+  authorizationFlagsConflictMessage,
+  oidcFlagsConflictMessage,
+  validateLegacyFlags,
+} from './legacy-flags.js';
+export type { LegacyFlagInput } from './legacy-flags.js';
+export { formatValidationReport, validateConfigFiles } from './validate-files.js';
+export type { ConfigFileResult, ConfigFiles, ValidateConfigFilesOptions, ValidationReport } from './validate-files.js';
+export { apiVersion } from './schemas.js';
