@@ -115,15 +115,23 @@ export {
 } from './object-meta-validation.js';
 export { SelectorError, type SelectorErrorCode } from './selector-error.js';
 export {
-  LabelSelector,
   SelectionOperator,
   newLabelRequirement,
-  parseLabelSelector,
   validateLabelRequirement,
   type LabelRequirementOptions,
   type LabelSelectorRequirement,
   type Labels,
-} from './label-selector.js';
+} from './label-requirement.js';
+export { LabelSelector, parseLabelSelector } from './label-selector.js';
+export {
+  LabelSelectorOperator,
+  labelSelectorAsSelector,
+  labelSelectorObjectSchema,
+  labelSelectorRequirementSchema,
+  validateLabelSelectorObject,
+  type LabelSelectorObject,
+  type LabelSelectorObjectRequirement,
+} from './label-selector-object.js';
 export {
   FieldSelector,
   escapeFieldSelectorValue,
@@ -215,7 +223,6 @@ export {
 export {
   authorizationGroup,
   fieldSelectorRequirementSchema,
-  labelSelectorRequirementSchema,
   nonResourceAttributesSchema,
   resourceAttributesSchema,
   selfSubjectAccessReviewKind,

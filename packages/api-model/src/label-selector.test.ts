@@ -1,5 +1,6 @@
 import { FieldPath } from './field-path.js';
-import { LabelSelector, newLabelRequirement, parseLabelSelector, validateLabelRequirement } from './label-selector.js';
+import { newLabelRequirement, validateLabelRequirement } from './label-requirement.js';
+import { LabelSelector, parseLabelSelector } from './label-selector.js';
 import { SelectorError } from './selector-error.js';
 
 function parseError(selector: string): SelectorError {

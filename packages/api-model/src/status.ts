@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { aggregateFieldErrors, type FieldError } from './field-error.js';
+import { goQuote } from './go-quote.js';
 
 export const StatusReason = {
   Unknown: '',
@@ -126,7 +127,7 @@ export function newNotFound(gr: GroupResource, name: string): StatusError {
   return new StatusError({
     code: 404,
     reason: StatusReason.NotFound,
-    message: `${groupResourceString(gr)} ${JSON.stringify(name)} not found`,
+    message: `${groupResourceString(gr)} ${goQuote(name)} not found`,
     details: { name, group: gr.group, kind: gr.resource },
   });
 }
@@ -135,7 +136,7 @@ export function newAlreadyExists(gr: GroupResource, name: string): StatusError {
   return new StatusError({
     code: 409,
     reason: StatusReason.AlreadyExists,
-    message: `${groupResourceString(gr)} ${JSON.stringify(name)} already exists`,
+    message: `${groupResourceString(gr)} ${goQuote(name)} already exists`,
     details: { name, group: gr.group, kind: gr.resource },
   });
 }
@@ -144,7 +145,7 @@ export function newConflict(gr: GroupResource, name: string, err: unknown): Stat
   return new StatusError({
     code: 409,
     reason: StatusReason.Conflict,
-    message: `Operation cannot be fulfilled on ${groupResourceString(gr)} ${JSON.stringify(name)}: ${errorText(err)}`,
+    message: `Operation cannot be fulfilled on ${groupResourceString(gr)} ${goQuote(name)}: ${errorText(err)}`,
     details: { name, group: gr.group, kind: gr.resource },
   });
 }
@@ -156,7 +157,7 @@ export function newApplyConflict(causes: StatusCause[], message: string): Status
 
 export function newInvalid(gk: GroupKind, name: string, errors: readonly FieldError[]): StatusError {
   const causes: StatusCause[] = errors.map((e) => ({ type: e.type, message: e.body(), field: e.field }));
-  const what = `${groupKindString(gk)} ${JSON.stringify(name)} is invalid`;
+  const what = `${groupKindString(gk)} ${goQuote(name)} is invalid`;
   return new StatusError({
     code: 422,
     reason: StatusReason.Invalid,
@@ -174,11 +175,15 @@ export function newUnauthorized(message = 'Unauthorized'): StatusError {
 }
 
 export function newForbidden(gr: GroupResource, name: string, err: unknown): StatusError {
-  const target = name ? `${groupResourceString(gr)} ${JSON.stringify(name)}` : groupResourceString(gr);
+  // Kubernetes words a request outside any resource as plain "forbidden: ...".
+  let message: string;
+  if (!gr.group && !gr.resource) message = `forbidden: ${errorText(err)}`;
+  else if (!name) message = `${groupResourceString(gr)} is forbidden: ${errorText(err)}`;
+  else message = `${groupResourceString(gr)} ${goQuote(name)} is forbidden: ${errorText(err)}`;
   return new StatusError({
     code: 403,
     reason: StatusReason.Forbidden,
-    message: `${target} is forbidden: ${errorText(err)}`,
+    message,
     details: { name: name || undefined, group: gr.group, kind: gr.resource },
   });
 }
@@ -192,7 +197,7 @@ export function newMethodNotSupported(gr: GroupResource, action: string): Status
   return new StatusError({
     code: 405,
     reason: StatusReason.MethodNotAllowed,
-    message: `${action} is not supported on resources of kind ${JSON.stringify(groupResourceString(gr))}`,
+    message: `${action} is not supported on resources of kind ${goQuote(groupResourceString(gr))}`,
     details: { group: gr.group, kind: gr.resource },
   });
 }
@@ -227,7 +232,7 @@ export function newUnsupportedMediaType(contentType: string, accepted: readonly 
     code: 415,
     reason: StatusReason.UnsupportedMediaType,
     message: `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`,
-    details: contentType ? { causes: [{ message: `unsupported media type ${JSON.stringify(contentType)}` }] } : undefined,
+    details: contentType ? { causes: [{ message: `unsupported media type ${goQuote(contentType)}` }] } : undefined,
   });
 }
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { fieldError, rawValue, type FieldError } from './field-error.js';
 import { FieldPath } from './field-path.js';
 import { goQuote } from './go-quote.js';
+import { labelSelectorRequirementSchema } from './label-selector-object.js';
 import { objectMetaSchema } from './object-meta.js';
 
 /**
@@ -15,11 +16,6 @@ export const subjectAccessReviewKind = 'SubjectAccessReview';
 export const selfSubjectAccessReviewKind = 'SelfSubjectAccessReview';
 
 export const fieldSelectorRequirementSchema = z.object({
-  key: z.string(),
-  operator: z.string(),
-  values: z.array(z.string()).optional(),
-});
-export const labelSelectorRequirementSchema = z.object({
   key: z.string(),
   operator: z.string(),
   values: z.array(z.string()).optional(),

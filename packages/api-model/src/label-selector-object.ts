@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import { fieldError, type FieldError } from './field-error.js';
+import { FieldPath } from './field-path.js';
+import { goQuote } from './go-quote.js';
+import { newLabelRequirement, type LabelSelectorRequirement, type SelectionOperator } from './label-requirement.js';
+import { validateLabelName, validateLabels } from './label-validation.js';
+import { LabelSelector } from './label-selector.js';
+import { SelectorError } from './selector-error.js';
+
+/**
+ * The structured label selector of the API (`meta/v1 LabelSelector`: matchLabels and
+ * matchExpressions), its validation, and its conversion to a compiled LabelSelector.
+ */
+
+export const LabelSelectorOperator = {
+  In: 'In',
+  NotIn: 'NotIn',
+  Exists: 'Exists',
+  DoesNotExist: 'DoesNotExist',
+} as const;
+export type LabelSelectorOperator = (typeof LabelSelectorOperator)[keyof typeof LabelSelectorOperator];
+
+export const labelSelectorRequirementSchema = z.object({
+  key: z.string(),
+  // Any string: validation and conversion report an unknown operator with Kubernetes' message.
+  operator: z.string(),
+  values: z.array(z.string()).nullable().optional(),
+});
+export type LabelSelectorObjectRequirement = z.infer<typeof labelSelectorRequirementSchema>;
+
+export const labelSelectorObjectSchema = z.object({
+  matchLabels: z.record(z.string(), z.string()).nullable().optional(),
+  matchExpressions: z.array(labelSelectorRequirementSchema).nullable().optional(),
+});
+export type LabelSelectorObject = z.infer<typeof labelSelectorObjectSchema>;
+
+const operators: Record<string, SelectionOperator> = { In: 'in', NotIn: 'notin', Exists: 'exists', DoesNotExist: '!' };
+
+/**
+ * Kubernetes' `LabelSelectorAsSelector`: an absent selector matches nothing, an empty one
+ * everything. Throws SelectorError for an unknown operator or an invalid requirement.
+ */
+export function labelSelectorAsSelector(selector: LabelSelectorObject | null | undefined): LabelSelector {
+  if (!selector) return LabelSelector.nothing();
+  const labels = Object.entries(selector.matchLabels ?? {});
+  const exprs = selector.matchExpressions ?? [];
+  if (labels.length + exprs.length === 0) return LabelSelector.everything();
+  const reqs: LabelSelectorRequirement[] = labels.map(([k, v]) => newLabelRequirement(k, '=', [v]));
+  for (const expr of exprs) {
+    const op = Object.hasOwn(operators, expr.operator) ? operators[expr.operator] : undefined;
+    if (!op) throw new SelectorError('InvalidLabelSelector', `${goQuote(expr.operator)} is not a valid label selector operator`);
+    reqs.push(newLabelRequirement(expr.key, op, [...(expr.values ?? [])]));
+  }
+  return LabelSelector.fromRequirements(reqs);
+}
+
+/** Kubernetes' `ValidateLabelSelector` (meta/v1 validation). */
+export function validateLabelSelectorObject(selector: LabelSelectorObject | null | undefined, path: FieldPath | string): FieldError[] {
+  const p = typeof path === 'string' ? FieldPath.root(path) : path;
+  const errs: FieldError[] = [];
+  if (!selector) return errs;
+  errs.push(...validateLabels(selector.matchLabels, p.child('matchLabels')));
+  (selector.matchExpressions ?? []).forEach((expr, i) => {
+    const ep = p.child('matchExpressions').index(i);
+    const values = expr.values ?? [];
+    switch (expr.operator) {
+      case 'In':
+      case 'NotIn':
+        if (values.length === 0) errs.push(fieldError.required(ep.child('values'), "must be specified when `operator` is 'In' or 'NotIn'"));
+        break;
+      case 'Exists':
+      case 'DoesNotExist':
+        if (values.length > 0) errs.push(fieldError.forbidden(ep.child('values'), "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
+        break;
+      default:
+        errs.push(fieldError.invalid(ep.child('operator'), expr.operator, 'not a valid selector operator'));
+    }
+    errs.push(...validateLabelName(expr.key, ep.child('key')));
+  });
+  return errs;
+}
