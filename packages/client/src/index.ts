@@ -1,1 +1,49 @@
-export {};
+export { ClientError, isClientError, type ClientErrorCode } from './client-error.js';
+export {
+  defaultKubeConfigPath,
+  emptyKubeConfig,
+  loadKubeConfig,
+  readKubeConfigFile,
+  setCurrentContext,
+  type AuthInfo,
+  type Cluster,
+  type Context,
+  type KubeConfig,
+  type KubeConfigSources,
+  type LoadedKubeConfig,
+  type NamedAuthInfo,
+  type NamedCluster,
+  type NamedContext,
+} from './kubeconfig.js';
+export { parseDuration, resolveRestConfig, type ConfigOverrides, type RestConfig } from './rest-config.js';
+export {
+  RestClient,
+  decodeErrorResponse,
+  parseWarningHeader,
+  type RequestOptions,
+  type RestClientOptions,
+  type RestResponse,
+} from './rest-client.js';
+export {
+  DiscoveryClient,
+  defaultCacheDir,
+  discoveryCacheFolder,
+  resourcePath,
+  type ApiGroup,
+  type ApiResource,
+  type DiscoveryOptions,
+} from './discovery.js';
+export {
+  buildResources,
+  decodeObjects,
+  decodeYamlOrJson,
+  fileExtensions,
+  type BuilderOptions,
+  type KubeObject,
+  type ResourceInfo,
+} from './resource-builder.js';
+export { runKustomization } from './kustomize.js';
+export { goJson, goYaml, resourceName, stripManagedFields } from './object-printer.js';
+export { JsonPath, type JsonPathOptions } from './jsonpath.js';
+export { GoTemplate, goValue, type GoTemplateOptions } from './go-template.js';
+export { allowedFormats, createPrinter, isKnownFormat, type PrintFlags, type ResourcePrinter } from './printer.js';

@@ -1,0 +1,54 @@
+import { FlagError } from './flags.js';
+
+/** An error whose text is printed as is (already `error: ...` shaped or a kubectl sentence). */
+export class CommandError extends Error {
+  constructor(
+    message: string,
+    readonly options: { usageOf?: string; raw?: boolean; exitCode?: number } = {},
+  ) {
+    super(message);
+    this.name = 'CommandError';
+  }
+}
+
+interface StatusLike {
+  reason?: string;
+  message?: string;
+  code?: number;
+  details?: { kind?: string; name?: string; group?: string; causes?: { field?: string; message?: string }[] };
+}
+
+function statusOf(err: unknown): StatusLike | undefined {
+  const e = err as { name?: string; status?: StatusLike };
+  return e && e.name === 'StatusError' && e.status && typeof e.status === 'object' ? e.status : undefined;
+}
+
+/** The text kubectl prints for an error (cmdutil.CheckErr / StandardErrorMessage). */
+export function errorText(err: unknown, command: string): string {
+  if (err instanceof FlagError) return `Error: ${err.message}\nSee 'clientctl ${command} --help' for usage.\n`;
+  if (err instanceof CommandError) {
+    const body = err.options.raw ? err.message : `error: ${err.message}`;
+    return `${body}${err.options.usageOf ? `\nSee 'clientctl ${err.options.usageOf} -h' for help and examples` : ''}\n`;
+  }
+  const status = statusOf(err);
+  if (status) {
+    const msg = status.message ?? '';
+    if (status.reason === 'Invalid' && status.details?.kind && status.details.causes?.length) {
+      const kind = status.details.group ? `${status.details.kind}.${status.details.group}` : status.details.kind;
+      const causes = status.details.causes.map((c) => (c.field ? `${c.field}: ${c.message ?? ''}` : (c.message ?? '')));
+      const list = causes.length === 1 ? causes[0] : `\n* ${causes.join('\n* ')}`;
+      return `The ${kind} "${status.details.name ?? ''}" is invalid: ${list}\n`;
+    }
+    if (status.reason === 'Unauthorized') return `error: You must be logged in to the server (${msg})\n`;
+    if (!status.reason) return `Error from server: ${msg}\n`;
+    return `Error from server (${status.reason}): ${msg}\n`;
+  }
+  const ce = err as { name?: string; code?: string; message?: string };
+  if (ce && ce.name === 'ClientError') {
+    if (ce.code === 'Connection') return `${ce.message}\n`;
+    if (ce.code === 'ContextNotFound' && /^context was not found/.test(ce.message ?? '')) return `Error in configuration: ${ce.message}\n`;
+    if (ce.code === 'Timeout') return `Error from server (Timeout): ${ce.message}\n`;
+    return `error: ${ce.message}\n`;
+  }
+  return `error: ${err instanceof Error ? err.message : String(err)}\n`;
+}

@@ -1,0 +1,20 @@
+/** Where a command reads and writes; tests pass their own. */
+export interface Io {
+  stdout(text: string): void;
+  stderr(text: string): void;
+  readStdin(): Promise<string>;
+  env: Record<string, string | undefined>;
+}
+
+export function processIo(): Io {
+  return {
+    stdout: (t) => void process.stdout.write(t),
+    stderr: (t) => void process.stderr.write(t),
+    readStdin: async () => {
+      const chunks: Buffer[] = [];
+      for await (const c of process.stdin) chunks.push(c as Buffer);
+      return Buffer.concat(chunks).toString('utf8');
+    },
+    env: process.env,
+  };
+}

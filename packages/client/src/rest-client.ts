@@ -1,0 +1,231 @@
+import { gunzipSync } from 'node:zlib';
+import type { Dispatcher } from 'undici';
+import type { StatusError } from '@plat/api-model';
+import { ClientError } from './client-error.js';
+import type { RestConfig } from './rest-config.js';
+
+export interface RequestOptions {
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD';
+  /** Path below the server URL, starting with `/`. */
+  path: string;
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  contentType?: string;
+  accept?: string;
+  signal?: AbortSignal;
+}
+
+export interface RestResponse<T = unknown> {
+  statusCode: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: T;
+  warnings: string[];
+}
+
+export interface RestClientOptions {
+  /** Called with the text of each `Warning` header (kubectl prints `Warning: <text>`). */
+  onWarning?: (text: string) => void;
+  /** Upper bound of 429 retries for idempotent calls (client-go uses 10). */
+  maxRetries?: number;
+  /** Longest single Retry-After honoured, in seconds. */
+  maxRetryAfterSeconds?: number;
+}
+
+const idempotent = new Set(['GET', 'HEAD', 'PUT', 'DELETE']);
+
+/** Parses RFC 7234 warn-values (`299 - "text" "date"`) and returns the texts. */
+export function parseWarningHeader(value: string | string[] | undefined): string[] {
+  if (value === undefined) return [];
+  const out: string[] = [];
+  for (const header of Array.isArray(value) ? value : [value]) {
+    const re = /\s*(\d{3})\s+(\S+)\s+"((?:[^"\\]|\\.)*)"(?:\s+"[^"]*")?\s*(?:,|$)/gy;
+    let m: RegExpExecArray | null;
+    let any = false;
+    while (re.lastIndex < header.length && (m = re.exec(header))) {
+      any = true;
+      if (m[1] === '299') out.push(m[3].replace(/\\(.)/g, '$1'));
+    }
+    if (!any && header.trim()) out.push(header.trim());
+  }
+  return out;
+}
+
+function reasonForCode(code: number): { reason: string; message: string } {
+  switch (code) {
+    case 400: return { reason: 'BadRequest', message: 'the server rejected our request for an unknown reason' };
+    case 401: return { reason: 'Unauthorized', message: 'the server has asked for the client to provide credentials' };
+    case 403: return { reason: 'Forbidden', message: 'the server does not allow access to the requested resource' };
+    case 404: return { reason: 'NotFound', message: 'the server could not find the requested resource' };
+    case 405: return { reason: 'MethodNotAllowed', message: 'the server does not allow this method on the requested resource' };
+    case 406: return { reason: 'NotAcceptable', message: 'the server was unable to respond with a content type that the client supports' };
+    case 409: return { reason: 'Conflict', message: 'the server reported a conflict' };
+    case 410: return { reason: 'Expired', message: 'the server has asked for the client to provide credentials' };
+    case 413: return { reason: 'RequestEntityTooLarge', message: 'the server has rejected the request because it is too large' };
+    case 415: return { reason: 'UnsupportedMediaType', message: 'the server was unable to respond with a content type that the client supports' };
+    case 422: return { reason: 'Invalid', message: 'the server rejected our request due to an error in our request' };
+    case 429: return { reason: 'TooManyRequests', message: 'the server has received too many requests and has asked us to try again later' };
+    case 504: return { reason: 'Timeout', message: 'the server was unable to return a response in the time allotted, but may still be processing the request' };
+    default:
+      return code >= 500
+        ? { reason: 'InternalError', message: 'an error on the server ("unknown") has prevented the request from succeeding' }
+        : { reason: '', message: `the server responded with the status code ${code} but did not return more information` };
+  }
+}
+
+/** Turns a non-2xx answer into a StatusError: the server's Status when it sent one, else client-go's generic text. */
+export async function decodeErrorResponse(statusCode: number, text: string, method: string): Promise<StatusError> {
+  const { StatusError, statusSchema } = await import('@plat/api-model');
+  try {
+    const parsed = statusSchema.safeParse(JSON.parse(text));
+    if (parsed.success && parsed.data.status !== 'Success') {
+      return StatusError.fromStatus({ ...parsed.data, code: parsed.data.code ?? statusCode });
+    }
+  } catch {
+    // not JSON: fall through to the generic error
+  }
+  const generic = reasonForCode(statusCode);
+  let message = generic.message;
+  if (statusCode >= 500 || (!generic.reason && text.trim())) {
+    const snippet = text.trim() || 'unknown';
+    message = statusCode >= 500 ? `an error on the server (${JSON.stringify(snippet)}) has prevented the request from succeeding` : message;
+  }
+  if (statusCode === 404 && method !== 'GET') message = 'the server could not find the requested resource';
+  return new StatusError({ status: 'Failure', code: statusCode, reason: generic.reason, message });
+}
+
+/**
+ * A REST client for one server on an undici Agent: keep-alive, HTTP/2 when the server offers it
+ * through ALPN, gzip responses, credentials and impersonation headers, Status errors decoded,
+ * Warning headers surfaced and 429 Retry-After honoured for idempotent calls.
+ */
+export class RestClient {
+  readonly config: RestConfig;
+  private readonly options: RestClientOptions;
+  private dispatcher?: Dispatcher;
+
+  constructor(config: RestConfig, options: RestClientOptions = {}) {
+    this.config = config;
+    this.options = options;
+  }
+
+  private async agent(): Promise<Dispatcher> {
+    if (this.dispatcher) return this.dispatcher;
+    const { Agent } = await import('undici');
+    const c = this.config;
+    this.dispatcher = new Agent({
+      allowH2: true,
+      keepAliveTimeout: 30_000,
+      connect: {
+        ca: c.ca,
+        cert: c.cert,
+        key: c.key,
+        rejectUnauthorized: !c.insecureSkipTlsVerify,
+        servername: c.tlsServerName,
+      },
+    });
+    return this.dispatcher;
+  }
+
+  private headers(opts: RequestOptions): Record<string, string | string[]> {
+    const c = this.config;
+    const h: Record<string, string | string[]> = {
+      accept: opts.accept ?? 'application/json',
+      'user-agent': c.userAgent,
+    };
+    if (!c.disableCompression) h['accept-encoding'] = 'gzip';
+    if (c.token) h.authorization = `Bearer ${c.token}`;
+    else if (c.username !== undefined || c.password !== undefined) {
+      h.authorization = `Basic ${Buffer.from(`${c.username ?? ''}:${c.password ?? ''}`).toString('base64')}`;
+    }
+    if (c.impersonate?.user) {
+      h['impersonate-user'] = c.impersonate.user;
+      if (c.impersonate.groups.length) h['impersonate-group'] = c.impersonate.groups;
+      if (c.impersonate.uid) h['impersonate-uid'] = c.impersonate.uid;
+      for (const [k, v] of Object.entries(c.impersonate.extra)) h[`impersonate-extra-${encodeURIComponent(k)}`] = v;
+    }
+    if (opts.body !== undefined) h['content-type'] = opts.contentType ?? 'application/json';
+    return h;
+  }
+
+  url(path: string, query?: RequestOptions['query']): string {
+    const u = new URL(this.config.server + path);
+    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined && v !== '') u.searchParams.set(k, String(v));
+    if (this.config.timeoutMs > 0 && !u.searchParams.has('timeout')) {
+      u.searchParams.set('timeout', `${Math.ceil(this.config.timeoutMs / 1000)}s`);
+    }
+    return u.toString();
+  }
+
+  /** Sends one request; resolves with the decoded JSON body, rejects with a StatusError or ClientError. */
+  async request<T = unknown>(opts: RequestOptions): Promise<RestResponse<T>> {
+    const method = opts.method ?? 'GET';
+    const maxRetries = idempotent.has(method) ? (this.options.maxRetries ?? 10) : 0;
+    const url = this.url(opts.path, opts.query);
+    const payload = opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
+    const dispatcher = await this.agent();
+    const { request } = await import('undici');
+    for (let attempt = 0; ; attempt++) {
+      const signals = [opts.signal, this.config.timeoutMs > 0 ? AbortSignal.timeout(this.config.timeoutMs) : undefined].filter(
+        (s): s is AbortSignal => s !== undefined,
+      );
+      let res: Dispatcher.ResponseData;
+      try {
+        res = await request(url, {
+          method,
+          headers: this.headers(opts),
+          body: payload,
+          dispatcher,
+          signal: signals.length ? AbortSignal.any(signals) : undefined,
+        });
+      } catch (err) {
+        throw this.transportError(err);
+      }
+      let raw: Buffer;
+      try {
+        raw = Buffer.from(await res.body.arrayBuffer());
+      } catch (err) {
+        throw this.transportError(err);
+      }
+      if (res.headers['content-encoding'] === 'gzip' && raw.length > 0) raw = gunzipSync(raw);
+      const text = raw.toString('utf8');
+      const warnings = parseWarningHeader(res.headers.warning);
+      for (const w of warnings) this.options.onWarning?.(w);
+      if (res.statusCode === 429 && attempt < maxRetries) {
+        const after = Number(res.headers['retry-after']);
+        if (Number.isFinite(after) && after >= 0) {
+          await new Promise((r) => setTimeout(r, Math.min(after, this.options.maxRetryAfterSeconds ?? 10) * 1000));
+          continue;
+        }
+      }
+      if (res.statusCode < 200 || res.statusCode > 299) throw await decodeErrorResponse(res.statusCode, text, method);
+      let body: unknown = text;
+      const ctype = String(res.headers['content-type'] ?? '');
+      if (text && (ctype.includes('json') || /^\s*[[{]/.test(text))) {
+        try {
+          body = JSON.parse(text);
+        } catch {
+          throw new ClientError('DecodeFailed', `unable to decode the response from ${method} ${url}: not JSON`);
+        }
+      }
+      return { statusCode: res.statusCode, headers: res.headers, body: body as T, warnings };
+    }
+  }
+
+  private transportError(err: unknown): ClientError {
+    const e = err as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
+    const code = e.code ?? e.cause?.code;
+    const host = new URL(this.config.server).host;
+    if (e.name === 'TimeoutError' || e.name === 'AbortError' || code === 'UND_ERR_HEADERS_TIMEOUT') {
+      return new ClientError('Timeout', `the server was unable to return a response in the time allotted, but may still be processing the request`, { cause: err });
+    }
+    if (code === 'ECONNREFUSED') {
+      return new ClientError('Connection', `The connection to the server ${host} was refused - did you specify the right host or port?`, { cause: err });
+    }
+    return new ClientError('Connection', `Unable to connect to the server: ${e.message}`, { cause: err });
+  }
+
+  async close(): Promise<void> {
+    await this.dispatcher?.close();
+    this.dispatcher = undefined;
+  }
+}
