@@ -124,6 +124,13 @@ export interface Storage {
   compact(revision: number): Promise<void>;
   /** The latest revision written. */
   currentRevision(): Promise<number>;
+  /**
+   * Asks the backend to confirm soon, with a BOOKMARK on every watch that allows bookmarks, the
+   * revision it has delivered up to (etcd's RequestProgress). Optional: the watch cache uses it to
+   * catch up with revisions written outside its range; backends that deliver progress
+   * synchronously do not need it.
+   */
+  requestProgress?(): Promise<void>;
   /** Reports whether the backend is reachable (for /readyz). */
   ready(): Promise<boolean>;
   close(): Promise<void>;

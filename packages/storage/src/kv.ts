@@ -92,6 +92,8 @@ export interface Kv {
   /** Delivers every change in [start, end) after revision `after`. Throws CompactedError. */
   watch(start: string, end: string, after: number, handlers: KvWatchHandlers): Promise<KvWatch>;
   compact(revision: number): Promise<void>;
+  /** Asks every watch for a progress notification (backends with asynchronous watches). */
+  requestProgress?(): void;
   currentRevision(): Promise<number>;
   /** The oldest revision still readable (revisions below it answer 410). */
   compactedRevision(): Promise<number>;

@@ -113,6 +113,8 @@ export class MvccStorage implements Storage {
   protected readonly bookmarkIntervalMs: number;
   private closed = false;
   private readonly openWatches = new Set<WatchStream>();
+  /** Watches with bookmarks that send one as soon as the backend reports progress. */
+  private readonly progressListeners = new Set<() => void>();
 
   constructor(
     protected readonly kv: Kv,
@@ -317,6 +319,7 @@ export class MvccStorage implements Storage {
     }
     let lastRev = startRev;
     let progressRev = startRev;
+    let progressWanted = false;
     let kvWatch;
     try {
       kvWatch = await this.call(() =>
@@ -330,6 +333,10 @@ export class MvccStorage implements Storage {
           },
           onProgress: (revision) => {
             progressRev = revision;
+            if (progressWanted) {
+              progressWanted = false;
+              stream.push({ type: 'BOOKMARK', object: bookmarkObject(Math.max(lastRev, progressRev)) });
+            }
           },
           onError: (err) => stream.fail(err.status),
         }),
@@ -346,16 +353,27 @@ export class MvccStorage implements Storage {
       }, opts.bookmarkIntervalMs ?? this.bookmarkIntervalMs);
       timer.unref();
     }
+    const wantProgress = (): void => {
+      progressWanted = true;
+    };
+    if (opts.allowWatchBookmarks) this.progressListeners.add(wantProgress);
     const onAbort = (): void => stream.stop();
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     this.openWatches.add(stream);
     stream.onStopped(() => {
+      this.progressListeners.delete(wantProgress);
       cancel();
       if (timer) clearInterval(timer);
       opts.signal?.removeEventListener('abort', onAbort);
       this.openWatches.delete(stream);
     });
     return stream;
+  }
+
+  async requestProgress(): Promise<void> {
+    if (!this.kv.requestProgress) return;
+    for (const want of this.progressListeners) want();
+    this.kv.requestProgress();
   }
 
   async count(prefix: string): Promise<number> {

@@ -1,4 +1,5 @@
 import type { Storage } from './interface.js';
+import { Etcd3Storage } from './etcd3-storage.js';
 import { MemoryStorage } from './memory-storage.js';
 import type { MvccStorageOptions } from './mvcc-storage.js';
 import { SqliteStorage } from './sqlite-storage.js';
@@ -50,6 +51,17 @@ export async function openStorage(opts: BackendOptions, extra: OpenStorageExtra 
       break;
     case 'sqlite':
       storage = new SqliteStorage({ ...mvcc, dataDir: opts.dataDir, compactIntervalMs: opts.compactIntervalMs });
+      break;
+    case 'etcd3':
+      storage = new Etcd3Storage({
+        ...mvcc,
+        servers: opts.servers,
+        caFile: opts.caFile,
+        certFile: opts.certFile,
+        keyFile: opts.keyFile,
+        prefix: opts.prefix,
+        dial: opts.dial,
+      });
       break;
     default:
       throw new TypeError(`unknown storage backend ${JSON.stringify((opts as { backend: unknown }).backend)}`);

@@ -111,6 +111,7 @@ export class WatchCache implements Storage {
   private readonly watchers = new Set<CacheWatcher>();
   private waiters: Array<{ rev: number; resolve: (fresh: boolean) => void }> = [];
   private initialSync: Promise<void>;
+  private lastProgressRequest = 0;
 
   constructor(
     private readonly backend: Storage,
@@ -270,6 +271,12 @@ export class WatchCache implements Storage {
   /** Resolves true once the cache has applied `revision`, false after the freshness timeout. */
   private waitFresh(revision: number): Promise<boolean> {
     if (this.isReady && revision <= this.rev) return Promise.resolve(true);
+    // The revision may have been written outside the cached range: ask for a progress bookmark.
+    const now = Date.now();
+    if (this.backend.requestProgress && now - this.lastProgressRequest > 50) {
+      this.lastProgressRequest = now;
+      this.backend.requestProgress().catch(() => undefined);
+    }
     return new Promise((resolve) => {
       const waiter = {
         rev: revision,
@@ -380,8 +387,12 @@ export class WatchCache implements Storage {
     const rv = parseResourceVersion(opts.resourceVersion);
     const predicate = opts.predicate;
     const initial = opts.sendInitialEvents ?? (rv === undefined || rv === 0);
-    if (initial && rv === undefined) await this.requireFresh(await this.backend.currentRevision());
-    else if (rv !== undefined && rv > 0) await this.requireFresh(rv);
+    // resourceVersion "" means "from the backend's current state": catch up with it first.
+    let current: number | undefined;
+    if (rv === undefined) {
+      current = await this.backend.currentRevision();
+      await this.requireFresh(current);
+    } else if (rv > 0) await this.requireFresh(rv);
     if (!initial && rv !== undefined && rv > 0 && rv < this.floor) throw tooOldResourceVersion(rv, this.floor);
 
     // From here on everything is synchronous: the snapshot, the catch-up and the registration
@@ -397,7 +408,7 @@ export class WatchCache implements Storage {
       startRev = this.rev;
       if (opts.sendInitialEvents === true) stream.push({ type: 'BOOKMARK', object: bookmarkObject(startRev, true) });
     } else {
-      startRev = rv === undefined || rv === 0 ? this.rev : rv;
+      startRev = rv === undefined ? (current ?? this.rev) : rv === 0 ? this.rev : rv;
       for (let i = this.eventsHead; i < this.events.length; i++) {
         if (this.events[i].revision > startRev) this.deliver(w, this.events[i]);
       }
@@ -441,6 +452,11 @@ export class WatchCache implements Storage {
 
   currentRevision(): Promise<number> {
     return this.backend.currentRevision();
+  }
+
+  /** Watchers of the cache always see the cache's latest revision in their bookmarks. */
+  async requestProgress(): Promise<void> {
+    await this.backend.requestProgress?.();
   }
 
   async ready(): Promise<boolean> {

@@ -1,0 +1,90 @@
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+export const etcdBinary = process.env.PLAT_ETCD_BINARY ?? '/usr/bin/etcd';
+export const hasEtcd = existsSync(etcdBinary);
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** A real etcd on loopback ports with a temporary data dir, for tests. */
+export class TestEtcd {
+  private proc: ChildProcess | undefined;
+  private log = '';
+  readonly dataDir = mkdtempSync(path.join(os.tmpdir(), 'plat-etcd-'));
+  clientPort = 0;
+  peerPort = 0;
+
+  get url(): string {
+    return `http://127.0.0.1:${this.clientPort}`;
+  }
+
+  async start(): Promise<void> {
+    if (!this.clientPort) {
+      this.clientPort = await freePort();
+      this.peerPort = await freePort();
+    }
+    const peer = `http://127.0.0.1:${this.peerPort}`;
+    this.log = '';
+    const proc = spawn(
+      etcdBinary,
+      [
+        '--name', 'plat-test',
+        '--data-dir', this.dataDir,
+        '--listen-client-urls', this.url,
+        '--advertise-client-urls', this.url,
+        '--listen-peer-urls', peer,
+        '--initial-advertise-peer-urls', peer,
+        '--initial-cluster', `plat-test=${peer}`,
+        '--logger', 'zap',
+        '--log-level', 'error',
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    this.proc = proc;
+    proc.stdout?.on('data', (d: Buffer) => (this.log += d.toString()));
+    proc.stderr?.on('data', (d: Buffer) => (this.log += d.toString()));
+    const deadline = Date.now() + 15_000;
+    while (Date.now() < deadline) {
+      if (proc.exitCode !== null) throw new Error(`etcd exited with ${proc.exitCode}: ${this.log}`);
+      try {
+        const res = await fetch(`${this.url}/health`);
+        const body = (await res.json()) as { health?: string };
+        if (body.health === 'true') return;
+      } catch {
+        // not listening yet
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`etcd did not become healthy: ${this.log}`);
+  }
+
+  /** Stops etcd (SIGTERM, or SIGKILL to simulate a crash) and waits for it to exit. */
+  async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+    const proc = this.proc;
+    if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
+    const exited = new Promise((r) => proc.once('exit', r));
+    proc.kill(signal);
+    const timer = setTimeout(() => proc.kill('SIGKILL'), 5000);
+    await exited;
+    clearTimeout(timer);
+  }
+
+  async destroy(): Promise<void> {
+    await this.stop();
+    rmSync(this.dataDir, { recursive: true, force: true });
+  }
+}
