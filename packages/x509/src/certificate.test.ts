@@ -135,6 +135,13 @@ describe('parseCertificate', () => {
     expect(parseCertificate(der).ok).toBe(false);
   });
 
+  it('rejects signature algorithms that differ only in their parameters', () => {
+    const der = mutated(ca.certPem, (cert) => {
+      cert.signature = new pkijs.AlgorithmIdentifier({ algorithmId: cert.signature.algorithmId, algorithmParams: new asn1js.Null() });
+    });
+    expect(parseCertificate(der)).toEqual({ ok: false, error: "x509: inner and outer signature algorithm identifiers don't match" });
+  });
+
   it('rejects a malformed basicConstraints value', () => {
     const der = mutated(ca.certPem, (cert) => {
       cert.extensions = cert.extensions!.map((e) =>

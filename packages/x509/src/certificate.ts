@@ -86,8 +86,11 @@ function parseOrThrow(der: Uint8Array, options: ParseCertificateOptions): Parsed
   if (!(serialNode instanceof asn1js.Integer)) fail('x509: malformed serial number');
   const serial = serialNode.valueBlock.valueHexView;
   if (serial.length > 0 && (serial[0] & 0x80) !== 0) fail('x509: negative serial number');
-  const innerAlgorithm = algorithmOid(fields[i++], 'x509: malformed signature algorithm identifier');
-  if (innerAlgorithm !== algorithmOid(signatureAlgorithm, 'x509: malformed algorithm identifier')) {
+  const innerAlgorithm = fields[i++];
+  algorithmOid(innerAlgorithm, 'x509: malformed signature algorithm identifier');
+  algorithmOid(signatureAlgorithm, 'x509: malformed algorithm identifier');
+  // Go compares the two AlgorithmIdentifiers byte for byte, parameters included.
+  if (Buffer.compare(innerAlgorithm.valueBeforeDecodeView, signatureAlgorithm.valueBeforeDecodeView) !== 0) {
     fail("x509: inner and outer signature algorithm identifiers don't match");
   }
   const minimal = options.minimal === true;
