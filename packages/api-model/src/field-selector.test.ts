@@ -145,3 +145,27 @@ describe('field selector helpers', () => {
     expect(sel.toString()).toBe('new=1');
   });
 });
+
+describe('field selector robustness', () => {
+  it('never throws anything but SelectorError and prints what it parsed', () => {
+    const alphabet = ['a', 'b.c', '=', '!', ',', '\\', ' ', 'ü', '==', '!='];
+    let seed = 11;
+    const rand = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    for (let i = 0; i < 3000; i++) {
+      let s = '';
+      const len = rand(10);
+      for (let j = 0; j < len; j++) s += alphabet[rand(alphabet.length)];
+      try {
+        const sel = parseFieldSelector(s);
+        // Printing normalises == to =, which can change the sorted order of terms, not their set.
+        const terms = (x: FieldSelector) => x.requirements().map((r) => JSON.stringify(r)).sort();
+        expect(terms(parseFieldSelector(sel.toString()))).toEqual(terms(sel));
+      } catch (err) {
+        expect(err).toBeInstanceOf(SelectorError);
+      }
+    }
+  });
+});

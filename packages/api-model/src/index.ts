@@ -82,7 +82,14 @@ export {
   validateLabelName,
   validateLabels,
 } from './label-validation.js';
-export { maskTrailingDash, nameIsDNS1035Label, nameIsDNSLabel, nameIsDNSSubdomain, type ValidateNameFunc } from './name-validation.js';
+export {
+  maskTrailingDash,
+  nameIsDNS1035Label,
+  nameIsDNSLabel,
+  nameIsDNSSubdomain,
+  validatePathSegmentName,
+  type ValidateNameFunc,
+} from './name-validation.js';
 export {
   generateName,
   generatedNameAlphabet,

@@ -1,6 +1,6 @@
 import { isDNS1035Label, isDNS1123Label, isDNS1123Subdomain, regexError } from './dns-validation.js';
 import { isQualifiedName, isValidLabelValue, validateLabels } from './label-validation.js';
-import { maskTrailingDash, nameIsDNSLabel, nameIsDNSSubdomain } from './name-validation.js';
+import { maskTrailingDash, nameIsDNSLabel, nameIsDNSSubdomain, validatePathSegmentName } from './name-validation.js';
 
 const labelMsg =
   "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
@@ -116,5 +116,16 @@ describe('object name rules', () => {
     expect(nameIsDNSSubdomain('web-', false)).toEqual([subdomainMsg]);
     expect(nameIsDNSLabel('web-', true)).toEqual([]);
     expect(nameIsDNSSubdomain('-', true)).toEqual([subdomainMsg]);
+  });
+});
+
+describe('path segment names', () => {
+  it('rejects names that cannot sit in a URL path', () => {
+    expect(validatePathSegmentName('ok:name', false)).toEqual([]);
+    expect(validatePathSegmentName('..', false)).toEqual(["may not be '..'"]);
+    expect(validatePathSegmentName('.', false)).toEqual(["may not be '.'"]);
+    expect(validatePathSegmentName('a/b%c', false)).toEqual(["may not contain '/'", "may not contain '%'"]);
+    expect(validatePathSegmentName('..', true)).toEqual([]);
+    expect(validatePathSegmentName('a%', true)).toEqual(["may not contain '%'"]);
   });
 });

@@ -26,3 +26,18 @@ export const nameIsDNSLabel: ValidateNameFunc = (name, prefix) => isDNS1123Label
 /** Kubernetes' `NameIsDNS1035Label` (services). */
 export const nameIsDNS1035Label: ValidateNameFunc = (name, prefix) =>
   isDNS1035Label(prefix ? maskTrailingDash(name) : name);
+
+const nameMayNotBe = ['.', '..'];
+const nameMayNotContain = ['/', '%'];
+
+/**
+ * Kubernetes' `ValidatePathSegmentName`: what every name must satisfy to sit in a URL path,
+ * checked by kube-apiserver for all kinds on create and update (`may not be '..'`,
+ * `may not contain '/'`).
+ */
+export const validatePathSegmentName: ValidateNameFunc = (name, prefix) => {
+  if (!prefix) {
+    for (const bad of nameMayNotBe) if (name === bad) return [`may not be '${bad}'`];
+  }
+  return nameMayNotContain.filter((bad) => name.includes(bad)).map((bad) => `may not contain '${bad}'`);
+};
