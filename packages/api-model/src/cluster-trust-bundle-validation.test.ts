@@ -62,6 +62,12 @@ describe('ClusterTrustBundle trust bundle rules', () => {
     expect(messages(bundle(junk))).toEqual([omitted('entry 0 does not parse as X.509')]);
   });
 
+  it('rejects a certificate block whose base64 is damaged', () => {
+    const lines = pki.caB.split('\n');
+    lines[2] = `${lines[2]!.slice(0, 10)}*${lines[2]!.slice(11)}`;
+    expect(messages(bundle(pki.caA + lines.join('\n')))).toEqual([omitted('entry 1 does not parse as PEM: invalid base64 data')]);
+  });
+
   it('rejects an empty bundle and one with no PEM block', () => {
     expect(messages(bundle(''))).toEqual([omitted('at least one trust anchor must be provided')]);
     expect(messages(bundle('just some text\nwithout any block\n'))).toEqual([omitted('at least one trust anchor must be provided')]);
