@@ -212,10 +212,13 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       if (!doc) throw newPathNotFound();
       negotiateOutput(ctx.req.headers.accept, { allowedAs: [] });
       ctx.res.setHeader('ETag', `"${doc.hash}"`);
-      if (ctx.query.get('hash') === doc.hash) ctx.res.setHeader('Expires', new Date(Date.now() + 365 * 86400_000).toUTCString());
+      if (ctx.query.get('hash') === doc.hash) {
+        // The hash names this exact content: clients may cache it for good (as Kubernetes allows).
+        ctx.res.setHeader('Expires', new Date(Date.now() + 365 * 86400_000).toUTCString());
+        ctx.res.setHeader('Cache-Control', 'public, immutable');
+      }
       const body = wantsPretty(ctx) ? Buffer.from(encodeBody(JSON.parse(doc.body), 'json', true)) : Buffer.from(doc.body);
       writeBody(ctx, 200, 'application/json', body);
-      if (ctx.query.get('hash') === doc.hash) ctx.res.setHeader('Cache-Control', 'public, immutable');
       return;
     }
     throw newPathNotFound();

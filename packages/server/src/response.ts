@@ -37,7 +37,7 @@ export function setCommonHeaders(ctx: RequestContext): void {
   const { res } = ctx;
   if (res.headersSent) return;
   res.setHeader('Audit-Id', ctx.auditId);
-  res.setHeader('Cache-Control', 'no-cache, private');
+  if (!res.getHeader('Cache-Control')) res.setHeader('Cache-Control', 'no-cache, private');
   if (ctx.warnings.length) {
     // Deduplicated, in the order they were added.
     res.setHeader('Warning', [...new Set(ctx.warnings)].map(warningHeaderValue));

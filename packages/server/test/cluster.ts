@@ -18,7 +18,7 @@ export const users = {
   attester: { cn: 'attester', groups: ['writers'] },
   nsUser: { cn: 'ns-user', groups: [] },
 } as const;
-export type UserName = keyof typeof users | 'anonymous' | 'token';
+export type UserName = keyof typeof users | 'anonymous' | 'token' | 'slow' | 'panic';
 
 /** Reads the identity from a verified client certificate, or a bearer token from a fixed table. */
 export const testAuthenticator: Authenticator = {
@@ -32,6 +32,11 @@ export const testAuthenticator: Authenticator = {
     const header = Array.isArray(auth) ? auth[0] : auth;
     if (header?.startsWith('Bearer ')) {
       if (header === 'Bearer token-of-tokenuser') return { user: { username: 'tokenuser', groups: [] } };
+      if (header === 'Bearer slow') {
+        // Holds the request for a while: lets tests fill in-flight slots and hit timeouts.
+        await new Promise((r) => setTimeout(r, 600));
+        return { user: { username: 'slowuser', groups: ['writers'] } };
+      }
       throw new AuthenticationError('invalid bearer token');
     }
     return null;
@@ -152,6 +157,7 @@ export async function startCluster(overrides: Partial<ApiServerOptions> = {}): P
         headers['content-type'] = opts.contentType ?? 'application/json';
       }
       if (user === 'token') headers['authorization'] = 'Bearer token-of-tokenuser';
+      if (user === 'slow') headers['authorization'] = 'Bearer slow';
       const res = await request(`${url}${path}`, { method: method as 'GET', headers, body, dispatcher: agent(user) });
       const buf = Buffer.from(await res.body.arrayBuffer());
       const text = buf.toString('utf8');

@@ -1,0 +1,217 @@
+import { Agent, request } from 'undici';
+import type { ApiObject, FieldError } from '@plat/api-model';
+import { bundle, ctbPath, startCluster, type TestCluster } from '../../test/cluster.js';
+import { clusterTrustBundleResource } from '../index.js';
+import type { ResourceDefinition } from '../resource.js';
+
+describe('authentication and authorization', () => {
+  let c: TestCluster;
+  beforeAll(async () => {
+    c = await startCluster();
+    await c.req('admin', 'POST', ctbPath, { body: bundle('seen', c.anchorPem) });
+  });
+  afterAll(async () => {
+    await c.close();
+  });
+
+  it('answers 401 Unauthorized without credentials or with a bad token', async () => {
+    const none = await c.req('anonymous', 'GET', ctbPath);
+    expect(none.status).toBe(401);
+    expect(none.json).toMatchObject({ kind: 'Status', reason: 'Unauthorized', message: 'Unauthorized', code: 401 });
+    const bad = await c.req('anonymous', 'GET', ctbPath, { headers: { authorization: 'Bearer wrong' } });
+    expect(bad.status).toBe(401);
+  });
+
+  it('lets every authenticated user read, by certificate or by token', async () => {
+    expect((await c.req('reader', 'GET', ctbPath)).status).toBe(200);
+    expect((await c.req('token', 'GET', `${ctbPath}/seen`)).status).toBe(200);
+  });
+
+  it('answers 403 with Kubernetes wording for resource and non-resource requests', async () => {
+    const res = await c.req('reader', 'POST', ctbPath, { body: bundle('nope', c.anchorPem) });
+    expect(res.status).toBe(403);
+    expect(res.json).toMatchObject({
+      reason: 'Forbidden',
+      code: 403,
+      message:
+        'clustertrustbundles.certificates.plat.io is forbidden: User "reader" cannot create resource "clustertrustbundles" in API group "certificates.plat.io" at the cluster scope',
+      details: { group: 'certificates.plat.io', kind: 'clustertrustbundles' },
+    });
+    const named = await c.req('reader', 'DELETE', `${ctbPath}/seen`);
+    expect(named.json['message']).toBe(
+      'clustertrustbundles.certificates.plat.io "seen" is forbidden: User "reader" cannot delete resource "clustertrustbundles" in API group "certificates.plat.io" at the cluster scope',
+    );
+    const path = await c.req('reader', 'POST', '/version', { body: {} });
+    expect(path.status).toBe(403);
+    expect(path.json['message']).toBe('forbidden: User "reader" cannot post path "/version"');
+  });
+
+  it('lets a namespace-scoped user read bundles by impersonating a service account', async () => {
+    const direct = await c.req('nsUser', 'GET', ctbPath);
+    expect(direct.status).toBe(403);
+    const asSa = await c.req('nsUser', 'GET', ctbPath, { headers: { 'impersonate-user': 'system:serviceaccount:team-a:builder' } });
+    expect(asSa.status).toBe(200);
+    const otherNs = await c.req('nsUser', 'GET', ctbPath, { headers: { 'impersonate-user': 'system:serviceaccount:team-b:builder' } });
+    expect(otherNs.status).toBe(403);
+    expect(otherNs.json['message']).toBe(
+      'serviceaccounts "builder" is forbidden: User "ns-user" cannot impersonate resource "serviceaccounts" in API group "" in the namespace "team-b"',
+    );
+    const user = await c.req('nsUser', 'GET', ctbPath, { headers: { 'impersonate-user': 'bob' } });
+    expect(user.status).toBe(403);
+    expect(user.json['message']).toBe('users "bob" is forbidden: User "ns-user" cannot impersonate resource "users" in API group "" at the cluster scope');
+  });
+
+  it('runs the request as the impersonated user (admin acting as reader cannot write)', async () => {
+    const res = await c.req('admin', 'POST', ctbPath, { body: bundle('as-reader', c.anchorPem), headers: { 'impersonate-user': 'reader' } });
+    expect(res.status).toBe(403);
+    expect(String(res.json['message'])).toContain('User "reader" cannot create');
+    const groupOnly = await c.req('admin', 'GET', ctbPath, { headers: { 'impersonate-group': 'x' } });
+    expect(groupOnly.status).toBe(500);
+  });
+
+  it('turns an authorizer failure into 500 and keeps serving', async () => {
+    const res = await c.req('panic', 'GET', ctbPath);
+    expect(res.status).toBe(500);
+    expect(res.json['reason']).toBe('InternalError');
+    expect((await c.req('reader', 'GET', ctbPath)).status).toBe(200);
+  });
+
+  it('serves HTTP/2 as well as HTTP/1.1', async () => {
+    const h2 = new Agent({ allowH2: true, connect: { ca: c.ca.certPem, servername: 'localhost' } });
+    const res = await request(`${c.url}/version`, { dispatcher: h2, headers: { authorization: 'Bearer token-of-tokenuser' } });
+    expect(res.statusCode).toBe(200);
+    expect(((await res.body.json()) as { major: string }).major).toBe('1');
+    await h2.close();
+  });
+});
+
+describe('limits', () => {
+  let c: TestCluster;
+  beforeAll(async () => {
+    c = await startCluster({ limits: { maxRequestsInFlight: 1, maxMutatingRequestsInFlight: 1, requestTimeoutMs: 5000 } });
+  });
+  afterAll(async () => {
+    await c.close();
+  });
+
+  it('answers 429 with Retry-After once the read-only budget is used, and not for watches', async () => {
+    const slow = c.req('slow', 'GET', ctbPath);
+    await new Promise((r) => setTimeout(r, 100));
+    const rejected = await c.req('reader', 'GET', ctbPath);
+    expect(rejected.status).toBe(429);
+    expect(rejected.headers['retry-after']).toBe('1');
+    expect(rejected.json).toMatchObject({ reason: 'TooManyRequests', message: 'Too many requests, please try again later.', details: { retryAfterSeconds: 1 } });
+    // The mutating budget is separate.
+    expect((await c.req('admin', 'POST', ctbPath, { body: bundle('during', c.anchorPem) })).status).toBe(201);
+    expect((await slow).status).toBe(200);
+    expect((await c.req('reader', 'GET', ctbPath)).status).toBe(200);
+    const dropped = await c.req('admin', 'GET', '/metrics');
+    expect(dropped.text).toMatch(/apiserver_dropped_requests_total\{request_kind="readOnly"\} 1/);
+  });
+
+  it('answers 429 for mutating requests over their budget', async () => {
+    const slow = c.req('slow', 'POST', ctbPath, { body: bundle('slow-write', c.anchorPem) });
+    await new Promise((r) => setTimeout(r, 100));
+    const rejected = await c.req('admin', 'DELETE', `${ctbPath}/during`);
+    expect(rejected.status).toBe(429);
+    expect((await slow).status).toBe(201);
+  });
+
+  it('answers 413 for bodies over 3 MiB', async () => {
+    const big = Buffer.alloc(3 * 1024 * 1024 + 1, 'a');
+    const res = await c.req('admin', 'POST', ctbPath, { raw: big, contentType: 'application/json' });
+    expect(res.status).toBe(413);
+    expect(res.json).toMatchObject({ reason: 'RequestEntityTooLarge', message: 'Request entity too large: limit is 3145728' });
+  });
+});
+
+describe('request timeout', () => {
+  let c: TestCluster;
+  beforeAll(async () => {
+    c = await startCluster({ limits: { requestTimeoutMs: 300 } });
+  });
+  afterAll(async () => {
+    await c.close();
+  });
+
+  it('answers 504 Timeout when a request takes longer than --request-timeout', async () => {
+    const res = await c.req('slow', 'GET', ctbPath);
+    expect(res.status).toBe(504);
+    expect(res.json).toMatchObject({
+      reason: 'Timeout',
+      code: 504,
+      message: 'Timeout: request did not complete within requested timeout - context deadline exceeded',
+    });
+    expect((await c.req('reader', 'GET', ctbPath)).status).toBe(200);
+  });
+
+  it('uses a shorter timeout query parameter and exempts watches', async () => {
+    const started = Date.now();
+    const res = await c.req('slow', 'GET', `${ctbPath}?timeout=100ms`);
+    expect(res.status).toBe(504);
+    expect(Date.now() - started).toBeLessThan(550);
+    const watch = await request(`${c.url}${ctbPath}?watch=true&timeoutSeconds=1`, { dispatcher: c.agent('reader') });
+    expect(watch.statusCode).toBe(200);
+    const started2 = Date.now();
+    await watch.body.text();
+    expect(Date.now() - started2).toBeGreaterThanOrEqual(600);
+  });
+});
+
+describe('panic recovery', () => {
+  let c: TestCluster;
+  beforeAll(async () => {
+    const base = clusterTrustBundleResource();
+    const broken: ResourceDefinition = {
+      ...base,
+      resource: 'brokenbundles',
+      singular: 'brokenbundle',
+      kind: 'BrokenBundle',
+      listKind: 'BrokenBundleList',
+      shortNames: [],
+      definitionName: 'io.plat.api.certificates.v1alpha1.ClusterTrustBundle',
+      strategy: {
+        ...base.strategy,
+        admit: undefined,
+        validate: (obj: ApiObject): FieldError[] => {
+          if (obj.metadata?.name === 'explode') throw new TypeError('strategy exploded');
+          return [];
+        },
+      },
+    };
+    c = await startCluster({ resources: [clusterTrustBundleResource(), broken] });
+  });
+  afterAll(async () => {
+    await c.close();
+  });
+
+  it('answers 500 InternalError for a handler that throws, and keeps serving', async () => {
+    const path = '/apis/certificates.plat.io/v1alpha1/brokenbundles';
+    const res = await c.req('admin', 'POST', path, { body: { ...bundle('explode', c.anchorPem), kind: 'BrokenBundle' } });
+    expect(res.status).toBe(500);
+    expect(res.json).toMatchObject({ kind: 'Status', reason: 'InternalError', code: 500, message: 'Internal error occurred: strategy exploded' });
+    expect((await c.req('admin', 'POST', path, { body: { ...bundle('fine', c.anchorPem), kind: 'BrokenBundle' } })).status).toBe(201);
+    expect((await c.req('admin', 'GET', ctbPath)).status).toBe(200);
+  });
+});
+
+describe('graceful shutdown', () => {
+  it('fails /readyz, ends watches cleanly, finishes in-flight requests and refuses new connections', async () => {
+    const c = await startCluster({ shutdownDelayMs: 300 });
+    const watch = await request(`${c.url}${ctbPath}?watch=true`, { dispatcher: c.agent('reader') });
+    const watchText = watch.body.text();
+    const inflight = c.req('slow', 'GET', ctbPath);
+    await new Promise((r) => setTimeout(r, 50));
+    const closing = c.server.close();
+    const ready = await c.req('admin', 'GET', '/readyz?verbose');
+    expect(ready.status).toBe(500);
+    expect(ready.text).toContain('[-]shutdown failed: reason withheld');
+    expect((await inflight).status).toBe(200);
+    await closing;
+    await expect(watchText).resolves.toBe('');
+    const fresh = new Agent({ connect: { ca: c.ca.certPem, servername: 'localhost' } });
+    await expect(request(`${c.url}/version`, { dispatcher: fresh })).rejects.toThrow();
+    await fresh.close();
+    await c.close();
+  });
+});
