@@ -251,11 +251,16 @@ export class DiscoveryClient {
 }
 
 /** The request path of a resource collection or object. */
+/** Escapes a path segment as Go's url.PathEscape does (`:` and `@` stay as they are). */
+function pathSegment(s: string): string {
+  return encodeURIComponent(s).replace(/%3A/gi, ':').replace(/%40/g, '@');
+}
+
 export function resourcePath(r: Pick<ApiResource, 'group' | 'version' | 'name' | 'namespaced'>, namespace?: string, name?: string, subresource?: string): string {
   let p = r.group ? `/apis/${r.group}/${r.version}` : `/api/${r.version}`;
-  if (r.namespaced && namespace) p += `/namespaces/${encodeURIComponent(namespace)}`;
+  if (r.namespaced && namespace) p += `/namespaces/${pathSegment(namespace)}`;
   p += `/${r.name}`;
-  if (name !== undefined) p += `/${encodeURIComponent(name)}`;
+  if (name !== undefined) p += `/${pathSegment(name)}`;
   if (subresource) p += `/${subresource}`;
   return p;
 }

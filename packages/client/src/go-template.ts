@@ -16,10 +16,16 @@ type Operand =
   | { t: 'ident'; name: string }
   | { t: 'sub'; pipe: Pipeline; chain: string[]; pos: string; text: string };
 
+interface Command {
+  ops: Operand[];
+  pos: string;
+  text: string;
+}
+
 interface Pipeline {
   decl: string[];
   assign: boolean;
-  cmds: Operand[][];
+  cmds: Command[];
 }
 
 type TNode =
@@ -116,19 +122,29 @@ class ActionParser {
       this.i += declMatch[0].length;
     }
     let cmd: Operand[] = [];
+    let start = -1;
+    let pos = '';
+    const finish = () => {
+      pipe.cmds.push({ ops: cmd, pos, text: this.s.slice(start, this.i).trim() });
+      cmd = [];
+      start = -1;
+    };
     for (;;) {
       this.ws();
       if (this.i >= this.s.length || (endChar && this.s[this.i] === endChar)) break;
       if (this.s[this.i] === '|') {
         if (!cmd.length) parseErr(this.template, this.line, 'missing command');
-        pipe.cmds.push(cmd);
-        cmd = [];
+        finish();
         this.i++;
         continue;
       }
+      if (start < 0) {
+        start = this.i;
+        pos = this.pos();
+      }
       cmd.push(this.operand());
     }
-    if (cmd.length) pipe.cmds.push(cmd);
+    if (cmd.length) finish();
     if (!pipe.cmds.length) parseErr(this.template, this.line, 'missing value for command');
     return pipe;
   }
@@ -307,7 +323,11 @@ function sprintf(format: string, args: Value[]): string {
 }
 
 function cmp(name: string, a: Value, b: Value): number {
-  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  if (typeof a === 'number' && typeof b === 'number') {
+    // Go keeps int64 and float64 apart: comparing them is an error, as in kubectl.
+    if (Number.isInteger(a) !== Number.isInteger(b)) throw new Error(`error calling ${name}: incompatible types for comparison`);
+    return a - b;
+  }
   if (typeof a === 'string' && typeof b === 'string') return a < b ? -1 : a > b ? 1 : 0;
   if (name === 'eq' || name === 'ne') return a === b ? 0 : 1;
   throw new Error(`error calling ${name}: incompatible types for comparison`);
@@ -394,25 +414,26 @@ export class GoTemplate {
         case 'field': return field(dot, o.chain, o.pos, o.text);
         case 'var': return field(lookupVar(o.name), o.chain, o.pos, o.text);
         case 'sub': return field(pipeline(o.pipe, dot), o.chain, o.pos, o.text);
-        case 'ident': return call(o.name, [], dot);
+        case 'ident': return call(o.name, []);
       }
     };
-    const call = (name: string, args: Value[], _dot: Value): Value => {
+    const call = (name: string, args: Value[], at?: Command): Value => {
       try {
         return funcs[name](...args);
       } catch (err) {
-        throw new ExecError(`template: output: executing "output" at <${name}>: ${(err as Error).message}`);
+        const msg = (err as Error).message;
+        throw new ExecError(`template: output:${at?.pos ?? ''}: executing "output" at <${at?.text ?? name}>: ${msg.startsWith('error calling') ? msg : `error calling ${name}: ${msg}`}`);
       }
     };
     const pipeline = (p: Pipeline, dot: Value): Value => {
       let last: Value = undefined;
       let hasLast = false;
       for (const cmd of p.cmds) {
-        const [head, ...rest] = cmd;
+        const [head, ...rest] = cmd.ops;
         if (head.t === 'ident') {
           const args = rest.map((a) => operand(a, dot));
           if (hasLast) args.push(last);
-          last = call(head.name, args, dot);
+          last = call(head.name, args, cmd);
         } else {
           if (rest.length || hasLast) throw new ExecError(`template: output: can't give argument to non-function ${goValue(operand(head, dot))}`);
           last = operand(head, dot);

@@ -46,6 +46,11 @@ class PathParser {
         if (this.s[this.i + 1] === '.') {
           this.i += 2;
           segs.push({ t: 'recursive' });
+          const m = /^[^.[\]{}(),=!<>\s@$*]+/.exec(this.s.slice(this.i));
+          if (m) {
+            this.i += m[0].length;
+            segs.push({ t: 'field', names: [m[0]] });
+          }
           continue;
         }
         this.i++;
