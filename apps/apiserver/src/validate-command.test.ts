@@ -1,0 +1,175 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import yargs from 'yargs';
+import { runValidate, validateCommand, type ValidateArgs } from './validate-command.js';
+
+const docsDir = fileURLToPath(new URL('../../../docs/config/', import.meta.url));
+let cwd: string;
+
+beforeAll(() => {
+  cwd = mkdtempSync(join(tmpdir(), 'plat-validate-'));
+});
+afterAll(() => rmSync(cwd, { recursive: true, force: true }));
+
+function sink() {
+  let text = '';
+  return { write: (chunk: string) => ((text += chunk), true), text: () => text };
+}
+
+async function run(argv: ValidateArgs) {
+  const stdout = sink();
+  const stderr = sink();
+  const code = await runValidate(argv, { stdout, stderr, cwd });
+  return { code, stdout: stdout.text(), stderr: stderr.text() };
+}
+
+function write(name: string, text: string): string {
+  writeFileSync(join(cwd, name), text);
+  return name;
+}
+
+const authn = (body: string) => `apiVersion: apiserver.plat.io/v1beta1\nkind: AuthenticationConfiguration\n${body}`;
+
+/** The first ```yaml block after a `## <heading>` line of a docs page. */
+function example(page: string, heading: string): string {
+  const text = readFileSync(join(docsDir, page), 'utf8');
+  const start = text.indexOf(`\n## ${heading}\n`);
+  if (start < 0) throw new Error(`${page}: no "## ${heading}" section`);
+  const block = /```yaml\n([\s\S]*?)```/.exec(text.slice(start));
+  if (!block) throw new Error(`${page}: no yaml block under "## ${heading}"`);
+  return block[1]!;
+}
+
+describe('apiserver validate (runValidate)', () => {
+  it('exits 0 for a valid file and says so', async () => {
+    const file = write('authn.yaml', authn('jwt: []\n'));
+    expect(await run({ authenticationConfig: file })).toEqual({ code: 0, stdout: 'authn.yaml: valid AuthenticationConfiguration\n', stderr: '' });
+  });
+
+  it('exits 1 with one `path: Type: detail` line per error, paths relative to the file root', async () => {
+    const file = write(
+      'bad-authn.yaml',
+      authn('jwt:\n- issuer:\n    url: http://issuer\n    audiences: [a, a]\n    audienceMatchPolicy: MatchAny\n  claimMappings:\n    username:\n      claim: sub\n'),
+    );
+    const out = await run({ authenticationConfig: file });
+    expect(out.code).toBe(1);
+    expect(out.stdout).toBe('');
+    expect(out.stderr.split('\n')).toEqual([
+      'jwt[0].issuer.url: Invalid value: "http://issuer": URL scheme must be https',
+      'jwt[0].issuer.audiences[1]: Duplicate value: "a"',
+      'jwt[0].claimMappings.username.prefix: Required value: prefix is required when claim is set. It can be set to an empty string to disable prefixing',
+      '',
+    ]);
+  });
+
+  it('reports strict-decoding problems as Kubernetes does', async () => {
+    const file = write('typo.yaml', authn('jwt:\n- issuer:\n    isuer: x\n'));
+    expect(await run({ authenticationConfig: file })).toMatchObject({ code: 1, stderr: 'unknown field "jwt[0].issuer.isuer"\n' });
+  });
+
+  it('prefixes lines with the file name when several files are named, and prints warnings', async () => {
+    const egress = write(
+      'egress.yaml',
+      'apiVersion: apiserver.plat.io/v1beta1\nkind: EgressSelectorConfiguration\negressSelections:\n- name: master\n  connection:\n    proxyProtocol: Direct\n',
+    );
+    const tracing = write('tracing.yaml', 'apiVersion: apiserver.plat.io/v1beta1\nkind: TracingConfiguration\nsamplingRatePerMillion: 2000000\n');
+    const out = await run({ egressSelectorConfigFile: egress, tracingConfigFile: tracing });
+    expect(out.code).toBe(1);
+    expect(out.stderr.split('\n')).toEqual([
+      'Warning: egress.yaml: egressSelections[0].name: "master" is deprecated, use "controlplane"',
+      'tracing.yaml: samplingRatePerMillion: Invalid value: 2000000: sampling rate per million must be less than or equal to one million',
+      '',
+    ]);
+    expect(out.stdout).toBe('egress.yaml: valid EgressSelectorConfiguration\n');
+  });
+
+  it('exits 0 with warnings only', async () => {
+    const egress = write(
+      'egress-master.yaml',
+      'apiVersion: apiserver.plat.io/v1beta1\nkind: EgressSelectorConfiguration\negressSelections:\n- name: master\n  connection:\n    proxyProtocol: Direct\n',
+    );
+    const out = await run({ egressSelectorConfigFile: egress });
+    expect(out).toEqual({
+      code: 0,
+      stdout: 'egress-master.yaml: valid EgressSelectorConfiguration\n',
+      stderr: 'Warning: egressSelections[0].name: "master" is deprecated, use "controlplane"\n',
+    });
+  });
+
+  it('reports unreadable files and needs at least one file', async () => {
+    expect(await run({ authorizationConfig: 'missing.yaml' })).toEqual({ code: 1, stdout: '', stderr: 'open missing.yaml: no such file or directory\n' });
+    const none = await run({});
+    expect(none.code).toBe(1);
+    expect(none.stderr).toMatch(/^Error: name at least one file/);
+  });
+
+  it('resolves egress TLS files against the current directory', async () => {
+    mkdirSync(join(cwd, 'tls'), { recursive: true });
+    const body = (dirName: string) =>
+      `apiVersion: apiserver.plat.io/v1beta1\nkind: EgressSelectorConfiguration\negressSelections:\n- name: cluster\n  connection:\n    proxyProtocol: HTTPConnect\n    transport:\n      tcp:\n        url: https://proxy.example:8131\n        tlsConfig:\n          clientCert: ${dirName}/c.crt\n          clientKey: ${dirName}/c.key\n`;
+    writeFileSync(join(cwd, 'tls', 'c.crt'), 'x');
+    writeFileSync(join(cwd, 'tls', 'c.key'), 'x');
+    expect((await run({ egressSelectorConfigFile: write('egress-tls.yaml', body('tls')) })).code).toBe(0);
+    const missing = await run({ egressSelectorConfigFile: write('egress-tls-missing.yaml', body('nope')) });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('egressSelections[0].connection.transport.tcp.tlsConfig.clientCert: Invalid value: "nope/c.crt": TLS client cert does not exist');
+  });
+});
+
+describe('apiserver validate through yargs', () => {
+  afterEach(() => {
+    process.exitCode = undefined;
+  });
+
+  it('parses the kebab-case flags and sets the exit code', async () => {
+    const file = write('authz.yaml', 'apiVersion: apiserver.plat.io/v1beta1\nkind: AuthorizationConfiguration\nauthorizers: []\n');
+    const stdout = sink();
+    const stderr = sink();
+    await yargs(['validate', '--authorization-config', file])
+      .parserConfiguration({ 'camel-case-expansion': false })
+      .command(validateCommand({ stdout, stderr, cwd }))
+      .strict()
+      .parseAsync();
+    expect(process.exitCode).toBe(1);
+    expect(stderr.text()).toBe('authorizers: Required value: at least one authorization mode must be defined\n');
+
+    const ok = write('authz-ok.yaml', 'apiVersion: apiserver.plat.io/v1beta1\nkind: AuthorizationConfiguration\nauthorizers:\n- {type: AlwaysAllow, name: alwaysallow}\n');
+    process.exitCode = undefined;
+    await yargs(['validate', `--authorization-config=${ok}`]).command(validateCommand({ stdout, stderr, cwd })).strict().parseAsync();
+    expect(process.exitCode).toBe(0);
+  });
+});
+
+describe('the examples of docs/config validate', () => {
+  const pages = [
+    { page: 'authentication.md', flag: 'authenticationConfig' },
+    { page: 'authorization.md', flag: 'authorizationConfig' },
+    { page: 'egress-selector.md', flag: 'egressSelectorConfigFile' },
+    { page: 'tracing.md', flag: 'tracingConfigFile' },
+  ] as const;
+
+  for (const { page, flag } of pages) {
+    for (const heading of ['Minimal example', 'Full example']) {
+      it(`${page}: ${heading}`, async () => {
+        let text = example(page, heading);
+        // The authorization example names a webhook kubeconfig under /etc/plat, which must exist:
+        // create it under the test directory instead.
+        if (text.includes('/etc/plat/')) {
+          mkdirSync(join(cwd, 'etc-plat'), { recursive: true });
+          writeFileSync(join(cwd, 'etc-plat', 'signer-guard.platconfig'), 'apiVersion: v1\nkind: Config\n');
+          text = text.replaceAll('/etc/plat/', `${join(cwd, 'etc-plat')}/`);
+        }
+        // The egress example names TLS files relative to the current directory.
+        if (text.includes('pki/')) {
+          mkdirSync(join(cwd, 'pki'), { recursive: true });
+          for (const f of ['konnectivity-ca.crt', 'konnectivity-client.crt', 'konnectivity-client.key']) writeFileSync(join(cwd, 'pki', f), 'x');
+        }
+        const file = write(`${page}-${heading.split(' ')[0]}.yaml`, text);
+        const out = await run({ [flag]: file });
+        expect(out).toMatchObject({ code: 0, stderr: '' });
+      });
+    }
+  }
+});
