@@ -127,4 +127,25 @@ describe('x509 client-certificate authenticator over real TLS', () => {
     current = [new X509Certificate(clientCA.certPem)];
     expect((await dynamic.authenticate(req))?.user.username).toBe('alice');
   });
+
+  it('remembers a verified chain until the earliest expiry in it, and answers copies', async () => {
+    const alice = await issueClientCertificate(clientCA, { commonName: 'alice', organizations: ['devs'], validityDays: 2 });
+    let clock = new Date();
+    const authenticator = createX509Authenticator({ clientCA: clientCA.certPem, now: () => clock });
+    const peer = new X509Certificate(alice.certPem).toLegacyObject();
+    const req = { method: 'GET', path: '/', headers: {}, tls: { authorized: true, peerCertificate: peer } };
+    const first = await authenticator.authenticate(req);
+    first!.user.groups.push('system:masters');
+    expect((await authenticator.authenticate(req))?.user).toEqual({ username: 'alice', groups: ['devs'] });
+    clock = new Date(Date.now() + 3 * 86400_000);
+    await expect(authenticator.authenticate(req)).rejects.toThrow(/certificate has expired or is not yet valid/);
+  });
+
+  it('verifies every time when the cache is off', async () => {
+    const alice = await issueClientCertificate(clientCA, { commonName: 'alice' });
+    const authenticator = createX509Authenticator({ clientCA: clientCA.certPem, cacheSize: 0 });
+    const peer = new X509Certificate(alice.certPem).toLegacyObject();
+    const req = { method: 'GET', path: '/', headers: {}, tls: { authorized: true, peerCertificate: peer } };
+    for (let i = 0; i < 3; i++) expect((await authenticator.authenticate(req))?.user.username).toBe('alice');
+  });
 });

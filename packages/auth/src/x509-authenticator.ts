@@ -25,6 +25,36 @@ export interface X509AuthenticatorOptions {
   registry?: Registry;
   /** Clock for tests. */
   now?: () => Date;
+  /**
+   * How many verified certificate chains to remember (default 4096). A chain is verified once
+   * and then recognised by the SHA-256 fingerprints of its certificates until the earliest
+   * expiry in it or until the CA bundle changes, so that keep-alive clients do not pay for
+   * parsing and signature checks on every request.
+   */
+  cacheSize?: number;
+}
+
+interface VerifiedChain {
+  anchors: readonly X509Certificate[];
+  validFrom: number;
+  validTo: number;
+  leafValidTo: number;
+  result: AuthenticationResult | null;
+}
+
+/** Fingerprints of the certificates the peer presented (leaf first), without parsing them again. */
+function chainKey(peer: PeerCertificate): string {
+  const prints: string[] = [];
+  let current: DetailedPeerCertificate | undefined = peer as DetailedPeerCertificate;
+  while (current && current.fingerprint256 && !prints.includes(current.fingerprint256) && prints.length < 16) {
+    prints.push(current.fingerprint256);
+    current = current.issuerCertificate;
+  }
+  return prints.join('/');
+}
+
+function copyResult(result: AuthenticationResult | null): AuthenticationResult | null {
+  return result ? { ...result, user: { ...result.user, groups: [...result.user.groups] } } : null;
 }
 
 // Buckets of Kubernetes' apiserver_client_certificate_expiration_seconds (30 min .. 1 year).
@@ -82,17 +112,29 @@ export function createX509Authenticator(opts: X509AuthenticatorOptions): Authent
       }))
     : undefined;
 
+  const cacheSize = opts.cacheSize ?? 4096;
+  const cache = new Map<string, VerifiedChain>();
+
   return {
     async authenticate(req: AuthenticationRequest): Promise<AuthenticationResult | null> {
       const peer = req.tls?.peerCertificate;
       if (!peer || !peer.raw || peer.raw.length === 0) return null;
       const anchors = roots();
       if (anchors.length === 0) return null;
-      const [leaf, ...intermediates] = peerChain(peer);
       const at = now();
+      const key = chainKey(peer);
+      const hit = cacheSize > 0 ? cache.get(key) : undefined;
+      if (hit && hit.anchors === anchors && at.getTime() >= hit.validFrom && at.getTime() <= hit.validTo) {
+        cache.delete(key); // keep the map in least-recently-used order
+        cache.set(key, hit);
+        expiration?.observe((hit.leafValidTo - at.getTime()) / 1000);
+        return copyResult(hit.result);
+      }
+      const [leaf, ...intermediates] = peerChain(peer);
       expiration?.observe((new Date(leaf.validTo).getTime() - at.getTime()) / 1000);
+      let chain: X509Certificate[];
       try {
-        verifyCertificateChain(leaf, { intermediates, roots: anchors, keyUsage: extKeyUsageClientAuth, now: at });
+        chain = verifyCertificateChain(leaf, { intermediates, roots: anchors, keyUsage: extKeyUsageClientAuth, now: at });
       } catch (err) {
         if (err instanceof ChainVerificationError) {
           throw new AuthenticationError(`verifying certificate ${certificateIdentifier(leaf)} failed: ${err.message}`);
@@ -103,8 +145,19 @@ export function createX509Authenticator(opts: X509AuthenticatorOptions): Authent
       const commonNames = subjectValues(subject?.CN);
       // Go keeps the last CN attribute of the subject.
       const username = commonNames.length > 0 ? commonNames[commonNames.length - 1] : '';
-      if (username === '') return null;
-      return { user: { username, groups: subjectValues(subject?.O) } };
+      const result: AuthenticationResult | null = username === '' ? null : { user: { username, groups: subjectValues(subject?.O) } };
+      if (cacheSize > 0) {
+        cache.delete(key);
+        cache.set(key, {
+          anchors,
+          validFrom: Math.max(...chain.map((c) => new Date(c.validFrom).getTime())),
+          validTo: Math.min(...chain.map((c) => new Date(c.validTo).getTime())),
+          leafValidTo: new Date(leaf.validTo).getTime(),
+          result,
+        });
+        if (cache.size > cacheSize) cache.delete(cache.keys().next().value!);
+      }
+      return copyResult(result);
     },
   };
 }
