@@ -34,7 +34,9 @@ export class StepMeter {
     this.steps = 0;
     this.limit = budget.maxSteps;
     this.maxMilliseconds = budget.maxMilliseconds;
-    this.deadline = performance.now() + budget.maxMilliseconds;
+    // The clock is first read after `clockInterval` steps: typical expressions finish sooner and
+    // never pay for it; the time limit then counts from that first reading.
+    this.deadline = 0;
     this.nextClockCheck = clockInterval;
   }
 
@@ -50,7 +52,9 @@ export class StepMeter {
     }
     if (steps >= this.nextClockCheck) {
       this.nextClockCheck = steps + clockInterval;
-      if (performance.now() > this.deadline) {
+      const now = performance.now();
+      if (this.deadline === 0) this.deadline = now + this.maxMilliseconds;
+      else if (now > this.deadline) {
         throw new CelBudgetExceededError(`operation cancelled: evaluation took longer than ${this.maxMilliseconds}ms`);
       }
     }

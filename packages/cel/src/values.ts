@@ -32,9 +32,22 @@ function convert(value: unknown, depth: number): unknown {
   return value;
 }
 
-/** The claims of a token as CEL sees them (whole numbers as `int`). Objects without numbers are reused as is. */
+/** Conversions already made, so the programs of one authenticator convert a token's claims once. */
+const converted = new WeakMap<object, unknown>();
+
+/**
+ * The claims of a token as CEL sees them (whole numbers as `int`). Objects without numbers are
+ * reused as is; the result for an object is remembered while that object lives, so do not mutate
+ * claims between evaluations.
+ */
 export function toCelClaims(claims: unknown): unknown {
-  return convert(claims, 0);
+  if (claims === null || typeof claims !== 'object') return convert(claims, 0);
+  let out = converted.get(claims);
+  if (out === undefined) {
+    out = convert(claims, 0);
+    converted.set(claims, out);
+  }
+  return out;
 }
 
 /** CEL's name for the type of an evaluated value, for error messages (`string`, `int`, `list`...). */
