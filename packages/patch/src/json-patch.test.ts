@@ -117,6 +117,13 @@ describe('applyJsonPatch (Kubernetes semantics)', () => {
     expect(out.a.b).toEqual([1]);
   });
 
+  it('replaces and tests the whole document at path ""', () => {
+    expect(applyJsonPatch({ a: 1 }, [{ op: 'replace', path: '', value: { b: 2 } }])).toEqual({ b: 2 });
+    expect(applyJsonPatch({ a: 1 }, [{ op: 'replace', path: '', value: 'scalar' }])).toEqual({ a: 1 });
+    expect(applyJsonPatch({ a: 1 }, [{ op: 'test', path: '', value: { a: 1 } }])).toEqual({ a: 1 });
+    expect(failure(() => applyJsonPatch({ a: 1 }, [{ op: 'test', path: '', value: {} }])).message).toBe('testing value  failed: test failed');
+  });
+
   it('patches a document that is an array', () => {
     expect(applyJsonPatch([1, 2], [{ op: 'remove', path: '/0' }])).toEqual([2]);
   });

@@ -8,6 +8,7 @@ import { cloneJson, deepEqualJson, isJsonObject, type JsonObject } from './json-
  * - `replace` of a missing object member sets it (the library only checks array bounds);
  * - negative array indices count from the end;
  * - `add` and `replace` without `value` write null; a null member counts as absent;
+ * - `replace` and `test` at path "" act on the whole document (a non-container value: no-op);
  * - errors name the failing operation and path, with the library's wording.
  * fast-json-patch was considered and not used: it differs on each point above and words its
  * errors differently, which would make `clientctl` and the server disagree with kubectl.
@@ -215,6 +216,11 @@ function remove(root: Container, op: Operation): string | undefined {
 function replace(root: Container, op: Operation): string | undefined {
   const path = pointerField(op, 'path');
   if ('error' in path) return `replace operation failed to decode path: ${path.error}`;
+  if (path.value === '') {
+    // The whole document: an object or array value replaces it; the library ignores any other.
+    if (isJsonObject(op.value) || Array.isArray(op.value)) root.value = cloneJson(op.value);
+    return undefined;
+  }
   const found = findParent(root, path.value);
   if (!found) return `replace operation does not apply: doc is missing path: ${path.value}: ${MISSING}`;
   const got = getChild(found.parent, found.key);
@@ -248,13 +254,15 @@ function move(root: Container, op: Operation): string | undefined {
 function test(root: Container, op: Operation): string | undefined {
   const path = pointerField(op, 'path');
   if ('error' in path) return `test operation failed to decode path: ${path.error}`;
+  // Without a value the test fails (where the Go library does not crash on it, it fails too).
+  const failed = `testing value ${path.value} failed: test failed`;
+  if (path.value === '') return op.value !== undefined && deepEqualJson(root.value, op.value) ? undefined : failed;
   const found = findParent(root, path.value);
   if (!found) return `test operation does not apply: is missing path: ${path.value}: ${MISSING}`;
   const got = getChild(found.parent, found.key);
   if (typeof got === 'string') return `error in test for path: '${path.value}': ${got}`;
-  const actual = got.value ?? null;
-  const expected = op.value ?? null;
-  return deepEqualJson(actual, expected) ? undefined : `testing value ${path.value} failed: test failed`;
+  if (op.value === undefined) return failed;
+  return deepEqualJson(got.value ?? null, op.value) ? undefined : failed;
 }
 
 function copy(root: Container, op: Operation): string | undefined {

@@ -55,6 +55,15 @@ describe('strategic merge patch: merging lists', () => {
     expect(containerNames(out)).toEqual(['b', 'c', 'x', 'a']);
   });
 
+  it('orders a $setElementOrder list as Kubernetes does after a deletion plus an addition', () => {
+    // The added item takes the deleted one's slot in the live order Kubernetes compares against,
+    // so it sorts after `a` although the directive lists it first.
+    const out = smp(withContainers(containers(['a', 'b'])), {
+      spec: { template: { spec: { '$setElementOrder/containers': [{ name: 'n' }, { name: 'b' }], containers: [{ name: 'b', $patch: 'delete' }, { name: 'n' }] } } },
+    });
+    expect(containerNames(out)).toEqual(['a', 'n']);
+  });
+
   it('deletes items with $patch: delete and replaces the list with $patch: replace', () => {
     const doc = withContainers(containers(['a', 'b']));
     expect(containerNames(smp(doc, { spec: { template: { spec: { containers: [{ name: 'a', $patch: 'delete' }] } } } }))).toEqual(['b']);

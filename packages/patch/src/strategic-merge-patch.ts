@@ -266,17 +266,27 @@ function mergeSetElementOrderLists(original: JsonObject, patch: JsonObject, sche
     validatePatchWithSetOrderList(patchList, order, mergeKey);
 
     let merged: unknown[];
+    // Kubernetes orders by the live list as its Go slice reads after the merge: deleting items
+    // shifts the rest left and the first items appended take the freed slots (the merge reuses
+    // the slice's array). Positions of new items matter for the interleaving below.
+    let liveOrder = originalList;
     if (foundOriginal && !foundPatch) merged = originalList;
     else if (!foundOriginal && foundPatch) merged = removeDirectives(patchList)[0] as unknown[];
-    else if (foundOriginal && foundPatch)
-      merged = strategy === MERGE ? mergeSlice(originalList, patchList, sub, mergeKey, false) : patchList;
-    else continue;
+    else if (foundOriginal && foundPatch) {
+      if (strategy === MERGE) {
+        const aliased: { order?: unknown[] } = {};
+        merged = mergeSlice(originalList, patchList, sub, mergeKey, false, aliased);
+        liveOrder = aliased.order ?? originalList;
+      } else {
+        merged = patchList;
+      }
+    } else continue;
 
     const [patchItems, serverOnly] = mergeKey
       ? partitionMaps(merged, order, mergeKey)
       : partitionPrimitives(merged, order);
     const kind = sliceElementKind(originalList, patchList);
-    original[listKey] = normalizeElementOrder(patchItems, serverOnly, order, originalList, mergeKey, kind);
+    original[listKey] = normalizeElementOrder(patchItems, serverOnly, order, liveOrder, mergeKey, kind);
     delete patch[listKey];
   }
 }
@@ -319,6 +329,7 @@ function mergeSlice(
   itemSchema: StrategicSchema | undefined,
   mergeKey: string,
   isDeleteList: boolean,
+  aliased?: { order?: unknown[] },
 ): unknown[] {
   if (original.length === 0 && patch.length === 0) return original;
   const kind = sliceElementKind(original, patch);
@@ -333,8 +344,13 @@ function mergeSlice(
     merged = dedupeScalars([...original, ...patch]);
   } else {
     if (!mergeKey) fail(`cannot merge lists without merge key for ${itemSchema ? 'struct' : 'interface'}`);
-    [serverOrder, patchOrder] = applyListDirectives(original, patch, mergeKey);
+    let replaced: boolean;
+    [serverOrder, patchOrder, replaced] = applyListDirectives(original, patch, mergeKey);
     merged = mergeListOfMaps(serverOrder, patchOrder, mergeKey, itemSchema);
+    if (aliased && !replaced) {
+      const freed = original.length - serverOrder.length;
+      aliased.order = [...serverOrder, ...merged.slice(serverOrder.length, serverOrder.length + freed)];
+    }
   }
   const [patchItems, serverOnly] = mergeKey
     ? partitionMaps(merged, patchOrder, mergeKey)
@@ -361,7 +377,7 @@ function sliceElementKind(...slices: unknown[][]): Kind {
 }
 
 /** `$patch: delete` items remove their entries; `$patch: replace` makes the patch the list. */
-function applyListDirectives(original: unknown[], patch: unknown[], mergeKey: string): [unknown[], unknown[]] {
+function applyListDirectives(original: unknown[], patch: unknown[], mergeKey: string): [unknown[], unknown[], boolean] {
   const plain: unknown[] = [];
   let replace = false;
   let current = original;
@@ -387,7 +403,7 @@ function applyListDirectives(original: unknown[], patch: unknown[], mergeKey: st
       badPatchType(directive, item);
     }
   }
-  return replace ? [plain, []] : [current, plain];
+  return replace ? [plain, [], true] : [current, plain, false];
 }
 
 function findByMergeKey(list: unknown[], mergeKey: string, value: unknown): number {
