@@ -95,6 +95,10 @@ describe('limits', () => {
   });
 
   it('answers 429 with Retry-After once the read-only budget is used, and not for watches', async () => {
+    const watch = await request(`${c.url}${ctbPath}?watch=true&timeoutSeconds=2`, { dispatcher: c.agent('reader') });
+    expect(watch.statusCode).toBe(200);
+    expect((await c.req('reader', 'GET', ctbPath)).status).toBe(200);
+    watch.body.destroy();
     const slow = c.req('slow', 'GET', ctbPath);
     await new Promise((r) => setTimeout(r, 100));
     const rejected = await c.req('reader', 'GET', ctbPath);

@@ -424,6 +424,26 @@ describe('delete', () => {
   });
 });
 
+describe('unsafe delete (ignoreStoreReadErrorWithClusterBreakingPotential)', () => {
+  it('needs the unsafe-delete-ignore-read-errors permission and no other option', async () => {
+    await c.req('writer', 'POST', ctbPath, { body: bundle('unsafe', c.anchorPem) });
+    const denied = await c.req('writer', 'DELETE', `${ctbPath}/unsafe?ignoreStoreReadErrorWithClusterBreakingPotential=true`);
+    expect(denied.status).toBe(403);
+    expect(denied.json['message']).toBe(
+      'clustertrustbundles.certificates.plat.io "unsafe" is forbidden: User "writer" cannot unsafe-delete-ignore-read-errors resource "clustertrustbundles" in API group "certificates.plat.io" at the cluster scope',
+    );
+    const withDryRun = await c.req('admin', 'DELETE', `${ctbPath}/unsafe?ignoreStoreReadErrorWithClusterBreakingPotential=true&dryRun=All`);
+    expect(withDryRun.status).toBe(422);
+    expect(withDryRun.json['message']).toBe(
+      'DeleteOptions.meta.k8s.io "" is invalid: dryRun: Invalid value: "": can not be set together with ignoreStoreReadErrorWithClusterBreakingPotential',
+    );
+    const collection = await c.req('admin', 'DELETE', `${ctbPath}?ignoreStoreReadErrorWithClusterBreakingPotential=true`);
+    expect(collection.status).toBe(422);
+    const ok = await c.req('admin', 'DELETE', `${ctbPath}/unsafe?ignoreStoreReadErrorWithClusterBreakingPotential=true`);
+    expect(ok.status).toBe(200);
+  });
+});
+
 describe('deletecollection', () => {
   it('deletes what the selectors match and answers the list of deleted objects', async () => {
     for (const [name, team] of [['dc-a', 'a'], ['dc-b', 'a'], ['dc-c', 'b']]) {

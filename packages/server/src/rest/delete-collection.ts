@@ -1,4 +1,5 @@
-import { isStatusError, type ApiObject } from '@plat/api-model';
+import { fieldError, isStatusError, type ApiObject } from '@plat/api-model';
+import { invalidOptions } from './options.js';
 import type { RequestContext } from '../context.js';
 import { negotiateOutput } from '../negotiation.js';
 import { writeObject } from '../response.js';
@@ -15,6 +16,12 @@ export async function deleteCollection(scope: ResourceScope, ctx: RequestContext
   const choice = negotiateOutput(ctx.req.headers.accept, { allowedAs: [] });
   const listOpts = parseListOptions(scope, ctx, { watch: false });
   const opts = await parseDeleteOptions(scope, ctx);
+  if (opts.ignoreStoreReadError) {
+    // Kubernetes allows the unsafe delete only for a single object.
+    throw invalidOptions('DeleteOptions', [
+      fieldError.invalid('ignoreStoreReadErrorWithClusterBreakingPotential', true, 'is not allowed with DELETECOLLECTION, try again after removing the option'),
+    ]);
+  }
   const listed = await scope.storage.list(scope.prefix, {
     resourceVersion: listOpts.resourceVersion,
     resourceVersionMatch: listOpts.resourceVersionMatch,

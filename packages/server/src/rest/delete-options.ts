@@ -7,6 +7,8 @@ import type { ResourceScope } from './scope.js';
 
 export interface ParsedDeleteOptions {
   dryRun: boolean;
+  /** Unsafe deletion of an object the store cannot read; needs its own permission. */
+  ignoreStoreReadError?: boolean;
   gracePeriodSeconds?: number;
   preconditions?: Preconditions;
   propagationPolicy?: string;
@@ -31,6 +33,7 @@ export async function parseDeleteOptions(scope: ResourceScope, ctx: RequestConte
   let propagationPolicy: string | undefined;
   let orphanDependents: boolean | undefined;
   let preconditions: Preconditions | undefined;
+  let ignoreStoreReadError: boolean | undefined;
   if (body.length > 0 && body.toString('utf8').trim() !== '') {
     const mediaType = contentTypeOf(ctx) || 'application/json';
     const { value } = decodeBody(body, mediaType, false);
@@ -48,6 +51,8 @@ export async function parseDeleteOptions(scope: ResourceScope, ctx: RequestConte
     }
     if (typeof o['propagationPolicy'] === 'string') propagationPolicy = o['propagationPolicy'];
     if (typeof o['orphanDependents'] === 'boolean') orphanDependents = o['orphanDependents'];
+    const ignore = o['ignoreStoreReadErrorWithClusterBreakingPotential'];
+    if (typeof ignore === 'boolean') ignoreStoreReadError = ignore;
     const pre = o['preconditions'];
     if (pre && typeof pre === 'object') {
       const p = pre as Record<string, unknown>;
@@ -61,6 +66,10 @@ export async function parseDeleteOptions(scope: ResourceScope, ctx: RequestConte
     gracePeriodSeconds = parseInteger(q.get('gracePeriodSeconds'), 'gracePeriodSeconds');
     propagationPolicy = q.get('propagationPolicy') ?? undefined;
     orphanDependents = parseBool(q.get('orphanDependents'), 'orphanDependents');
+    ignoreStoreReadError = parseBool(
+      q.get('ignoreStoreReadErrorWithClusterBreakingPotential'),
+      'ignoreStoreReadErrorWithClusterBreakingPotential',
+    );
     const uid = q.get('preconditions.uid');
     const rv = q.get('preconditions.resourceVersion');
     if (uid || rv) preconditions = { uid: uid ?? undefined, resourceVersion: rv ?? undefined };
@@ -72,6 +81,15 @@ export async function parseDeleteOptions(scope: ResourceScope, ctx: RequestConte
   if (propagationPolicy !== undefined && !propagationPolicies.includes(propagationPolicy)) {
     errs.push(fieldError.notSupported('propagationPolicy', propagationPolicy, [...propagationPolicies, 'nil']));
   }
+  if (ignoreStoreReadError) {
+    // Kubernetes' ValidateDeleteOptions: the unsafe delete takes no other option.
+    const alone = 'can not be set together with ignoreStoreReadErrorWithClusterBreakingPotential';
+    if (dryRun.length) errs.push(fieldError.invalid('dryRun', '', alone));
+    if (propagationPolicy !== undefined) errs.push(fieldError.invalid('propagationPolicy', '', alone));
+    if (gracePeriodSeconds !== undefined) errs.push(fieldError.invalid('gracePeriodSeconds', '', alone));
+    if (preconditions) errs.push(fieldError.invalid('preconditions', '', alone));
+    if (orphanDependents !== undefined) errs.push(fieldError.invalid('orphanDependents', '', alone));
+  }
   if (errs.length) throw invalidOptions('DeleteOptions', errs);
-  return { dryRun: dryRun.length > 0, gracePeriodSeconds, preconditions, propagationPolicy };
+  return { dryRun: dryRun.length > 0, gracePeriodSeconds, preconditions, propagationPolicy, ignoreStoreReadError };
 }

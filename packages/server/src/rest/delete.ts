@@ -6,6 +6,17 @@ import { writeObject } from '../response.js';
 import { parseDeleteOptions, type ParsedDeleteOptions } from './delete-options.js';
 import { scopeKey, withTypeMeta, type ResourceScope } from './scope.js';
 import { conflictMessage } from './update.js';
+import { attributesFor, forbiddenError } from '../filters/authorization.js';
+
+/**
+ * Kubernetes asks for a second permission before an unsafe delete (one that ignores store read
+ * errors): verb `unsafe-delete-ignore-read-errors` on the same resource.
+ */
+async function authorizeUnsafeDelete(scope: ResourceScope, ctx: RequestContext): Promise<void> {
+  const attrs = { ...attributesFor(ctx.user!, ctx.info), verb: 'unsafe-delete-ignore-read-errors' };
+  const result = await scope.authorizer.authorize(attrs, { signal: ctx.signal });
+  if (result.decision !== 'Allow') throw forbiddenError(attrs, result.reason);
+}
 
 export interface DeleteOutcome {
   /** The object as deleted, or as it now waits for its finalizers. */
@@ -74,6 +85,7 @@ export async function deleteResource(scope: ResourceScope, ctx: RequestContext):
   const choice = negotiateOutput(ctx.req.headers.accept, { allowedAs: [] });
   const opts = await parseDeleteOptions(scope, ctx);
   const name = ctx.info.name;
+  if (opts.ignoreStoreReadError) await authorizeUnsafeDelete(scope, ctx);
   const outcome = await deleteObject(scope, scope.storage, name, opts, ctx.signal);
   if (!outcome.deleted) {
     writeObject(ctx, 202, withTypeMeta(scope, outcome.object), choice);
