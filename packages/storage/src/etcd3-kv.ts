@@ -58,6 +58,9 @@ export class Etcd3Kv implements Kv {
     const options: IOptions = {
       hosts: opts.servers,
       defaultCallOptions: (ctx) => (ctx.isStream ? {} : { deadline: Date.now() + requestTimeoutMs }),
+      // An unpaginated list of many objects is one large range answer (kube-apiserver lifts the
+      // gRPC limit the same way); etcd's own request size limit still bounds writes.
+      grpcOptions: { 'grpc.max_receive_message_length': -1, 'grpc.max_send_message_length': -1 },
     };
     if (opts.caFile || opts.certFile || opts.keyFile) {
       if (!opts.caFile) throw new TypeError('etcd3 TLS needs caFile (--etcd-cafile)');

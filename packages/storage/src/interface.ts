@@ -87,6 +87,11 @@ export interface WatchOptions extends OperationOptions {
   predicate?: Predicate;
   /** Bookmark period in ms when allowWatchBookmarks is set (default about 60 s, tests shorten it). */
   bookmarkIntervalMs?: number;
+  /**
+   * Live events this watcher may have queued before it is closed with an ERROR event (default:
+   * the store's setting, 10 000). The initial events do not count against it.
+   */
+  maxQueuedEvents?: number;
 }
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';

@@ -303,15 +303,15 @@ export class MvccStorage implements Storage {
     const prefix = normalizePrefix(prefixIn);
     const end = prefixEnd(prefix);
     const rv = parseResourceVersion(opts.resourceVersion);
-    const stream = new WatchStream(this.maxQueuedEvents);
+    const stream = new WatchStream(opts.maxQueuedEvents ?? this.maxQueuedEvents);
     const predicate = opts.predicate;
     const initial = opts.sendInitialEvents ?? (rv === undefined || rv === 0);
     let startRev: number;
     if (initial) {
       const { result: list, keys } = await this.readPages(prefix, end, prefix, { minimum: rv || undefined, predicate, fromToken: false });
-      list.items.forEach((obj, i) => stream.push({ type: 'ADDED', object: obj, key: keys[i] }));
+      list.items.forEach((obj, i) => stream.pushInitial({ type: 'ADDED', object: obj, key: keys[i] }));
       startRev = Number(list.resourceVersion);
-      if (opts.sendInitialEvents === true) stream.push({ type: 'BOOKMARK', object: bookmarkObject(startRev, true) });
+      if (opts.sendInitialEvents === true) stream.pushInitial({ type: 'BOOKMARK', object: bookmarkObject(startRev, true) });
     } else if (rv === undefined || rv === 0) {
       startRev = await this.call(() => this.kv.currentRevision());
     } else {

@@ -78,9 +78,19 @@ describe('watch cache', () => {
     expect(g.spec).toEqual({ n: 'a' });
     expect(backend.lists).toBe(before);
     expect(backend.gets).toBe(0);
-    // Readers cannot change the cache through the objects they got.
-    (l1.items[0].spec as { n: string }).n = 'changed';
-    expect((await cache.get(key('a'), { resourceVersion: '0' })).spec).toEqual({ n: 'a' });
+    // Readers own the top level and metadata; nested values are shared and frozen, so they
+    // cannot change the cache through the objects they got.
+    l1.items[0].kind = 'Changed';
+    l1.items[0].metadata!.labels = { x: 'y' };
+    l1.items[0].metadata!.resourceVersion = '1';
+    expect(() => {
+      (l1.items[0].spec as { n: string }).n = 'changed';
+    }).toThrow(TypeError);
+    const again = await cache.get(key('a'), { resourceVersion: '0' });
+    expect(again.spec).toEqual({ n: 'a' });
+    expect(again.kind).toBeUndefined();
+    expect(again.metadata?.labels).toBeUndefined();
+    expect(again.metadata?.resourceVersion).toBe(l2.items[0].metadata?.resourceVersion);
     // A quorum get goes to the backend.
     await cache.get(key('a'));
     expect(backend.gets).toBe(1);

@@ -36,10 +36,47 @@ export interface WatchCacheOptions {
   progressIntervalMs?: number;
 }
 
-/** A cached object: the parsed form (for predicates) and its JSON (each reader gets its own copy). */
+/** A cached object, deep-frozen: it is shared by every reader below its top level and metadata. */
 interface Entry {
   obj: StoredObject;
-  json: string;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
+
+function entryOf(obj: StoredObject): Entry {
+  return { obj: deepFreeze(obj) };
+}
+
+/**
+ * What a reader gets: a fresh top level and metadata (with its own labels and annotations), so
+ * the server may set kind/apiVersion, drop managedFields or stamp a resourceVersion; nested
+ * values (spec, status, ...) are shared and frozen, so an accidental write throws instead of
+ * changing the cache. Copying 10,000 objects whole would cost more than the list itself.
+ */
+function copy(e: Entry): StoredObject {
+  const o = e.obj;
+  const meta = o.metadata;
+  if (!meta) return { ...o };
+  return {
+    ...o,
+    metadata: {
+      ...meta,
+      ...(meta.labels ? { labels: { ...meta.labels } } : {}),
+      ...(meta.annotations ? { annotations: { ...meta.annotations } } : {}),
+    },
+  };
+}
+
+function copyAt(e: Entry, revision: number): StoredObject {
+  const o = copy(e);
+  o.metadata = { ...o.metadata, resourceVersion: String(revision) };
+  return o;
 }
 
 interface CachedEvent {
@@ -55,20 +92,6 @@ interface CacheWatcher {
   end: string;
   predicate?: Predicate;
   stream: WatchStream;
-}
-
-function entryOf(obj: StoredObject): Entry {
-  return { obj, json: JSON.stringify(obj) };
-}
-
-function copy(e: Entry): StoredObject {
-  return JSON.parse(e.json) as StoredObject;
-}
-
-function copyAt(e: Entry, revision: number): StoredObject {
-  const o = copy(e);
-  o.metadata = { ...o.metadata, resourceVersion: String(revision) };
-  return o;
 }
 
 function lowerBound(arr: readonly string[], x: string): number {
@@ -156,6 +179,8 @@ export class WatchCache implements Storage {
           sendInitialEvents: true,
           allowWatchBookmarks: true,
           bookmarkIntervalMs: this.progressIntervalMs,
+          // The cache is the only consumer and keeps up; a burst must not cut it off.
+          maxQueuedEvents: Number.MAX_SAFE_INTEGER,
         });
         this.upstream = w;
         const it = w[Symbol.asyncIterator]();
@@ -397,16 +422,16 @@ export class WatchCache implements Storage {
 
     // From here on everything is synchronous: the snapshot, the catch-up and the registration
     // see the same cache state.
-    const stream = new WatchStream(this.maxQueuedEvents);
+    const stream = new WatchStream(opts.maxQueuedEvents ?? this.maxQueuedEvents);
     const w: CacheWatcher = { start: prefix, end, predicate, stream };
     let startRev: number;
     if (initial) {
       for (let i = lowerBound(this.keys, prefix); i < this.keys.length && this.keys[i] < end; i++) {
         const e = this.objects.get(this.keys[i])!;
-        if (!predicate || predicate(e.obj)) stream.push({ type: 'ADDED', object: copy(e), key: this.keys[i] });
+        if (!predicate || predicate(e.obj)) stream.pushInitial({ type: 'ADDED', object: copy(e), key: this.keys[i] });
       }
       startRev = this.rev;
-      if (opts.sendInitialEvents === true) stream.push({ type: 'BOOKMARK', object: bookmarkObject(startRev, true) });
+      if (opts.sendInitialEvents === true) stream.pushInitial({ type: 'BOOKMARK', object: bookmarkObject(startRev, true) });
     } else {
       startRev = rv === undefined ? (current ?? this.rev) : rv === 0 ? this.rev : rv;
       for (let i = this.eventsHead; i < this.events.length; i++) {

@@ -14,6 +14,8 @@ export class WatchStream implements Watch {
   private head = 0;
   private waiting: ((r: IteratorResult<WatchEvent>) => void) | undefined;
   private ended = false;
+  /** Initial events still queued (not counted against maxQueued). */
+  private initial = 0;
   private readonly onStop: Array<() => void> = [];
 
   constructor(private readonly maxQueued = defaultMaxQueuedEvents) {}
@@ -28,6 +30,13 @@ export class WatchStream implements Watch {
     return this.ended;
   }
 
+  /** Queues an event of the initial state: a bounded snapshot, so it does not count against the limit. */
+  pushInitial(event: WatchEvent): void {
+    if (this.ended) return;
+    this.queue.push(event);
+    this.initial = this.queue.length - this.head;
+  }
+
   push(event: WatchEvent): void {
     if (this.ended) return;
     if (this.waiting) {
@@ -36,10 +45,11 @@ export class WatchStream implements Watch {
       w({ value: event, done: false });
       return;
     }
-    if (this.queue.length - this.head >= this.maxQueued) {
+    if (this.queue.length - this.head - this.initial >= this.maxQueued) {
       const queued = this.queue.length - this.head;
       this.queue = [];
       this.head = 0;
+      this.initial = 0;
       this.fail(watcherTooSlow(queued).status);
       return;
     }
@@ -68,6 +78,7 @@ export class WatchStream implements Watch {
   stop(): void {
     this.queue = [];
     this.head = 0;
+    this.initial = 0;
     this.finish();
   }
 
@@ -79,6 +90,7 @@ export class WatchStream implements Watch {
   private next(): Promise<IteratorResult<WatchEvent>> {
     if (this.head < this.queue.length) {
       const value = this.queue[this.head++];
+      if (this.initial > 0) this.initial--;
       if (this.head > 1024 && this.head * 2 > this.queue.length) {
         this.queue = this.queue.slice(this.head);
         this.head = 0;
