@@ -30,3 +30,10 @@ describe('strict decoding', () => {
     expect(errors(`a: "${'x'.repeat(maxConfigFileBytes)}"\n`)).toEqual([`file is too large: more than ${maxConfigFileBytes} bytes`]);
   });
 });
+
+describe('hostile input', () => {
+  it('turns absurd nesting into a decode error', () => {
+    const r = decodeConfigText(`a: ${'['.repeat(20_000)}${']'.repeat(20_000)}\n`);
+    expect(r.ok).toBe(false);
+  });
+});

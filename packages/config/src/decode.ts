@@ -93,7 +93,14 @@ export function decodeConfigText(text: string): DecodeResult {
   if (Buffer.byteLength(text, 'utf8') > maxConfigFileBytes) {
     return { ok: false, errors: [new DecodeError('', `file is too large: more than ${maxConfigFileBytes} bytes`)] };
   }
-  const doc = parseDocument(text, { uniqueKeys: false, prettyErrors: true, strict: true, version: '1.2' });
+  let doc: ReturnType<typeof parseDocument>;
+  try {
+    doc = parseDocument(text, { uniqueKeys: false, prettyErrors: true, strict: true, version: '1.2' });
+  } catch (error) {
+    // The parser reports problems as doc.errors; a throw (for example a stack overflow on absurd
+    // nesting) is still a decode error, never an exception for the caller.
+    return { ok: false, errors: [new DecodeError('', `yaml: ${(error as Error).message}`)] };
+  }
   if (doc.errors.length > 0) {
     return { ok: false, errors: doc.errors.map((e) => new DecodeError('', syntaxMessage(e as Parameters<typeof syntaxMessage>[0]))) };
   }
