@@ -1,0 +1,163 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import {
+  authorizersForModes,
+  createAuthorizerChain,
+  createBearerTokenAuthenticator,
+  createBuiltinAuthorizer,
+  createStaticTokenAuthenticator,
+  createUnionAuthenticator,
+  createX509Authenticator,
+  parseTokenFile,
+  type Authenticator,
+} from '@plat/auth';
+import { clusterTrustBundleResource, createApiServer } from '@plat/server';
+import { openStorage, type BackendOptions, type Storage } from '@plat/storage';
+import { adminKubeconfig, clientURL, writeAdminKubeconfig } from './admin-kubeconfig.js';
+import { ensureDevPki, type DevPki } from './dev-pki.js';
+import type { Logger } from './logger.js';
+import type { ServerRunOptions } from './options.js';
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  adminKubeconfig?: string;
+  devPki?: DevPki;
+  /** Graceful stop: the server drains, then storage closes. */
+  stop(): Promise<void>;
+}
+
+/** A start-up problem the operator must fix (bad file, unreachable backend); main prints it and exits 1. */
+export class StartupError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StartupError';
+  }
+}
+
+async function readFlagFile(flag: string, file: string): Promise<string> {
+  try {
+    return await fs.readFile(file, 'utf8');
+  } catch (err) {
+    throw new StartupError(`${flag}: ${(err as Error).message}`);
+  }
+}
+
+function backendOptions(o: ServerRunOptions): BackendOptions {
+  switch (o.storageBackend) {
+    case 'memory':
+      return { backend: 'memory' };
+    case 'sqlite':
+      return { backend: 'sqlite', dataDir: o.dataDir };
+    case 'etcd3':
+      return {
+        backend: 'etcd3',
+        servers: o.etcdServers,
+        caFile: o.etcdCAFile,
+        certFile: o.etcdCertFile,
+        keyFile: o.etcdKeyFile,
+        prefix: o.etcdPrefix,
+      };
+  }
+}
+
+/** Builds storage, identity and the HTTPS server from validated options and starts listening. */
+export async function runServer(o: ServerRunOptions, deps: { logger: Logger; version: string }): Promise<RunningServer> {
+  const { logger } = deps;
+  await fs.mkdir(o.dataDir, { recursive: true, mode: 0o700 });
+
+  let cert: string;
+  let key: string;
+  let devPki: DevPki | undefined;
+  if (o.tlsCertFile && o.tlsPrivateKeyFile) {
+    cert = await readFlagFile('--tls-cert-file', o.tlsCertFile);
+    key = await readFlagFile('--tls-private-key-file', o.tlsPrivateKeyFile);
+  } else {
+    devPki = await ensureDevPki(o.dataDir);
+    cert = devPki.serving.certPem;
+    key = devPki.serving.keyPem;
+    logger.info('Development PKI', { action: devPki.action, dir: devPki.dir }, 0);
+  }
+  const clientCA = o.clientCAFile ? await readFlagFile('--client-ca-file', o.clientCAFile) : devPki?.ca.certPem;
+
+  const authenticators: Authenticator[] = [];
+  if (clientCA) {
+    try {
+      authenticators.push(createX509Authenticator({ clientCA }));
+    } catch (err) {
+      throw new StartupError(`--client-ca-file: ${(err as Error).message}`);
+    }
+  }
+  if (o.tokenAuthFile) {
+    const content = await readFlagFile('--token-auth-file', o.tokenAuthFile);
+    let parsed;
+    try {
+      parsed = parseTokenFile(content, o.tokenAuthFile);
+    } catch (err) {
+      throw new StartupError(`--token-auth-file: ${(err as Error).message}`);
+    }
+    for (const w of parsed.warnings) logger.info(w.message, {}, 0);
+    authenticators.push(createBearerTokenAuthenticator(createStaticTokenAuthenticator(parsed.tokens)));
+  }
+  const authenticator = createUnionAuthenticator(authenticators);
+  const authorizer = createAuthorizerChain([
+    { name: 'builtin', authorizer: createBuiltinAuthorizer() },
+    ...authorizersForModes(o.authorizationModes),
+  ]);
+
+  let storage: Storage;
+  try {
+    storage = await openStorage(backendOptions(o), { watchCache: o.watchCache });
+  } catch (err) {
+    throw new StartupError(`storage backend ${o.storageBackend}: ${(err as Error).message}`);
+  }
+
+  const server = createApiServer({
+    storage,
+    authenticator,
+    authorizer,
+    resources: [clusterTrustBundleResource()],
+    tls: { cert, key, ...(clientCA ? { clientCA } : {}) },
+    limits: {
+      maxRequestsInFlight: o.maxRequestsInflight,
+      maxMutatingRequestsInFlight: o.maxMutatingRequestsInflight,
+      requestTimeoutMs: o.requestTimeoutMs,
+    },
+    logger,
+    version: { gitVersion: `v${deps.version}` },
+    shutdownDelayMs: o.shutdownDelayMs,
+  });
+  let address;
+  try {
+    address = await server.listen({ host: o.bindAddress, port: o.securePort });
+  } catch (err) {
+    await storage.close();
+    throw new StartupError(`failed to listen on ${o.bindAddress}:${o.securePort}: ${(err as Error).message}`);
+  }
+  const url = clientURL(o.bindAddress, address.port);
+  logger.info('Serving securely', { address: address.url, storage: o.storageBackend }, 0);
+
+  let kubeconfigFile: string | undefined;
+  if (devPki) {
+    kubeconfigFile = path.join(o.dataDir, 'admin.conf');
+    await writeAdminKubeconfig(kubeconfigFile, adminKubeconfig({ server: url, ca: devPki.ca, admin: devPki.admin }));
+  }
+
+  let stopping: Promise<void> | undefined;
+  return {
+    url,
+    port: address.port,
+    adminKubeconfig: kubeconfigFile,
+    devPki,
+    stop() {
+      stopping ??= (async () => {
+        try {
+          await server.close();
+        } finally {
+          await storage.close();
+        }
+      })();
+      return stopping;
+    },
+  };
+}

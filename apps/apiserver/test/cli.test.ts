@@ -1,0 +1,137 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Agent, request } from 'undici';
+import { parse } from 'yaml';
+import { bundlePath, startApiServer, tempDir } from './apiserver-process.js';
+
+const pkg = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, '../package.json'), 'utf8')) as { version: string };
+
+function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [bundlePath(), ...args], { timeout: 30000 }, (error, stdout, stderr) => {
+      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout: String(stdout), stderr: String(stderr) });
+    });
+  });
+}
+
+describe('apiserver command line', () => {
+  it('prints its version', async () => {
+    const r = await run(['--version']);
+    expect(r).toEqual({ code: 0, stdout: `apiserver v${pkg.version}\n`, stderr: '' });
+  });
+
+  it('runs the validate subcommand on configuration files', async () => {
+    const dir = tempDir('plat-cli-');
+    try {
+      const good = path.join(dir, 'tracing.yaml');
+      fs.writeFileSync(good, 'apiVersion: apiserver.plat.io/v1beta1\nkind: TracingConfiguration\nsamplingRatePerMillion: 100\n');
+      const bad = path.join(dir, 'bad.yaml');
+      fs.writeFileSync(bad, 'apiVersion: apiserver.plat.io/v1beta1\nkind: TracingConfiguration\nsamplingRatePerMillion: -1\n');
+      expect((await run(['validate', `--tracing-config-file=${good}`])).code).toBe(0);
+      const r = await run(['validate', `--tracing-config-file=${bad}`]);
+      expect(r.code).toBe(1);
+      expect(r.stdout + r.stderr).toContain('samplingRatePerMillion');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('lists the Kubernetes-named flags in --help', async () => {
+    const r = await run(['--help']);
+    expect(r.code).toBe(0);
+    for (const flag of [
+      '--bind-address',
+      '--secure-port',
+      '--tls-cert-file',
+      '--tls-private-key-file',
+      '--client-ca-file',
+      '--token-auth-file',
+      '--storage-backend',
+      '--etcd-servers',
+      '--etcd-cafile',
+      '--etcd-certfile',
+      '--etcd-keyfile',
+      '--etcd-prefix',
+      '--data-dir',
+      '--authorization-mode',
+      '--request-timeout',
+      '--max-requests-inflight',
+      '--max-mutating-requests-inflight',
+      '--logging-format',
+    ]) {
+      expect(r.stdout).toContain(flag);
+    }
+  });
+
+  it('rejects unknown flags and bad values before starting, with every problem', async () => {
+    const unknown = await run(['--no-such-flag=1']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('Error: unknown flag: --no-such-flag');
+    const bad = await run(['--secure-port=abc', '--authorization-mode=RBAC']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toBe(
+      'Error: invalid argument "abc" for "--secure-port" flag: strconv.ParseInt: parsing "abc": invalid syntax\n' +
+        'Error: authorization-mode "RBAC" is not a valid mode\n' +
+        'Run "apiserver --help" for the flags.\n',
+    );
+  });
+
+  it('stops with a clear error when the token file is malformed', async () => {
+    const dir = tempDir('plat-cli-');
+    try {
+      const tokens = path.join(dir, 'tokens.csv');
+      fs.writeFileSync(tokens, 'only,two\n');
+      const r = await run(['--secure-port=0', `--data-dir=${dir}`, '--storage-backend=memory', `--token-auth-file=${tokens}`]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`Error: --token-auth-file: token file '${tokens}' must have at least 3 columns (token, user name, user uid), found 2`);
+      const missing = await run(['--secure-port=0', `--data-dir=${dir}`, '--storage-backend=memory', `--client-ca-file=${path.join(dir, 'nope.crt')}`]);
+      expect(missing.code).toBe(1);
+      expect(missing.stderr).toContain('Error: --client-ca-file: ENOENT: no such file or directory');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('fails clearly when the port is taken', async () => {
+    const dir = tempDir('plat-cli-');
+    const first = await startApiServer({ dataDir: dir, args: ['--storage-backend=memory'] });
+    try {
+      const r = await run([`--secure-port=${first.port}`, `--data-dir=${dir}`, '--storage-backend=memory']);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(new RegExp(`Error: failed to listen on 127\\.0\\.0\\.1:${first.port}: .*EADDRINUSE`));
+    } finally {
+      expect(await first.stop()).toBe(0);
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('logs one JSON line per request at -v=2 with --logging-format=json', async () => {
+    const dir = tempDir('plat-cli-');
+    const server = await startApiServer({ dataDir: dir, args: ['--storage-backend=memory', '-v=2', '--logging-format=json'] });
+    try {
+      const conf = parse(fs.readFileSync(server.kubeconfig, 'utf8'));
+      const b64 = (v: string) => Buffer.from(v, 'base64').toString('utf8');
+      const dispatcher = new Agent({
+        connect: {
+          ca: b64(conf.clusters[0].cluster['certificate-authority-data']),
+          cert: b64(conf.users[0].user['client-certificate-data']),
+          key: b64(conf.users[0].user['client-key-data']),
+        },
+      });
+      const res = await request(`${server.url}/healthz`, { dispatcher, headers: { 'user-agent': 'cli-test' } });
+      expect(res.statusCode).toBe(200);
+      expect(await res.body.text()).toBe('ok');
+      await dispatcher.close();
+      await new Promise((r) => setTimeout(r, 200));
+      const lines = server.stderr().trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(lines.some((l) => l.msg === 'Serving securely')).toBe(true);
+      expect(lines).toContainEqual(
+        expect.objectContaining({ msg: 'HTTP', v: 2, verb: 'GET', URI: '/healthz', resp: 200, user: 'plat-admin', userAgent: 'cli-test' }),
+      );
+    } finally {
+      await server.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,111 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { parse } from 'yaml';
+import { Agent, request } from 'undici';
+import { createCertificateAuthority } from '@plat/x509';
+import { startApiServer, tempDir, type StartedApiServer } from './apiserver-process.js';
+
+interface Credentials {
+  ca: string;
+  cert: string;
+  key: string;
+}
+
+/** The admin credentials from admin.conf, as any kubeconfig client would read them. */
+function credentials(kubeconfig: string): Credentials {
+  const doc = parse(fs.readFileSync(kubeconfig, 'utf8'));
+  const b = (s: string) => Buffer.from(s, 'base64').toString('utf8');
+  return {
+    ca: b(doc.clusters[0].cluster['certificate-authority-data']),
+    cert: b(doc.users[0].user['client-certificate-data']),
+    key: b(doc.users[0].user['client-key-data']),
+  };
+}
+
+async function call(server: StartedApiServer, creds: Credentials, method: string, p: string, body?: unknown, contentType = 'application/json') {
+  const dispatcher = new Agent({ connect: { ca: creds.ca, cert: creds.cert, key: creds.key } });
+  try {
+    const res = await request(`${server.url}${p}`, {
+      method: method as 'GET',
+      dispatcher,
+      headers: { 'content-type': contentType, accept: 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: res.statusCode, body: (await res.body.json()) as Record<string, unknown> & { metadata: Record<string, string> } };
+  } finally {
+    await dispatcher.close();
+  }
+}
+
+const base = '/apis/certificates.plat.io/v1alpha1/clustertrustbundles';
+
+describe('restart on the same SQLite data directory', () => {
+  let dataDir: string;
+  let server: StartedApiServer | undefined;
+
+  beforeAll(() => {
+    dataDir = tempDir('plat-restart-');
+  });
+  afterAll(async () => {
+    await server?.stop('SIGKILL');
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('keeps objects with their resourceVersions, the dev PKI and admin.conf across a graceful restart', async () => {
+    server = await startApiServer({ dataDir, args: ['--storage-backend=sqlite'] });
+    expect(server.stdout()).toContain('Development PKI in');
+    expect(server.stdout()).toContain('(created)');
+    expect(server.stdout()).toContain(`kubectl --kubeconfig ${path.relative(process.cwd(), server.kubeconfig)} get clustertrustbundles`);
+    const creds = credentials(server.kubeconfig);
+    const before: Record<string, string> = {};
+    for (const name of ['alpha', 'beta', 'gamma']) {
+      const ca = await createCertificateAuthority({ commonName: `restart-${name}` });
+      const res = await call(server, creds, 'POST', base, {
+        apiVersion: 'certificates.plat.io/v1alpha1',
+        kind: 'ClusterTrustBundle',
+        metadata: { name },
+        spec: { trustBundle: ca.certPem },
+      });
+      expect(res.status).toBe(201);
+      before[name] = res.body.metadata.resourceVersion;
+    }
+    // An update moves one object's resourceVersion past its creation.
+    const patched = await call(server, creds, 'PATCH', `${base}/beta`, { metadata: { labels: { moved: 'yes' } } }, 'application/merge-patch+json');
+    expect(patched.status).toBe(200);
+    expect(Number(patched.body.metadata.resourceVersion)).toBeGreaterThan(Number(before.gamma));
+    before.beta = patched.body.metadata.resourceVersion;
+    const listBefore = await call(server, creds, 'GET', base);
+
+    expect(await server.stop('SIGTERM')).toBe(0);
+    expect(server.stderr()).toContain('Shut down cleanly');
+
+    server = await startApiServer({ dataDir, args: ['--storage-backend=sqlite'] });
+    expect(server.stdout()).toContain('(reused)');
+    // admin.conf is rewritten for the new port but keeps the same credentials.
+    expect(credentials(server.kubeconfig)).toEqual(creds);
+    const list = await call(server, creds, 'GET', base);
+    expect(list.status).toBe(200);
+    const items = (list.body.items as { metadata: { name: string; resourceVersion: string; uid: string } }[]).map((i) => [
+      i.metadata.name,
+      i.metadata.resourceVersion,
+    ]);
+    expect(items).toEqual([
+      ['alpha', before.alpha],
+      ['beta', before.beta],
+      ['gamma', before.gamma],
+    ]);
+    expect(list.body.items).toEqual(listBefore.body.items);
+    // The list's resourceVersion does not go backwards, and new writes continue after it.
+    expect(Number(list.body.metadata.resourceVersion)).toBeGreaterThanOrEqual(Number(listBefore.body.metadata.resourceVersion));
+    const ca = await createCertificateAuthority({ commonName: 'restart-delta' });
+    const created = await call(server, creds, 'POST', base, {
+      apiVersion: 'certificates.plat.io/v1alpha1',
+      kind: 'ClusterTrustBundle',
+      metadata: { name: 'delta' },
+      spec: { trustBundle: ca.certPem },
+    });
+    expect(Number(created.body.metadata.resourceVersion)).toBeGreaterThan(Number(before.gamma));
+    expect(await server.stop('SIGTERM')).toBe(0);
+    server = undefined;
+  });
+});

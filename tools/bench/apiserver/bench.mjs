@@ -1,0 +1,277 @@
+#!/usr/bin/env node
+// Benchmark of the API server over HTTPS keep-alive, as issue 5 describes.
+//
+//   node tools/bench/apiserver/bench.mjs [--duration 10] [--connections 32] [--backend sqlite|memory] [--watchers 1000] [--json]
+//
+// It bundles apps/apiserver with esbuild (same options as the Nx build), starts it as a child
+// process on a free port with a fresh data directory, and drives it from this process with
+// autocannon (HTTP/1.1 keep-alive, the admin client certificate):
+//   GET one ClusterTrustBundle, LIST 1,000 ClusterTrustBundles, CREATE (generateName), merge PATCH
+// (round-robin over the 1,000 objects), each for --duration seconds; then GET again at 50% of the
+// measured maximum rate to read the p99 latency; then watch fan-out: --watchers watch connections
+// on the collection, one object updated 5 times, p99 of the delay from sending the update to each
+// watcher receiving its MODIFIED event. In the same run it starts a bare node:https server (bare-server.mjs,
+// same certificates, answers the same GET bytes) and prints our GET throughput as a ratio of it.
+// Targets: GET >= 0.5 of bare, p99 GET latency < 10 ms at 50% of max, watch fan-out p99 < 1 s.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { Agent, request } from 'undici';
+import YAML from 'yaml';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '../../..');
+
+const args = process.argv.slice(2);
+const flag = (name, dflt) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 && i + 1 < args.length ? args[i + 1] : dflt;
+};
+const duration = Number(flag('duration', '10'));
+const connections = Number(flag('connections', '32'));
+const backend = flag('backend', 'sqlite');
+const watcherCount = Number(flag('watchers', '1000'));
+const listSize = Number(flag('list-size', '1000'));
+const asJson = args.includes('--json');
+const log = (...m) => {
+  if (!asJson) console.error(...m);
+};
+
+const collection = '/apis/certificates.plat.io/v1alpha1/clustertrustbundles';
+
+async function buildBundle() {
+  const { default: globalSetup } = await import(path.join(root, 'apps/apiserver/test/global-setup.mjs'));
+  await globalSetup();
+  return process.env.PLAT_APISERVER_BUNDLE;
+}
+
+function startChild(cmd, argv, opts = {}) {
+  const child = spawn(cmd, argv, { stdio: ['pipe', 'pipe', 'pipe'], ...opts });
+  let out = '';
+  let err = '';
+  child.stdout.setEncoding('utf8').on('data', (c) => (out += c));
+  child.stderr.setEncoding('utf8').on('data', (c) => (err += c));
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const waitFor = (re, ms) =>
+    new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`timeout waiting for ${re}\n${out}\n${err}`)), ms);
+      const poll = setInterval(() => {
+        const m = re.exec(out);
+        if (m) {
+          clearInterval(poll);
+          clearTimeout(timer);
+          resolve(m);
+        }
+      }, 20);
+      exited.then((code) => {
+        clearInterval(poll);
+        clearTimeout(timer);
+        reject(new Error(`${cmd} exited with ${code}\n${out}\n${err}`));
+      });
+    });
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(t);
+  };
+  return { child, waitFor, stop, stderr: () => err };
+}
+
+function credentials(kubeconfig) {
+  const doc = YAML.parse(fs.readFileSync(kubeconfig, 'utf8'));
+  const b = (s) => Buffer.from(s, 'base64').toString('utf8');
+  return { ca: b(doc.clusters[0].cluster['certificate-authority-data']), cert: b(doc.users[0].user['client-certificate-data']), key: b(doc.users[0].user['client-key-data']) };
+}
+
+function cannon(opts) {
+  return new Promise((resolve, reject) => {
+    const instance = autocannon({ connections, pipelining: 1, duration, ...opts }, (err, result) => (err ? reject(err) : resolve(result)));
+    autocannon.track(instance, { renderProgressBar: false, renderResultsTable: false, renderLatencyTable: false, outputStream: new (class { write() {} })() });
+  });
+}
+
+function summary(result) {
+  return {
+    rps: Math.round(result.requests.average),
+    p50ms: result.latency.p50,
+    p99ms: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+    total: result.requests.total,
+  };
+}
+
+async function main() {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'plat-bench-'));
+  const bundle = await buildBundle();
+  log(`bundle: ${path.relative(root, bundle)}; backend ${backend}; ${connections} connections; ${duration} s per run; ${os.cpus().length} CPUs`);
+  const api = startChild(process.execPath, [bundle, '--secure-port=0', `--data-dir=${dataDir}`, `--storage-backend=${backend}`, '--v=0'], { cwd: root });
+  let bare;
+  try {
+    const [, url] = await api.waitFor(/is serving at (https:\/\/\S+)/, 60_000);
+    const creds = credentials(path.join(dataDir, 'admin.conf'));
+    const tlsOptions = { ca: creds.ca, cert: creds.cert, key: creds.key };
+    const dispatcher = new Agent({ connect: tlsOptions, connections: 64 });
+    const call = async (method, p, body, contentType = 'application/json') => {
+      const res = await request(`${url}${p}`, { method, dispatcher, headers: { 'content-type': contentType, accept: 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const text = await res.body.text();
+      if (res.statusCode >= 300) throw new Error(`${method} ${p}: ${res.statusCode} ${text}`);
+      return { text, json: JSON.parse(text), headers: res.headers };
+    };
+    // Trust anchor for every object: the development CA of this run.
+    const trustBundle = creds.ca;
+    const ctb = (name) => ({ apiVersion: 'certificates.plat.io/v1alpha1', kind: 'ClusterTrustBundle', metadata: { name, labels: { bench: 'list' } }, spec: { trustBundle } });
+
+    log(`seeding 1 + ${listSize} objects...`);
+    await call('POST', collection, { ...ctb('bench-get'), metadata: { name: 'bench-get' } });
+    for (let i = 0; i < listSize; i += 50) {
+      await Promise.all(Array.from({ length: Math.min(50, listSize - i) }, (_, j) => call('POST', collection, ctb(`bench-list-${String(i + j).padStart(4, '0')}`))));
+    }
+    const getPath = `${collection}/bench-get`;
+    const got = await call('GET', getPath);
+
+    // Baseline: a bare node:https server answering the same bytes, same TLS material.
+    const serving = {
+      cert: fs.readFileSync(path.join(dataDir, 'pki/apiserver.crt'), 'utf8'),
+      key: fs.readFileSync(path.join(dataDir, 'pki/apiserver.key'), 'utf8'),
+    };
+    bare = startChild(process.execPath, [path.join(here, 'bare-server.mjs')]);
+    bare.child.stdin.end(JSON.stringify({ ...serving, ca: creds.ca, body: got.text, contentType: got.headers['content-type'] }));
+    const [, barePort] = await bare.waitFor(/^(\d+)\n/, 10_000);
+    const bareUrl = `https://127.0.0.1:${barePort}`;
+
+    const results = {};
+    log('GET (bare node:https)...');
+    results.bareGet = summary(await cannon({ url: `${bareUrl}${getPath}`, tlsOptions }));
+    log('GET (apiserver)...');
+    results.get = summary(await cannon({ url: `${url}${getPath}`, tlsOptions, headers: { accept: 'application/json' } }));
+    log(`LIST of ${listSize}...`);
+    results.list = summary(await cannon({ url: `${url}${collection}?labelSelector=bench%3Dlist`, tlsOptions, headers: { accept: 'application/json' } }));
+    log('CREATE...');
+    const createBody = JSON.stringify({ apiVersion: 'certificates.plat.io/v1alpha1', kind: 'ClusterTrustBundle', metadata: { generateName: 'bench-create-' }, spec: { trustBundle } });
+    results.create = summary(await cannon({ url: `${url}${collection}`, method: 'POST', tlsOptions, headers: { 'content-type': 'application/json', accept: 'application/json' }, body: createBody }));
+    log('merge PATCH...');
+    let n = 0;
+    results.patch = summary(
+      await cannon({
+        url: `${url}${collection}`,
+        tlsOptions,
+        requests: [
+          {
+            method: 'PATCH',
+            headers: { 'content-type': 'application/merge-patch+json', accept: 'application/json' },
+            setupRequest: (req) => {
+              const i = n++;
+              return { ...req, path: `${collection}/bench-list-${String(i % listSize).padStart(4, '0')}`, body: JSON.stringify({ metadata: { annotations: { 'bench/n': String(i) } } }) };
+            },
+          },
+        ],
+      }),
+    );
+    const halfRate = Math.max(1, Math.floor(results.get.rps / 2));
+    log(`GET at 50% of max (${halfRate} req/s)...`);
+    results.getAtHalf = { ...summary(await cannon({ url: `${url}${getPath}`, tlsOptions, overallRate: halfRate, headers: { accept: 'application/json' } })), rate: halfRate };
+
+    log(`watch fan-out: ${watcherCount} watchers...`);
+    results.watch = await watchFanOut({ url, tlsOptions, call });
+
+    const ratio = results.get.rps / results.bareGet.rps;
+    const targets = {
+      getRatio: { value: Number(ratio.toFixed(2)), target: '>= 0.5', ok: ratio >= 0.5 },
+      getP99AtHalf: { value: results.getAtHalf.p99ms, target: '< 10 ms', ok: results.getAtHalf.p99ms < 10 },
+      watchP99: { value: results.watch.p99ms, target: '< 1000 ms', ok: results.watch.p99ms < 1000 },
+    };
+    const report = { backend, connections, duration, cpus: os.cpus().length, node: process.version, results, targets };
+    if (asJson) {
+      console.log(JSON.stringify(report, null, 2));
+    } else {
+      const row = (name, r) => `${name.padEnd(22)} ${String(r.rps).padStart(8)} req/s   p50 ${String(r.p50ms).padStart(4)} ms   p99 ${String(r.p99ms).padStart(4)} ms   non-2xx ${r.non2xx}  errors ${r.errors}`;
+      console.log(row('GET bare node:https', results.bareGet));
+      console.log(row('GET', results.get));
+      console.log(row(`LIST ${listSize}`, results.list));
+      console.log(row('CREATE', results.create));
+      console.log(row('PATCH merge', results.patch));
+      console.log(row(`GET @ ${halfRate}/s (50%)`, results.getAtHalf));
+      console.log(`watch fan-out          ${results.watch.watchers} watchers x ${results.watch.updates} updates: p50 ${results.watch.p50ms} ms, p99 ${results.watch.p99ms} ms, max ${results.watch.maxMs} ms, missed ${results.watch.missed}`);
+      console.log('');
+      for (const [k, t] of Object.entries(targets)) console.log(`${t.ok ? 'PASS' : 'FAIL'} ${k}: ${t.value} (target ${t.target})`);
+    }
+    await dispatcher.close();
+  } finally {
+    await bare?.stop();
+    await api.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** Opens the watchers, updates one object 5 times, and measures when each watcher sees each update. */
+async function watchFanOut({ url, tlsOptions, call }) {
+  const target = 'bench-list-0000';
+  const current = await call('GET', `${collection}/${target}`);
+  const rv = current.json.metadata.resourceVersion;
+  const agent = new Agent({ connect: tlsOptions, connections: watcherCount + 10, pipelining: 0, bodyTimeout: 0, headersTimeout: 60_000 });
+  const seen = [];
+  const aborts = [];
+  let established = 0;
+  const openOne = async (w) => {
+    const ac = new AbortController();
+    aborts.push(ac);
+    const res = await request(`${url}${collection}?watch=true&resourceVersion=${rv}&fieldSelector=metadata.name%3D${target}`, { dispatcher: agent, signal: ac.signal, headers: { accept: 'application/json' } });
+    if (res.statusCode !== 200) throw new Error(`watch ${w}: ${res.statusCode}`);
+    established++;
+    let buf = '';
+    seen[w] = new Map();
+    res.body.setEncoding('utf8');
+    res.body.on('data', (chunk) => {
+      const now = performance.now();
+      buf += chunk;
+      let nl;
+      while ((nl = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        if (!line) continue;
+        const ev = JSON.parse(line);
+        if (ev.type === 'MODIFIED') seen[w].set(ev.object.metadata.resourceVersion, now);
+      }
+    });
+    res.body.on('error', () => undefined);
+  };
+  // Open in batches so that TLS handshakes do not pile up.
+  for (let i = 0; i < watcherCount; i += 100) {
+    await Promise.all(Array.from({ length: Math.min(100, watcherCount - i) }, (_, j) => openOne(i + j)));
+  }
+  const delays = [];
+  let missed = 0;
+  const updates = 5;
+  for (let u = 0; u < updates; u++) {
+    const t0 = performance.now();
+    const res = await call('PATCH', `${collection}/${target}`, { metadata: { annotations: { 'bench/watch': String(u) } } }, 'application/merge-patch+json');
+    const newRv = res.json.metadata.resourceVersion;
+    const deadline = Date.now() + 10_000;
+    while (seen.filter((m) => m && m.has(newRv)).length < established && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    for (const m of seen) {
+      if (!m) continue;
+      const t = m.get(newRv);
+      if (t === undefined) missed++;
+      else delays.push(t - t0);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  for (const ac of aborts) ac.abort();
+  await agent.destroy().catch(() => undefined);
+  delays.sort((a, b) => a - b);
+  const pct = (p) => (delays.length ? Math.round(delays[Math.min(delays.length - 1, Math.ceil((p / 100) * delays.length) - 1)]) : NaN);
+  return { watchers: established, updates, p50ms: pct(50), p99ms: pct(99), maxMs: Math.round(delays[delays.length - 1] ?? NaN), missed };
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
