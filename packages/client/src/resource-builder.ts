@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { parseAllDocuments } from 'yaml';
+import { parseAllDocuments, type Tags } from 'yaml';
 import { ClientError } from './client-error.js';
 
 export type KubeObject = Record<string, unknown> & {
@@ -28,6 +28,18 @@ export interface BuilderOptions {
 
 export const fileExtensions = ['.json', '.yaml', '.yml'];
 
+/**
+ * YAML as sigs.k8s.io/yaml (go-yaml v2) reads it: YAML 1.1 booleans (`y`, `on`, `yes`) and octals,
+ * but no base-60 numbers and no timestamps (both stay strings).
+ */
+const goYamlOptions = {
+  prettyErrors: false,
+  uniqueKeys: false,
+  version: '1.1',
+  customTags: (tags: Tags) =>
+    tags.filter((t) => typeof t === 'string' || (t.format !== 'TIME' && t.tag !== 'tag:yaml.org,2002:timestamp')),
+} as const;
+
 /** Decodes a JSON or (multi-document) YAML stream into objects; `List` kinds are flattened. */
 export function decodeObjects(text: string, source: string): KubeObject[] {
   const out: KubeObject[] = [];
@@ -41,7 +53,7 @@ export function decodeObjects(text: string, source: string): KubeObject[] {
       throw new ClientError('DecodeFailed', `error parsing ${source}: ${/end of (JSON )?input/i.test(msg) ? 'unexpected EOF' : msg}`);
     }
   } else {
-    const parsed = parseAllDocuments(text, { prettyErrors: false, uniqueKeys: false, version: '1.2' });
+    const parsed = parseAllDocuments(text, goYamlOptions);
     docs = [];
     for (const d of Array.isArray(parsed) ? parsed : [parsed]) {
       if (d.errors.length) {
@@ -151,7 +163,7 @@ export function decodeYamlOrJson(text: string): unknown {
       // YAML flow syntax is a superset of JSON: fall through for `{a: 1}`.
     }
   }
-  const docs = parseAllDocuments(text, { prettyErrors: false, version: '1.2' });
+  const docs = parseAllDocuments(text, goYamlOptions);
   const first = Array.isArray(docs) ? docs[0] : docs;
   if (!first) return null;
   if (first.errors.length) {

@@ -49,7 +49,13 @@ export async function runPatch(ctx: CommandContext): Promise<void> {
     const sources = infos.length ? infos.map((i) => i.object) : await fetchTargets(ctx, args, f.str('subresource'));
     for (const obj of sources) {
       count++;
-      const patched = applyPatch(obj, patch, type, { apiVersion: String(obj.apiVersion ?? ''), kind: String(obj.kind ?? '') }) as KubeObject;
+      let patched: KubeObject;
+      try {
+        patched = applyPatch(obj, patch, type, { apiVersion: String(obj.apiVersion ?? ''), kind: String(obj.kind ?? '') }) as KubeObject;
+      } catch (err) {
+        // Patched here, not by a server: kubectl prints the library's text after `error: `.
+        throw new CommandError((err as Error).message);
+      }
       const op = deepEqual(obj, patched) ? 'patched (no change)' : 'patched';
       ctx.io.stdout(printer.print(patched, `${op}${suffix}`));
     }

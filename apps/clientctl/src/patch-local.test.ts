@@ -1,0 +1,210 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { clientctl } from '../test/harness.js';
+
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'clientctl-local-'));
+const file = (name: string, text: string) => {
+  const p = path.join(tmp, name);
+  writeFileSync(p, text);
+  return p;
+};
+const kubectl = '/usr/bin/kubectl';
+const haveKubectl = existsSync(kubectl);
+
+const deploy = file(
+  'deploy.yaml',
+  `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  labels: {app: web}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - name: web
+        image: nginx:1.25
+        ports: [{containerPort: 80}]
+        env: [{name: A, value: "1"}, {name: B, value: "2"}]
+      - name: sidecar
+        image: proxy:v1
+      tolerations: [{key: k, operator: Exists}]
+`,
+);
+const pod = file(
+  'pod.json',
+  JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'p', namespace: 'ns1', annotations: { a: 'b' } },
+    spec: { containers: [{ name: 'c', image: 'busybox', volumeMounts: [{ name: 'v', mountPath: '/v' }] }], volumes: [{ name: 'v', emptyDir: {} }] },
+  }),
+);
+const service = file(
+  'service.yaml',
+  `apiVersion: v1
+kind: Service
+metadata: {name: svc}
+spec:
+  selector: {app: web}
+  ports:
+  - {name: http, port: 80, targetPort: 8080}
+  - {name: https, port: 443}
+`,
+);
+const cm = file('cm.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg}\ndata: {a: "1", b: "2"}\n');
+const custom = file('custom.yaml', 'apiVersion: x.io/v1\nkind: Foo\nmetadata: {name: f}\nspec: {list: [1, 2]}\n');
+const multi = file('multi.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n');
+const patchFile = file('patch.yaml', 'spec:\n  replicas: 5\n');
+
+/** `patch --local` cases compared byte for byte with kubectl 1.32's output (stdout, stderr, exit code). */
+const differential: { name: string; args: string[] }[] = [
+  { name: 'strategic: scalar', args: ['-f', deploy, '-p', '{"spec":{"replicas":3}}', '-o', 'json'] },
+  { name: 'strategic: container merged by name', args: ['-f', deploy, '-p', '{"spec":{"template":{"spec":{"containers":[{"name":"web","image":"nginx:1.27"}]}}}}', '-o', 'json'] },
+  { name: 'strategic: new container appended', args: ['-f', deploy, '-p', '{"spec":{"template":{"spec":{"containers":[{"name":"extra","image":"x"}]}}}}', '-o', 'json'] },
+  { name: 'strategic: env merged by name, null deletes', args: ['-f', deploy, '-p', '{"spec":{"template":{"spec":{"containers":[{"name":"web","env":[{"name":"B","value":"9"},{"name":"C","value":"3"}]}]}},"metadata":{"labels":{"app":null}}}}', '-o', 'json'] },
+  { name: 'strategic: $patch delete of a container', args: ['-f', deploy, '-p', '{"spec":{"template":{"spec":{"containers":[{"name":"sidecar","$patch":"delete"}]}}}}', '-o', 'json'] },
+  { name: 'strategic: list without merge key replaced', args: ['-f', deploy, '-p', '{"spec":{"template":{"spec":{"tolerations":[{"key":"z","operator":"Exists"}]}}}}', '-o', 'json'] },
+  { name: 'strategic: pod volumes and mounts', args: ['-f', pod, '-p', '{"spec":{"volumes":[{"name":"w","emptyDir":{}}],"containers":[{"name":"c","volumeMounts":[{"name":"w","mountPath":"/w"}]}]}}', '-o', 'json'] },
+  { name: 'strategic: service ports by port', args: ['-f', service, '-p', '{"spec":{"ports":[{"port":443,"targetPort":8443}]}}', '-o', 'json'] },
+  { name: 'strategic: YAML patch', args: ['-f', deploy, '-p', 'metadata: {annotations: {x: y}}', '-o', 'yaml'] },
+  { name: 'strategic: missing merge key', args: ['-f', deploy, '-p', '{"spec":{"template":{"spec":{"containers":[{"image":"x"}]}}}}'] },
+  { name: 'strategic: custom kind refused', args: ['-f', custom, '-p', '{"spec":{"a":1}}'] },
+  { name: 'merge: custom kind', args: ['-f', custom, '--type', 'merge', '-p', '{"spec":{"list":[3],"a":1}}', '-o', 'json'] },
+  { name: 'merge: list replaced, null deletes', args: ['-f', deploy, '--type=merge', '-p', '{"spec":{"template":{"spec":{"containers":[{"name":"only"}]}}},"metadata":{"labels":null}}', '-o', 'json'] },
+  { name: 'json: add/replace/remove with positions', args: ['-f', deploy, '--type', 'json', '-p', '[{"op":"replace","path":"/spec/template/spec/containers/0/image","value":"new"},{"op":"add","path":"/metadata/labels/tier","value":"fe"},{"op":"remove","path":"/spec/template/spec/containers/1"}]', '-o', 'json'] },
+  { name: 'json: append with - and escapes', args: ['-f', cm, '--type', 'json', '-p', '[{"op":"add","path":"/data/a~1b","value":"s"},{"op":"add","path":"/metadata/finalizers","value":[]},{"op":"add","path":"/metadata/finalizers/-","value":"f"}]', '-o', 'json'] },
+  { name: 'json: failing test op', args: ['-f', deploy, '--type', 'json', '-p', '[{"op":"test","path":"/spec/replicas","value":9}]'] },
+  { name: 'json: missing path', args: ['-f', deploy, '--type', 'json', '-p', '[{"op":"replace","path":"/spec/x/y","value":1}]'] },
+  { name: 'json: object instead of list', args: ['-f', deploy, '--type', 'json', '-p', '{"op":"add"}'] },
+  { name: 'patch file', args: ['-f', deploy, '--patch-file', patchFile, '-o', 'jsonpath={.spec.replicas}'] },
+  { name: 'multi-document input', args: ['-f', multi, '-p', '{"data":{"k":"v"}}'] },
+  { name: 'no change', args: ['-f', deploy, '-p', '{"spec":{"replicas":1}}'] },
+  { name: 'changed, name printer', args: ['-f', deploy, '-p', '{"spec":{"replicas":2}}'] },
+  { name: '-o name', args: ['-f', multi, '-p', '{}', '-o', 'name'] },
+  { name: 'go-template output', args: ['-f', deploy, '-p', '{"spec":{"replicas":7}}', '-o', 'go-template={{.spec.replicas}}'] },
+  { name: 'dry-run=client', args: ['-f', deploy, '-p', '{"spec":{"replicas":3}}', '--dry-run=client'] },
+  { name: 'managedFields hidden', args: ['-f', cm, '-p', '{"metadata":{"managedFields":[{"manager":"m","operation":"Update"}]}}', '-o', 'json'] },
+  { name: 'managedFields shown', args: ['-f', cm, '-p', '{"metadata":{"managedFields":[{"manager":"m","operation":"Update"}]}}', '-o', 'json', '--show-managed-fields'] },
+  { name: 'error: no patch', args: ['-f', deploy] },
+  { name: 'error: both patch sources', args: ['-f', deploy, '-p', '{}', '--patch-file', patchFile] },
+  { name: 'error: bad type', args: ['-f', deploy, '-p', '{}', '--type', 'foo'] },
+  { name: 'error: -k with -f', args: ['-f', deploy, '-k', tmp, '-p', '{}'] },
+  { name: 'error: --local with server resources', args: ['deploy', 'web', '-p', '{}'] },
+  { name: 'error: --local without -f', args: ['-p', '{}'] },
+  { name: 'error: --local with dry-run=server', args: ['-f', deploy, '-p', '{}', '--dry-run=server'] },
+  { name: 'error: bad dry-run', args: ['-f', deploy, '-p', '{}', '--dry-run=bogus'] },
+  { name: 'error: patch file missing', args: ['-f', deploy, '--patch-file', path.join(tmp, 'nope.json')] },
+  { name: 'error: input missing', args: ['-f', path.join(tmp, 'nope.yaml'), '-p', '{}'] },
+  { name: 'error: unknown flag', args: ['-f', deploy, '-p', '{}', '--bogus'] },
+  { name: 'error: unknown output', args: ['-f', deploy, '-p', '{}', '-o', 'foo'] },
+];
+
+function runKubectl(args: string[]): { code: number; stdout: string; stderr: string } {
+  const r = spawnSync(kubectl, ['patch', '--local', ...args], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: tmp, KUBECONFIG: path.join(tmp, 'none') } });
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+const normalise = (s: string) => s.replace(/kubectl/g, 'clientctl');
+
+describe('clientctl patch --local', () => {
+  (haveKubectl ? it.each(differential) : it.skip.each(differential))('matches kubectl: $name', async ({ args }) => {
+    const ours = await clientctl(['patch', '--local', ...args], { HOME: tmp, KUBECONFIG: path.join(tmp, 'none') });
+    const theirs = runKubectl(args);
+    expect({ code: ours.code === 0 ? 0 : 1, stdout: ours.stdout, stderr: ours.stderr }).toEqual({
+      code: theirs.code === 0 ? 0 : 1,
+      stdout: theirs.stdout,
+      stderr: normalise(theirs.stderr),
+    });
+  });
+
+  it('treats a bare --dry-run as client with kubectl\'s deprecation warning', async () => {
+    const r = await clientctl(['patch', '--local', '-f', deploy, '-p', '{"spec":{"replicas":3}}', '--dry-run']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('deployment.apps/web patched\n');
+    expect(r.stderr).toMatch(/^W\d{4} [\d:.]+ +\d+ helpers.go:702\] --dry-run is deprecated and can be replaced with --dry-run=client.\n$/);
+  });
+
+  it('reads the input from standard input', async () => {
+    const r = await clientctl(['patch', '--local', '-f', '-', '-p', '{"data":{"z":"1"}}', '-o', 'jsonpath={.data.z}'], {}, 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: s}\n');
+    expect(r).toEqual({ code: 0, stdout: '1', stderr: '' });
+  });
+
+  it('patches the objects of a kustomization with -k', async () => {
+    const dir = mkdtempSync(path.join(tmp, 'k-'));
+    writeFileSync(path.join(dir, 'kustomization.yaml'), 'resources: [cm.yaml]\nnamePrefix: dev-\n');
+    writeFileSync(path.join(dir, 'cm.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n');
+    const r = await clientctl(['patch', '--local', '-k', dir, '-p', '{"data":{"a":"b"}}', '-o', 'name']);
+    expect(r).toEqual({ code: 0, stdout: 'configmap/dev-c\n', stderr: '' });
+  });
+});
+
+describe('global flags', () => {
+  it('prints the version for --version and --version=raw, and overrides it for --version=vX.Y.Z', async () => {
+    expect(await clientctl(['--version'])).toEqual({ code: 0, stdout: 'Client Version: v0.1.0\n', stderr: '' });
+    expect((await clientctl(['patch', '--version=raw'])).stdout).toMatch(/^version.Info\{Major:"0", Minor:"1", GitVersion:"v0.1.0"/);
+    expect((await clientctl(['version', '--client', '--version=v1.2.3'])).stdout).toBe('Client Version: v1.2.3\n');
+    expect((await clientctl(['--version=banana'])).stderr).toContain('invalid argument "banana" for "--version" flag');
+  });
+
+  it('accepts the toleration and storage-driver flags, and checks their types', async () => {
+    const ok = await clientctl([
+      'patch', '--local', '-f', cm, '-p', '{}', '-o', 'name', '--default-not-ready-toleration-seconds=10', '--default-unreachable-toleration-seconds', '20',
+      '--storage-driver-buffer-duration=2m0s', '--storage-driver-db=x', '--storage-driver-host=h:1', '--storage-driver-password=p', '--storage-driver-secure',
+      '--storage-driver-table=t', '--storage-driver-user=u', '--cache-dir', tmp, '--disable-compression', '-n', 'ns',
+    ]);
+    expect(ok).toEqual({ code: 0, stdout: 'configmap/cfg\n', stderr: '' });
+    const bad = await clientctl(['patch', '--local', '-f', cm, '-p', '{}', '--default-not-ready-toleration-seconds=x']);
+    expect(bad.stderr).toBe(
+      'Error: invalid argument "x" for "--default-not-ready-toleration-seconds" flag: strconv.ParseInt: parsing "x": invalid syntax\nSee \'clientctl patch --help\' for usage.\n',
+    );
+    const dur = await clientctl(['patch', '--local', '-f', cm, '-p', '{}', '--storage-driver-buffer-duration=soon']);
+    expect(dur.stderr).toContain('invalid argument "soon" for "--storage-driver-buffer-duration" flag: time: invalid duration "soon"');
+  });
+
+  it('writes a V8 CPU profile and a heap snapshot, and explains the Go-only profiles', async () => {
+    const cpu = path.join(tmp, 'cpu.cpuprofile');
+    expect((await clientctl(['patch', '--local', '-f', cm, '-p', '{}', '-o', 'name', '--profile=cpu', `--profile-output=${cpu}`])).code).toBe(0);
+    expect(JSON.parse((await import('node:fs')).readFileSync(cpu, 'utf8'))).toHaveProperty('nodes');
+    const heap = path.join(tmp, 'heap.heapsnapshot');
+    expect((await clientctl(['patch', '--local', '-f', cm, '-p', '{}', '-o', 'name', '--profile', 'heap', '--profile-output', heap])).code).toBe(0);
+    expect(JSON.parse((await import('node:fs')).readFileSync(heap, 'utf8'))).toHaveProperty('snapshot');
+    const go = await clientctl(['patch', '--local', '-f', cm, '-p', '{}', '-o', 'name', '--profile=goroutine']);
+    expect(go.code).toBe(0);
+    expect(go.stderr).toContain("profile 'goroutine' is a Go runtime profile with no Node.js equivalent");
+    expect((await clientctl(['patch', '--local', '-f', cm, '-p', '{}', '--profile=foo'])).stderr).toBe("error: unknown profile 'foo'\n");
+  });
+
+  it('prints help for a command and rejects unknown commands and flags', async () => {
+    const help = await clientctl(['patch', '-h']);
+    expect(help.stdout).toContain('--patch-file=');
+    expect(help.stdout).toContain('clientctl patch (-f FILENAME | TYPE NAME) [-p PATCH|--patch-file FILE] [options]');
+    expect((await clientctl(['frobnicate'])).stderr).toBe('error: unknown command "frobnicate" for "clientctl"\n');
+    expect((await clientctl(['patch', '-Z'])).stderr).toBe("Error: unknown shorthand flag: 'Z' in -Z\nSee 'clientctl patch --help' for usage.\n");
+    expect((await clientctl(['patch', '--local', '-f', cm, '-p'])).stderr).toBe("Error: flag needs an argument: 'p' in -p\nSee 'clientctl patch --help' for usage.\n");
+  });
+
+  it('prints bash and zsh completion scripts through yargs', async () => {
+    const bash = await clientctl(['completion', 'bash']);
+    expect(bash.code).toBe(0);
+    expect(bash.stdout).toContain('complete -o bashdefault -o default -F _clientctl_yargs_completions clientctl');
+    const zsh = await clientctl(['completion', 'zsh']);
+    expect(zsh.stdout).toContain('#compdef clientctl');
+    expect((await clientctl(['completion', 'fish'])).stderr).toBe('error: Unsupported shell type "fish".\nSee \'clientctl completion -h\' for help and examples\n');
+    const words = await clientctl(['--get-yargs-completions', 'clientctl', 'pa']);
+    expect(words.stdout.split('\n')).toContain('patch');
+  });
+});
+
+describe('YAML dialect', () => {
+  const dialect = file('dialect.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: t}\ndata: {t: 1:20, o: 0777, y: yes, d: 2024-01-02, n: null, f: 1.5e3}\n');
+  (haveKubectl ? it : it.skip)('reads YAML 1.1 booleans and octals but keeps base-60 and timestamps as strings, as kubectl does', async () => {
+    const ours = await clientctl(['patch', '--local', '-f', dialect, '-p', 'data: {on: off}', '-o', 'json']);
+    expect(ours.stdout).toBe(runKubectl(['-f', dialect, '-p', 'data: {on: off}', '-o', 'json']).stdout);
+  });
+});
