@@ -118,6 +118,41 @@ describe('apiserver validate (runValidate)', () => {
   });
 });
 
+describe('apiserver validate: one rule per kind through the command', () => {
+  const h = (kind: string) => `apiVersion: apiserver.plat.io/v1beta1\nkind: ${kind}\n`;
+  const cases: { name: string; flag: keyof ValidateArgs; text: string; code: number; stderr: string }[] = [
+    {
+      name: 'webhook errors at their real place',
+      flag: 'authorizationConfig',
+      text: `${h('AuthorizationConfiguration')}authorizers:\n- type: Webhook\n  name: w\n  webhook:\n    timeout: 45s\n    subjectAccessReviewVersion: v1\n    failurePolicy: Deny\n    connectionInfo: {type: InClusterConfig}\n`,
+      code: 1,
+      stderr: 'authorizers[0].webhook.timeout: Invalid value: "45s": must be > 0s and <= 30s\n',
+    },
+    {
+      name: 'rule expressions must be bool',
+      flag: 'authenticationConfig',
+      text: `${h('AuthenticationConfiguration')}jwt:\n- issuer: {url: "https://i.example", audiences: [a]}\n  claimMappings: {username: {claim: sub, prefix: ""}}\n  claimValidationRules:\n  - expression: claims.?email_verified.orValue(true)\n`,
+      code: 1,
+      stderr: 'jwt[0].claimValidationRules[0].expression: Invalid value: "claims.?email_verified.orValue(true)": must evaluate to bool\n',
+    },
+    { name: 'an empty egress file', flag: 'egressSelectorConfigFile', text: '', code: 1, stderr: 'the file is empty: an EgressSelectorConfiguration needs apiVersion, kind and egressSelections\n' },
+    { name: 'an empty tracing file', flag: 'tracingConfigFile', text: '', code: 0, stderr: '' },
+    {
+      name: 'duplicate keys',
+      flag: 'tracingConfigFile',
+      text: `${h('TracingConfiguration')}endpoint: a:1\nendpoint: b:1\n`,
+      code: 1,
+      stderr: 'duplicate field "endpoint"\n',
+    },
+  ];
+  cases.forEach((c, i) => {
+    it(c.name, async () => {
+      const file = write(`case-${i}.yaml`, c.text);
+      expect(await run({ [c.flag]: file })).toMatchObject({ code: c.code, stderr: c.stderr });
+    });
+  });
+});
+
 describe('apiserver validate through yargs', () => {
   afterEach(() => {
     process.exitCode = undefined;
