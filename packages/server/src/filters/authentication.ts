@@ -17,12 +17,18 @@ export function distinctHeaders(ctx: RequestContext): Record<string, string[]> {
   return out;
 }
 
+// A connection's client certificate never changes: read it (an expensive call) once per socket.
+const tlsInfoCache = new WeakMap<object, AuthenticationRequest['tls']>();
+
 function tlsInfo(ctx: RequestContext): AuthenticationRequest['tls'] {
   const socket = ctx.req.socket as TLSSocket;
   if (typeof socket.getPeerCertificate !== 'function') return undefined;
+  const cached = tlsInfoCache.get(socket);
+  if (cached) return cached;
   const peer = socket.getPeerCertificate(true);
-  if (!peer || Object.keys(peer).length === 0) return { authorized: false };
-  return { authorized: socket.authorized === true, peerCertificate: peer };
+  const info = !peer || Object.keys(peer).length === 0 ? { authorized: false } : { authorized: socket.authorized === true, peerCertificate: peer };
+  tlsInfoCache.set(socket, info);
+  return info;
 }
 
 /**
