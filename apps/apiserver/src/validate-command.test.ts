@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -207,4 +208,45 @@ describe('the examples of docs/config validate', () => {
       });
     }
   }
+});
+
+describe('apiserver validate as a process (the bundled app)', () => {
+  // jest's globalSetup (test/global-setup.mjs) bundles main.ts and names the bundle here.
+  const bundle = process.env.PLAT_APISERVER_BUNDLE ?? '';
+
+  function exec(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+    return new Promise((resolve) => {
+      execFile(process.execPath, [bundle, ...args], { cwd, timeout: 30_000, env: { ...process.env, NODE_OPTIONS: '' } }, (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      });
+    });
+  }
+
+  it('exits 0 for valid files and 1 with prefixed error lines otherwise', async () => {
+    expect(bundle).not.toBe('');
+    const good = write('proc-tracing.yaml', example('tracing.md', 'Full example'));
+    const ok = await exec(['validate', '--tracing-config-file', good]);
+    expect(ok).toEqual({ code: 0, stdout: 'proc-tracing.yaml: valid TracingConfiguration\n', stderr: '' });
+
+    const bad = write('proc-authn.yaml', authn('jwt:\n- issuer:\n    url: http://issuer\n    audiences: [a]\n  claimMappings:\n    username: {claim: sub, prefix: ""}\n'));
+    const egress = write(
+      'proc-egress.yaml',
+      'apiVersion: apiserver.plat.io/v1beta1\nkind: EgressSelectorConfiguration\negressSelections:\n- name: master\n  connection:\n    proxyProtocol: Direct\n',
+    );
+    const out = await exec(['validate', `--authentication-config=${bad}`, '--egress-selector-config-file', egress]);
+    expect(out.code).toBe(1);
+    expect(out.stderr.split('\n')).toEqual([
+      'proc-authn.yaml: jwt[0].issuer.url: Invalid value: "http://issuer": URL scheme must be https',
+      'Warning: proc-egress.yaml: egressSelections[0].name: "master" is deprecated, use "controlplane"',
+      '',
+    ]);
+    expect(out.stdout).toBe('proc-egress.yaml: valid EgressSelectorConfiguration\n');
+  });
+
+  it('rejects unknown flags', async () => {
+    const out = await exec(['validate', '--authentication-conifg', 'x.yaml']);
+    expect(out.code).toBe(1);
+    expect(out.stderr).toContain('authentication-conifg');
+  });
 });
