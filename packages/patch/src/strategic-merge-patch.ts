@@ -1,4 +1,5 @@
 import { goType, goValue } from './go-format.js';
+import { appendAndDeduplicate } from './go-slice.js';
 import { cloneJson, isJsonObject, type JsonObject } from './json-value.js';
 import { newStrategicMergePatchError, type StrategicErrorKind } from './patch-errors.js';
 import type { StrategicFieldMeta, StrategicSchema } from './strategic-schema.js';
@@ -341,7 +342,10 @@ function mergeSlice(
       const toDelete = new Set(patch);
       return original.filter((v) => !toDelete.has(v));
     }
-    merged = dedupeScalars([...original, ...patch]);
+    const appended = appendAndDeduplicate(original, patch);
+    merged = appended.merged;
+    serverOrder = appended.liveAfter;
+    if (aliased) aliased.order = serverOrder;
   } else {
     if (!mergeKey) fail(`cannot merge lists without merge key for ${itemSchema ? 'struct' : 'interface'}`);
     let replaced: boolean;
@@ -430,12 +434,6 @@ function mergeListOfMaps(
     else out.push(v);
   }
   return out;
-}
-
-// Scalar equality is Go's interface comparison: same type and value.
-function dedupeScalars(list: unknown[]): unknown[] {
-  const seen = new Set<unknown>();
-  return list.filter((v) => (seen.has(v) ? false : (seen.add(v), true)));
 }
 
 function partitionPrimitives(list: unknown[], by: unknown[]): [unknown[], unknown[]] {

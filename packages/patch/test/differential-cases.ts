@@ -23,6 +23,7 @@ export interface DifferentialCase {
 }
 
 const podSpec = (spec: unknown) => ({ spec: { template: { spec: spec } } });
+const configMapWith = (finalizers: string[]) => ({ ...configMap, metadata: { ...configMap.metadata, finalizers } });
 
 export const differentialCases: DifferentialCase[] = [
   // --- strategic: Deployment
@@ -123,6 +124,12 @@ export const differentialCases: DifferentialCase[] = [
   { name: 'orders, adds and deletes containers in one patch', object: deployment, type: 'strategic', patch: podSpec({ '$setElementOrder/containers': [{ name: 'n' }, { name: 'app' }], containers: [{ name: 'n', image: 'n' }, { name: 'sidecar', $patch: 'delete' }] }) },
   { name: '$setElementOrder with a deletion and an addition (new item takes the freed slot)', object: deployment, type: 'strategic', patch: podSpec({ '$setElementOrder/containers': [{ name: 'new1' }, { name: 'sidecar' }], containers: [{ name: 'sidecar', $patch: 'delete' }, { name: 'new1', image: 'n' }] }) },
   { name: '$setElementOrder with two deletions and one addition', object: deployment, type: 'strategic', patch: podSpec({ '$setElementOrder/volumes': [{ name: 'x' }], volumes: [{ name: 'data', $patch: 'delete' }, { name: 'cache', $patch: 'delete' }, { name: 'x', emptyDir: {} }] }) },
+  { name: 'unions into a live list with duplicates (array reused)', object: { ...configMapWith(['a', 'b', 'c', 'a', 'd']) }, type: 'strategic', patch: { metadata: { finalizers: ['z'] } } },
+  { name: 'unions into a live list with duplicates (array reallocated)', object: { ...configMapWith(['x', 'y', 'x']) }, type: 'strategic', patch: { metadata: { finalizers: ['z', 'y'] } } },
+  { name: 'unions into a live list with duplicates (three reused)', object: { ...configMapWith(['x', 'y', 'x']) }, type: 'strategic', patch: { metadata: { finalizers: ['z'] } } },
+  { name: '$setElementOrder over a primitive list with duplicates (1)', object: configMapWith(['a', 'b', 'c', 'a', 'd']), type: 'strategic', patch: { metadata: { '$setElementOrder/finalizers': ['d', 'z', 'b'], finalizers: ['z'] } } },
+  { name: '$setElementOrder over a primitive list with duplicates (2)', object: configMapWith(['a', 'b', 'c', 'a', 'd']), type: 'strategic', patch: { metadata: { '$setElementOrder/finalizers': ['z', 'a'], finalizers: ['z'] } } },
+  { name: '$setElementOrder over a primitive list with duplicates (3)', object: configMapWith(['a', 'b', 'c', 'a', 'd']), type: 'strategic', patch: { metadata: { '$setElementOrder/finalizers': ['c', 'a', 'z', 'd', 'b'], finalizers: ['z'] } } },
   { name: 'deleting a missing list item is a no-op', object: deployment, type: 'strategic', patch: podSpec({ initContainers: [{ name: 'nope', $patch: 'delete' }] }) },
   { name: '$setElementOrder for a list the object lacks', object: configMap, type: 'strategic', patch: { metadata: { '$setElementOrder/finalizers': ['a', 'b'], finalizers: ['b', 'a'] } } },
   { name: '$retainKeys on a volume with a switched source', object: pod, type: 'strategic', patch: { spec: { volumes: [{ name: 'cfg', $retainKeys: ['name', 'secret'], secret: { secretName: 's' } }] } } },
