@@ -27,6 +27,11 @@ export interface Etcd3KvOptions {
   watchRetryTimeoutMs?: number;
   /** Deadline of each unary call (default 10 000 ms). */
   requestTimeoutMs?: number;
+  /**
+   * Period of automatic compaction in ms (default 5 minutes, 0 disables), as kube-apiserver's
+   * `--etcd-compaction-interval`: each run compacts to the revision seen at the previous run.
+   */
+  compactIntervalMs?: number;
 }
 
 const compactedText = 'required revision has been compacted';
@@ -48,6 +53,7 @@ export class Etcd3Kv implements Kv {
   private readonly watchRetryTimeoutMs: number;
   private readonly watches = new Set<EtcdWatch>();
   private knownCompacted = 0;
+  private compactTimer: NodeJS.Timeout | undefined;
 
   constructor(opts: Etcd3KvOptions) {
     if (!opts.servers.length) throw new TypeError('etcd3 storage needs at least one server URL');
@@ -73,6 +79,19 @@ export class Etcd3Kv implements Kv {
     if (typeof opts.dial === 'number') options.dialTimeout = opts.dial;
     else if (opts.dial && typeof opts.dial === 'object') Object.assign(options, opts.dial);
     this.client = new Etcd3(options);
+    const interval = opts.compactIntervalMs ?? 5 * 60_000;
+    if (interval > 0) {
+      let previous = 0;
+      this.compactTimer = setInterval(() => {
+        void (async () => {
+          const target = previous;
+          previous = await this.currentRevision().catch(() => previous);
+          // Several servers may compact the same etcd: an already compacted revision is fine.
+          if (target > this.knownCompacted) await this.compact(target).catch(() => undefined);
+        })();
+      }, interval);
+      this.compactTimer.unref();
+    }
   }
 
   private full(key: string): Buffer {
@@ -259,6 +278,7 @@ export class Etcd3Kv implements Kv {
   }
 
   async close(): Promise<void> {
+    if (this.compactTimer) clearInterval(this.compactTimer);
     for (const w of [...this.watches]) w.cancel();
     this.client.close();
   }

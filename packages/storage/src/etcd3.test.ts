@@ -86,6 +86,24 @@ describeEtcd('etcd3 backend', () => {
     });
   });
 
+  describe('compaction', () => {
+    it('compacts periodically to the revision seen one period earlier', async () => {
+      const s = new Etcd3Storage({ servers: [etcd.url], prefix: freshPrefix(), compactIntervalMs: 150 });
+      try {
+        const a = await s.create(key('a'), obj('a'));
+        await s.guaranteedUpdate(key('a'), (c) => ({ ...c, spec: { v: 2 } }));
+        const deadline = Date.now() + 5000;
+        while ((await s.compactedRevision()) <= Number(a.metadata?.resourceVersion) && Date.now() < deadline) {
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        await expect(s.watch('/certificates.plat.io/clustertrustbundles', { resourceVersion: a.metadata?.resourceVersion })).rejects.toMatchObject({ code: 410 });
+        expect((await s.get(key('a'))).spec).toEqual({ v: 2 });
+      } finally {
+        await s.close();
+      }
+    });
+  });
+
   describe('etcd restart', () => {
     it('answers 503 while etcd is down and resumes the watch from its last revision afterwards', async () => {
       const s = new Etcd3Storage({ servers: [etcd.url], prefix: freshPrefix(), requestTimeoutMs: 2000 });

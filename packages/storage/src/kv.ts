@@ -30,13 +30,15 @@ export interface RangeOptions {
   revision?: number;
   /** At most this many records (default: all). */
   limit?: number;
+  /** The caller needs `count` (else a backend may report just records.length + (more ? 1 : 0)). */
+  count?: boolean;
 }
 
 export interface RangeResult {
   records: KvRecord[];
   /** More live keys follow the last record. */
   more: boolean;
-  /** Live keys in [start, end) at the revision read (before limit). */
+  /** Live keys in [start, end) at the revision read (before limit), when asked for. */
   count: number;
   /** The revision the range was read at. */
   revision: number;

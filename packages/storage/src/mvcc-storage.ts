@@ -209,7 +209,7 @@ export class MvccStorage implements Storage {
     for (let round = 0; ; round++) {
       let res;
       try {
-        res = await this.call(() => this.kv.range(start, end, { revision: readAt, limit: batch }));
+        res = await this.call(() => this.kv.range(start, end, { revision: readAt, limit: batch, count: batch !== undefined && !o.predicate }));
       } catch (err) {
         if (err instanceof CompactedError) {
           if (o.fromToken) throw continueExpired(encodeContinue(start, prefix, -1));

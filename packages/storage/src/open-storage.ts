@@ -66,6 +66,15 @@ export async function openStorage(opts: BackendOptions, extra: OpenStorageExtra 
     default:
       throw new TypeError(`unknown storage backend ${JSON.stringify((opts as { backend: unknown }).backend)}`);
   }
+  if (opts.backend === 'etcd3') {
+    // Fail at start, with the reason, when etcd cannot be reached (kube-apiserver does too).
+    try {
+      await storage.currentRevision();
+    } catch (err) {
+      await storage.close();
+      throw err;
+    }
+  }
   if (!watchCache) return storage;
   try {
     return await WatchCache.open(storage, { ...watchCacheOptions, ...mvcc });

@@ -50,8 +50,8 @@ export class SqliteKv implements Kv {
   private readonly stmt: {
     latest: Database.Statement<[string]>;
     at: Database.Statement<[string, number]>;
-    range: Database.Statement<[string, string, number, number]>;
-    count: Database.Statement<[string, string, number]>;
+    range: Database.Statement<[{ start: string; end: string; rev: number; limit: number }]>;
+    count: Database.Statement<[{ start: string; end: string; rev: number }]>;
     insert: Database.Statement<[string, number, number, string | null]>;
     since: Database.Statement<[number, string, string]>;
     setMeta: Database.Statement<[string, number]>;
@@ -79,7 +79,7 @@ export class SqliteKv implements Kv {
           prev_revision INTEGER NOT NULL,
           value TEXT
         );
-        CREATE INDEX IF NOT EXISTS log_name_id ON log (name, id);
+        CREATE INDEX IF NOT EXISTS log_name_id_deleted ON log (name, id, deleted);
         CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
       `);
     } catch (err) {
@@ -95,12 +95,16 @@ export class SqliteKv implements Kv {
     this.compacted = (db.prepare(`SELECT value FROM meta WHERE key = 'compact_rev'`).get() as { value: number } | undefined)?.value ?? 0;
     this.lastTickRevision = this.revision;
 
-    const live = `SELECT name, MAX(id) AS id, deleted, value FROM log WHERE name >= ? AND name < ? AND id <= ? GROUP BY name`;
+    // The live rows of a range at revision @rev: the newest row of each key at or below @rev, when
+    // it is not a tombstone. Walks the (name, id, deleted) index in key order, so a page stops
+    // after LIMIT rows and a count never touches the values.
+    const live = `l.name >= @start AND l.name < @end AND l.id <= @rev AND l.deleted = 0
+      AND NOT EXISTS (SELECT 1 FROM log n WHERE n.name = l.name AND n.id > l.id AND n.id <= @rev)`;
     this.stmt = {
       latest: db.prepare(`SELECT id, name, deleted, value, prev_revision FROM log WHERE name = ? ORDER BY id DESC LIMIT 1`),
       at: db.prepare(`SELECT id, name, deleted, value, prev_revision FROM log WHERE name = ? AND id <= ? ORDER BY id DESC LIMIT 1`),
-      range: db.prepare(`SELECT name, id, value FROM (${live}) WHERE deleted = 0 ORDER BY name LIMIT ?`),
-      count: db.prepare(`SELECT COUNT(*) AS n FROM (${live}) WHERE deleted = 0`),
+      range: db.prepare(`SELECT l.name AS name, l.id AS id, l.value AS value FROM log l WHERE ${live} ORDER BY l.name LIMIT @limit`),
+      count: db.prepare(`SELECT COUNT(*) AS n FROM log l WHERE ${live}`),
       insert: db.prepare(`INSERT INTO log (name, deleted, prev_revision, value) VALUES (?, ?, ?, ?)`),
       since: db.prepare(
         `SELECT l.id, l.name, l.deleted, l.value, l.prev_revision, p.value AS prev_value
@@ -157,15 +161,22 @@ export class SqliteKv implements Kv {
 
   async range(start: string, end: string, opts: RangeOptions): Promise<RangeResult> {
     const at = this.checkRevision(opts.revision);
-    const limit = opts.limit ?? -1;
-    const rows = (limit === 0 ? [] : this.stmt.range.all(start, end, at, limit)) as LogRow[];
-    const records = rows.map(toRecord);
-    const count = opts.limit === undefined ? records.length : (this.stmt.count.get(start, end, at) as { n: number }).n;
-    return { records, count, more: count > records.length, revision: at };
+    if (opts.limit === 0) return { records: [], count: this.countAt(start, end, at), more: false, revision: at };
+    // One row past the limit tells whether more follow without counting the whole range.
+    const limit = opts.limit === undefined ? -1 : opts.limit + 1;
+    const rows = this.stmt.range.all({ start, end, rev: at, limit }) as LogRow[];
+    const more = opts.limit !== undefined && rows.length > opts.limit;
+    const records = (more ? rows.slice(0, opts.limit) : rows).map(toRecord);
+    const count = opts.count && more ? this.countAt(start, end, at) : records.length + (more ? 1 : 0);
+    return { records, count, more, revision: at };
+  }
+
+  private countAt(start: string, end: string, rev: number): number {
+    return (this.stmt.count.get({ start, end, rev }) as { n: number }).n;
   }
 
   async count(start: string, end: string): Promise<number> {
-    return (this.stmt.count.get(start, end, this.revision) as { n: number }).n;
+    return this.countAt(start, end, this.revision);
   }
 
   async create(key: string, value: string): Promise<TxnResult> {
@@ -229,6 +240,11 @@ export class SqliteKv implements Kv {
 
   async compact(revision: number): Promise<void> {
     this.compactSync(revision);
+  }
+
+  /** Writes a consistent copy of the database to `destination` while the store keeps serving. */
+  async backup(destination: string): Promise<void> {
+    await this.db.backup(destination);
   }
 
   async currentRevision(): Promise<number> {

@@ -55,6 +55,27 @@ describe('sqlite storage', () => {
     }
   });
 
+  it('takes an online backup that opens as a data dir with the same state', async () => {
+    const s = new SqliteStorage({ dataDir: tempDir(), compactIntervalMs: 0 });
+    const restoreDir = tempDir();
+    try {
+      await s.create(key('a'), ctb('a'));
+      await s.create(key('b'), ctb('b'));
+      await s.backup(path.join(restoreDir, 'storage.db'));
+      await s.create(key('after-backup'), ctb('after-backup'));
+    } finally {
+      await s.close();
+    }
+    const r = new SqliteStorage({ dataDir: restoreDir, compactIntervalMs: 0 });
+    try {
+      const l = await r.list('/certificates.plat.io/clustertrustbundles');
+      expect(l.items.map((o) => o.metadata?.name)).toEqual(['a', 'b']);
+      expect(await r.currentRevision()).toBe(Number(l.resourceVersion));
+    } finally {
+      await r.close();
+    }
+  });
+
   it('refuses a data dir another process holds', async () => {
     const dataDir = tempDir();
     const s1 = new SqliteStorage({ dataDir, compactIntervalMs: 0 });

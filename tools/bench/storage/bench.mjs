@@ -150,9 +150,10 @@ async function watchLatency(store, prefix, watchers) {
   return { allMs: round(median(all), 1), firstMs: round(median(firsts), 2) };
 }
 
-async function listTimes(store, prefix, opts, rounds = 5) {
+async function listTimes(store, prefix, opts, rounds = 7) {
   const t = [];
   let items = 0;
+  await store.list(`/certificates.plat.io/${prefix}`, opts); // warm-up, not timed
   for (let i = 0; i < rounds; i++) {
     const t0 = now();
     const l = await store.list(`/certificates.plat.io/${prefix}`, opts);
