@@ -239,11 +239,12 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
 
   const filters: Filter[] = [
     withPanicRecovery(logger),
+    // Logged early so that 401s, 429s and timeouts get their line too.
+    withRequestLog(logger),
     withMaxInFlight(limits, metrics),
     withRequestTimeout(limits.requestTimeoutMs),
     withAuthentication(options.authenticator, logger),
     ...(options.impersonation === false ? [] : [withImpersonation(options.authorizer)]),
-    withRequestLog(logger),
     withAuthorization(options.authorizer),
   ];
   const fullChain = chain(handler, filters);

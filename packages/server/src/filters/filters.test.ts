@@ -177,6 +177,7 @@ describe('panic recovery', () => {
       strategy: {
         ...base.strategy,
         admit: undefined,
+        allowCreateOnUpdate: true,
         validate: (obj: ApiObject): FieldError[] => {
           if (obj.metadata?.name === 'explode') throw new TypeError('strategy exploded');
           return [];
@@ -196,6 +197,33 @@ describe('panic recovery', () => {
     expect(res.json).toMatchObject({ kind: 'Status', reason: 'InternalError', code: 500, message: 'Internal error occurred: strategy exploded' });
     expect((await c.req('admin', 'POST', path, { body: { ...bundle('fine', c.anchorPem), kind: 'BrokenBundle' } })).status).toBe(201);
     expect((await c.req('admin', 'GET', ctbPath)).status).toBe(200);
+  });
+
+  it('creates a missing object on PUT (201) for a resource whose strategy allows it', async () => {
+    const path = '/apis/certificates.plat.io/v1alpha1/brokenbundles/upserted';
+    const res = await c.req<{ metadata: { uid: string } }>('admin', 'PUT', path, { body: { ...bundle('upserted', c.anchorPem), kind: 'BrokenBundle' } });
+    expect(res.status).toBe(201);
+    expect(res.json.metadata.uid).toBeTruthy();
+    const again = await c.req('admin', 'PUT', path, { body: { ...bundle('upserted', c.anchorPem), kind: 'BrokenBundle' } });
+    expect(again.status).toBe(200);
+  });
+});
+
+describe('request log', () => {
+  it('writes one line per request at verbosity 2, rejected ones included', async () => {
+    const lines: Array<{ message: string; fields: Record<string, unknown>; v: number }> = [];
+    const c = await startCluster({ logger: { info: (message, fields, v) => lines.push({ message, fields, v }), error: () => undefined } });
+    await c.req('reader', 'GET', `${ctbPath}?limit=1`, { headers: { 'user-agent': 'probe/1.0' } });
+    await c.req('anonymous', 'GET', ctbPath);
+    await c.close();
+    const http = lines.filter((l) => l.message === 'HTTP');
+    expect(http).toHaveLength(2);
+    expect(http[0]).toMatchObject({
+      v: 2,
+      fields: { verb: 'GET', URI: `${ctbPath}?limit=1`, userAgent: 'probe/1.0', resp: 200, user: 'reader', audit_ID: expect.any(String) },
+    });
+    expect(http[0]!.fields['latency']).toMatch(/ms$/);
+    expect(http[1]!.fields['resp']).toBe(401);
   });
 });
 

@@ -19,6 +19,21 @@ export async function createResource(scope: ResourceScope, ctx: RequestContext):
   const body = await readBody(ctx, scope.maxBodyBytes);
   const decoded = decodeObjectBody(body, contentTypeOf(ctx), mode !== 'Ignore');
   const obj = toTypedObject(scope, ctx, decoded.value as Record<string, unknown>, mode, decoded.duplicates);
+  const created = await createObject(scope, ctx, obj, { dryRun, manager });
+  writeObject(ctx, 201, withTypeMeta(scope, created), choice);
+}
+
+/**
+ * The create steps after decoding, shared with PUT of a missing object for resources that allow
+ * create on update: system fields, generateName, managedFields, validation, admission, store.
+ */
+export async function createObject(
+  scope: ResourceScope,
+  ctx: RequestContext,
+  obj: ApiObject,
+  opts: { dryRun: boolean; manager: string },
+): Promise<ApiObject> {
+  const { dryRun, manager } = opts;
   const meta = metaOf(obj);
   if (meta.resourceVersion) {
     // kube-apiserver's storage refuses this with an internal error; keep the same answer.
@@ -42,9 +57,7 @@ export async function createResource(scope: ResourceScope, ctx: RequestContext):
     ctx.warnings.push(...(scope.def.strategy.warnings?.(candidate) ?? []));
     await runAdmission(scope, ctx, 'CREATE', candidate, undefined, dryRun);
     try {
-      const created = await scope.storage.create(scopeKey(scope, candidate.metadata!.name!), candidate, { dryRun, signal: ctx.signal });
-      writeObject(ctx, 201, withTypeMeta(scope, created), choice);
-      return;
+      return await scope.storage.create(scopeKey(scope, candidate.metadata!.name!), candidate, { dryRun, signal: ctx.signal });
     } catch (err) {
       if (base !== undefined && isStatusError(err, 'AlreadyExists') && attempt < generateNameAttempts) continue;
       throw err;

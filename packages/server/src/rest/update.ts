@@ -1,4 +1,5 @@
-import { fieldError, newBadRequest, newConflict, newInvalid, type ApiObject } from '@plat/api-model';
+import { fieldError, isStatusError, newBadRequest, newConflict, newInvalid, type ApiObject } from '@plat/api-model';
+import { createObject } from './create.js';
 import type { RequestContext } from '../context.js';
 import { negotiateOutput } from '../negotiation.js';
 import { contentTypeOf, decodeObjectBody, readBody } from '../request-body.js';
@@ -60,15 +61,20 @@ export async function updateResource(scope: ResourceScope, ctx: RequestContext):
   if (objName !== name) {
     throw newBadRequest(`the name of the object (${objName}) does not match the name on the URL (${name})`);
   }
-  if (scope.def.strategy.allowCreateOnUpdate) {
-    // Not used by ClusterTrustBundle; a resource that allows it would create here.
-    throw newBadRequest(`create on update is not implemented for ${scope.def.resource}`);
+  let updated: ApiObject;
+  try {
+    updated = await scope.storage.guaranteedUpdate(
+      scopeKey(scope, name),
+      (current) => prepareUpdate(scope, ctx, structuredClone(obj), current, { manager, dryRun, name }),
+      { dryRun, signal: ctx.signal },
+    );
+  } catch (err) {
+    // PUT creates a missing object only for resources whose strategy allows it (not ClusterTrustBundle).
+    if (!isStatusError(err, 'NotFound') || !scope.def.strategy.allowCreateOnUpdate) throw err;
+    const created = await createObject(scope, ctx, obj, { dryRun, manager });
+    writeObject(ctx, 201, withTypeMeta(scope, created), choice);
+    return;
   }
-  const updated = await scope.storage.guaranteedUpdate(
-    scopeKey(scope, name),
-    (current) => prepareUpdate(scope, ctx, structuredClone(obj), current, { manager, dryRun, name }),
-    { dryRun, signal: ctx.signal },
-  );
   const result = await finishDeletionIfFinalized(scope, ctx, updated, dryRun);
   writeObject(ctx, 200, withTypeMeta(scope, result), choice);
 }
