@@ -46,8 +46,8 @@ export async function runDelete(ctx: CommandContext): Promise<void> {
       await rest.request({
         method: 'DELETE',
         path: resourcePath(t.resource, t.namespace, t.name),
-        body: { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: propagation, ...(grace >= 0 ? { gracePeriodSeconds: grace } : {}) },
-        query: { dryRun: dryRun === 'server' ? 'All' : undefined },
+        // DeleteOptions as query parameters (the API takes both): undici's HTTP/2 client cannot send a DELETE body.
+        query: { dryRun: dryRun === 'server' ? 'All' : undefined, propagationPolicy: propagation, gracePeriodSeconds: grace >= 0 ? grace : undefined },
       });
       const kind = t.resource.kind.toLowerCase();
       const qualified = t.resource.group ? `${kind}.${t.resource.group}` : kind;

@@ -1,0 +1,189 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createBuiltinAuthorizer, createX509Authenticator } from '@plat/auth';
+import { clusterTrustBundleResource, createApiServer, type ApiServer } from '@plat/server';
+import { MemoryStorage } from '@plat/storage';
+import { createCertificateAuthority, issueClientCertificate, issueServingCertificate } from '@plat/x509';
+import { clientctl } from '../test/harness.js';
+
+// A real API server (packages/server) over HTTPS with memory storage, the x509 authenticator and
+// the built-in authorizer; clientctl talks to it through a kubeconfig with client certificates.
+let server: ApiServer;
+let storage: MemoryStorage;
+let env: Record<string, string>;
+let tmp: string;
+let anchor: string;
+let anchor2: string;
+
+const b64 = (s: string) => Buffer.from(s).toString('base64');
+
+beforeAll(async () => {
+  tmp = mkdtempSync(path.join(os.tmpdir(), 'clientctl-server-'));
+  const ca = await createCertificateAuthority({ commonName: 'clientctl-test-ca' });
+  const serving = await issueServingCertificate(ca, { commonName: 'localhost', dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
+  const admin = await issueClientCertificate(ca, { commonName: 'admin', organizations: ['system:masters'] });
+  const viewer = await issueClientCertificate(ca, { commonName: 'viewer', organizations: [] });
+  anchor = (await createCertificateAuthority({ commonName: 'anchor-one' })).certPem;
+  anchor2 = (await createCertificateAuthority({ commonName: 'anchor-two' })).certPem;
+  storage = new MemoryStorage({});
+  server = createApiServer({
+    storage,
+    authenticator: createX509Authenticator({ clientCA: ca.certPem }),
+    authorizer: createBuiltinAuthorizer({}),
+    resources: [clusterTrustBundleResource()],
+    tls: { cert: serving.certPem, key: serving.keyPem, clientCA: ca.certPem },
+  });
+  const { url } = await server.listen({ host: '127.0.0.1', port: 0 });
+  const kubeconfig = path.join(tmp, 'config');
+  writeFileSync(
+    kubeconfig,
+    `apiVersion: v1
+kind: Config
+clusters:
+- name: test
+  cluster: {server: "${url}", certificate-authority-data: ${b64(ca.certPem)}}
+users:
+- name: admin
+  user: {client-certificate-data: ${b64(admin.certPem)}, client-key-data: ${b64(admin.keyPem)}}
+- name: viewer
+  user: {client-certificate-data: ${b64(viewer.certPem)}, client-key-data: ${b64(viewer.keyPem)}}
+contexts:
+- name: admin
+  context: {cluster: test, user: admin}
+- name: viewer
+  context: {cluster: test, user: viewer}
+current-context: admin
+`,
+  );
+  env = { HOME: tmp, KUBECONFIG: kubeconfig };
+});
+
+afterAll(async () => {
+  await server?.close();
+  await storage?.close();
+});
+
+const ctb = (name: string, pem: string, extra = '') =>
+  `apiVersion: certificates.plat.io/v1alpha1
+kind: ClusterTrustBundle
+metadata:
+  name: ${name}${extra}
+spec:
+  trustBundle: |
+${pem.trim().split('\n').map((l) => `    ${l}`).join('\n')}
+`;
+
+describe('clientctl against a started API server', () => {
+  it('creates from a file, gets it back, and lists it as a table', async () => {
+    const file = path.join(tmp, 'a.yaml');
+    writeFileSync(file, ctb('bundle-a', anchor));
+    expect(await clientctl(['create', '-f', file], env)).toEqual({ code: 0, stdout: 'clustertrustbundle.certificates.plat.io/bundle-a created\n', stderr: '' });
+    const again = await clientctl(['create', '-f', file], env);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toBe('Error from server (AlreadyExists): clustertrustbundles.certificates.plat.io "bundle-a" already exists\n');
+    const got = await clientctl(['get', 'ctb', 'bundle-a', '-o', 'jsonpath={.metadata.name} {.spec.trustBundle}'], env);
+    expect(got.stdout).toBe(`bundle-a ${anchor.trim()}\n`.replace(/\n$/, got.stdout.endsWith('\n') ? '\n' : ''));
+    const table = await clientctl(['get', 'clustertrustbundles'], env);
+    expect(table.code).toBe(0);
+    expect(table.stdout.split('\n')[0]).toMatch(/^NAME\s+/);
+    expect(table.stdout).toContain('bundle-a');
+    const list = await clientctl(['get', 'clustertrustbundle.certificates.plat.io', '-o', 'name'], env);
+    expect(list.stdout).toBe('clustertrustbundle.certificates.plat.io/bundle-a\n');
+    const missing = await clientctl(['get', 'ctb', 'nope'], env);
+    expect(missing).toMatchObject({ code: 1, stderr: 'Error from server (NotFound): clustertrustbundles.certificates.plat.io "nope" not found\n' });
+    expect((await clientctl(['get', 'ctb', 'nope', '--ignore-not-found'], env)).code).toBe(0);
+  });
+
+  it('patches by TYPE NAME with each patch type and reports no-change patches', async () => {
+    const label = (v: string) => `{"metadata":{"labels":{"team":"${v}"}}}`;
+    expect(await clientctl(['patch', 'ctb', 'bundle-a', '-p', label('a')], env)).toEqual({
+      code: 0,
+      stdout: 'clustertrustbundle.certificates.plat.io/bundle-a patched\n',
+      stderr: '',
+    });
+    expect((await clientctl(['patch', 'ctb', 'bundle-a', '-p', label('a')], env)).stdout).toBe('clustertrustbundle.certificates.plat.io/bundle-a patched (no change)\n');
+    expect((await clientctl(['patch', 'clustertrustbundles/bundle-a', '--type', 'merge', '-p', label('b')], env)).stdout).toBe(
+      'clustertrustbundle.certificates.plat.io/bundle-a patched\n',
+    );
+    const json = await clientctl(['patch', 'ctb', 'bundle-a', '--type=json', '-p', '[{"op":"replace","path":"/metadata/labels/team","value":"c"}]', '-o', 'jsonpath={.metadata.labels.team}'], env);
+    expect(json).toEqual({ code: 0, stdout: 'c', stderr: '' });
+    const yamlPatch = await clientctl(['patch', 'ctb', 'bundle-a', '-p', `spec:\n  trustBundle: |\n${anchor2.trim().split('\n').map((l) => `    ${l}`).join('\n')}\n`, '-o', 'json'], env);
+    expect(yamlPatch.code).toBe(0);
+    expect(JSON.parse(yamlPatch.stdout).spec.trustBundle.trim()).toBe(anchor2.trim());
+  });
+
+  it('sends --dry-run=server without persisting, and records the field manager in managedFields', async () => {
+    const dry = await clientctl(['patch', 'ctb', 'bundle-a', '--type', 'merge', '-p', '{"metadata":{"labels":{"dry":"yes"}}}', '--dry-run=server', '-o', 'jsonpath={.metadata.labels.dry}'], env);
+    expect(dry).toEqual({ code: 0, stdout: 'yes', stderr: '' });
+    expect((await clientctl(['patch', 'ctb', 'bundle-a', '--type', 'merge', '-p', '{"metadata":{"labels":{"d2":"x"}}}', '--dry-run=server'], env)).stdout).toBe(
+      'clustertrustbundle.certificates.plat.io/bundle-a patched (server dry run)\n',
+    );
+    expect((await clientctl(['get', 'ctb', 'bundle-a', '-o', 'jsonpath={.metadata.labels}'], env)).stdout).not.toContain('dry');
+    await clientctl(['patch', 'ctb', 'bundle-a', '--type', 'merge', '-p', '{"metadata":{"labels":{"owner":"me"}}}', '--field-manager', 'team-tool'], env);
+    const withFields = JSON.parse((await clientctl(['get', 'ctb', 'bundle-a', '-o', 'json', '--show-managed-fields'], env)).stdout);
+    const managers = (withFields.metadata.managedFields as { manager: string }[]).map((m) => m.manager);
+    expect(managers).toEqual(expect.arrayContaining(['clientctl-patch', 'team-tool']));
+    expect((await clientctl(['get', 'ctb', 'bundle-a', '-o', 'json'], env)).stdout).not.toContain('managedFields');
+  });
+
+  it('fails on a subresource the resource does not have', async () => {
+    const r = await clientctl(['patch', 'ctb', 'bundle-a', '--subresource=scale', '--type=merge', '-p', '{"spec":{"replicas":2}}'], env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^Error from server \(NotFound\): /);
+  });
+
+  it('shows server errors for invalid patches in kubectl\'s shape', async () => {
+    const r = await clientctl(['patch', 'ctb', 'bundle-a', '--type=merge', '-p', '{"spec":{"trustBundle":"not a pem"}}'], env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^The ClusterTrustBundle(\.certificates\.plat\.io)? "bundle-a" is invalid: spec\.trustBundle/);
+    const missing = await clientctl(['patch', 'ctb', 'nope', '-p', '{}'], env);
+    expect(missing.stderr).toBe('Error from server (NotFound): clustertrustbundles.certificates.plat.io "nope" not found\n');
+    const unknown = await clientctl(['patch', 'widgets', 'x', '-p', '{}'], env);
+    expect(unknown.stderr).toBe('error: the server doesn\'t have a resource type "widgets"\n');
+  });
+
+  it('applies client-side: created, unchanged, configured (removing what was dropped)', async () => {
+    const file = path.join(tmp, 'b.yaml');
+    writeFileSync(file, ctb('bundle-b', anchor, '\n  labels: {tier: one, keep: "yes"}'));
+    expect((await clientctl(['apply', '-f', file], env)).stdout).toBe('clustertrustbundle.certificates.plat.io/bundle-b created\n');
+    expect((await clientctl(['apply', '-f', file], env)).stdout).toBe('clustertrustbundle.certificates.plat.io/bundle-b unchanged\n');
+    writeFileSync(file, ctb('bundle-b', anchor, '\n  labels: {keep: "yes"}'));
+    expect((await clientctl(['apply', '-f', file], env)).stdout).toBe('clustertrustbundle.certificates.plat.io/bundle-b configured\n');
+    const obj = JSON.parse((await clientctl(['get', 'ctb', 'bundle-b', '-o', 'json'], env)).stdout);
+    expect(obj.metadata.labels).toEqual({ keep: 'yes' });
+    expect(obj.metadata.annotations['kubectl.plat.io/last-applied-configuration']).toContain('"keep":"yes"');
+  });
+
+  it('lists api-resources, prints versions and checks --match-server-version', async () => {
+    const res = await clientctl(['api-resources'], env);
+    expect(res.stdout.split('\n')[0]).toMatch(/^NAME\s+SHORTNAMES\s+APIVERSION\s+NAMESPACED\s+KIND$/);
+    expect(res.stdout).toMatch(/clustertrustbundles\s+.*certificates\.plat\.io\/v1alpha1\s+false\s+ClusterTrustBundle/);
+    const v = await clientctl(['version'], env);
+    expect(v.stdout).toMatch(/^Client Version: v0\.1\.0\nServer Version: v\S+\n$/);
+    const server = /Server Version: (\S+)/.exec(v.stdout)![1];
+    const mismatch = await clientctl(['get', 'ctb', '--match-server-version', '--version=v9.9.9'], env);
+    expect(mismatch.stderr).toBe(`error: server version (${server}) differs from client version (v9.9.9)!\n`);
+    expect((await clientctl(['get', 'ctb', '-o', 'name', '--match-server-version', `--version=${server}`], env)).code).toBe(0);
+  });
+
+  it('uses the context, user and impersonation flags', async () => {
+    const denied = await clientctl(['patch', 'ctb', 'bundle-a', '--type=merge', '-p', '{"metadata":{"labels":{"v":"1"}}}', '--context', 'viewer'], env);
+    expect(denied.code).toBe(1);
+    expect(denied.stderr).toMatch(/^Error from server \(Forbidden\): .*"viewer"/);
+    // Every authenticated user may read bundles; writing as an impersonated user is refused by name.
+    expect((await clientctl(['get', 'ctb', 'bundle-a', '-o', 'name', '--as', 'someone', '--as-group', 'g1'], env)).stdout).toBe(
+      'clustertrustbundle.certificates.plat.io/bundle-a\n',
+    );
+    const asOther = await clientctl(['patch', 'ctb', 'bundle-a', '--type=merge', '-p', '{"metadata":{"labels":{"v":"1"}}}', '--as', 'someone'], env);
+    expect(asOther.stderr).toMatch(/^Error from server \(Forbidden\): .*"someone"/);
+    expect((await clientctl(['get', 'ctb', '--context', 'nope'], env)).stderr).toBe('Error in configuration: context was not found for specified context: nope\n');
+  });
+
+  it('deletes by name and reports missing objects', async () => {
+    expect((await clientctl(['delete', 'ctb', 'bundle-b'], env)).stdout).toBe('clustertrustbundle.certificates.plat.io "bundle-b" deleted\n');
+    const again = await clientctl(['delete', 'ctb', 'bundle-b'], env);
+    expect(again.stderr).toBe('Error from server (NotFound): clustertrustbundles.certificates.plat.io "bundle-b" not found\n');
+    expect((await clientctl(['delete', 'ctb', 'bundle-b', '--ignore-not-found'], env)).code).toBe(0);
+  });
+});
