@@ -5,7 +5,7 @@ import { contentTypeOf, decodeObjectBody, readBody } from '../request-body.js';
 import { writeObject } from '../response.js';
 import { parseDryRun, parseFieldManager, parseFieldValidation } from './options.js';
 import { scopeKey, withTypeMeta, type ResourceScope } from './scope.js';
-import { metaOf, recordManagedFields, runAdmission, toTypedObject, validateForCreate } from './write-pipeline.js';
+import { decodeForWrite, metaOf, recordManagedFields, runAdmission, toTypedObject, validateForCreate } from './write-pipeline.js';
 
 /** How often a generateName create retries after a name collision (Kubernetes retries too). */
 const generateNameAttempts = 8;
@@ -17,8 +17,10 @@ export async function createResource(scope: ResourceScope, ctx: RequestContext):
   const mode = parseFieldValidation(ctx, 'CreateOptions');
   const manager = parseFieldManager(ctx, 'CreateOptions');
   const body = await readBody(ctx, scope.maxBodyBytes);
-  const decoded = decodeObjectBody(body, contentTypeOf(ctx), mode !== 'Ignore');
-  const obj = toTypedObject(scope, ctx, decoded.value as Record<string, unknown>, mode, decoded.duplicates);
+  const obj = decodeForWrite(scope, () => {
+    const decoded = decodeObjectBody(body, contentTypeOf(ctx), mode !== 'Ignore');
+    return toTypedObject(scope, ctx, decoded.value as Record<string, unknown>, mode, decoded.duplicates);
+  });
   const created = await createObject(scope, ctx, obj, { dryRun, manager });
   writeObject(ctx, 201, withTypeMeta(scope, created), choice);
 }

@@ -13,6 +13,7 @@ import {
   recordManagedFields,
   runAdmission,
   toTypedObject,
+  decodeForWrite,
   validateForUpdate,
 } from './write-pipeline.js';
 
@@ -55,8 +56,10 @@ export async function updateResource(scope: ResourceScope, ctx: RequestContext):
   const manager = parseFieldManager(ctx, 'UpdateOptions');
   const name = ctx.info.name;
   const body = await readBody(ctx, scope.maxBodyBytes);
-  const decoded = decodeObjectBody(body, contentTypeOf(ctx), mode !== 'Ignore');
-  const obj = toTypedObject(scope, ctx, decoded.value as Record<string, unknown>, mode, decoded.duplicates);
+  const obj = decodeForWrite(scope, () => {
+    const decoded = decodeObjectBody(body, contentTypeOf(ctx), mode !== 'Ignore');
+    return toTypedObject(scope, ctx, decoded.value as Record<string, unknown>, mode, decoded.duplicates);
+  });
   const objName = obj.metadata?.name ?? '';
   if (objName !== name) {
     throw newBadRequest(`the name of the object (${objName}) does not match the name on the URL (${name})`);

@@ -1,4 +1,5 @@
 import {
+  isStatusError,
   newBadRequest,
   newInvalid,
   type ApiObject,
@@ -46,9 +47,7 @@ export function toTypedObject(
   }
   const schema = scope.schemas.get(scope.def.definitionName)!;
   const problems = pruneToSchema(value, schema, scope.schemas);
-  if (problems.typeErrors.length) {
-    throw newBadRequest(`${scope.def.kind} in version "${scope.def.version}" cannot be handled as a ${scope.def.kind}: json: ${problems.typeErrors[0]}`);
-  }
+  if (problems.typeErrors.length) throw newBadRequest(`json: ${problems.typeErrors[0]}`);
   applyFieldValidation(ctx, mode, problems.unknown, duplicates);
   const obj = value as ApiObject;
   obj.apiVersion = scope.apiVersion;
@@ -131,4 +130,20 @@ export function carryOverSystemFields(obj: ApiObject, old: ApiObject): void {
   if (oldMeta.generation !== undefined) meta.generation = oldMeta.generation;
   else delete meta.generation;
   delete meta.selfLink;
+}
+
+/**
+ * Runs the decoding of a create or update body; its 400s are worded as kube-apiserver's
+ * transformDecodeError: `<Kind> in version "<v>" cannot be handled as a <Kind>: <error>`.
+ */
+export function decodeForWrite<T>(scope: ResourceScope, decode: () => T): T {
+  try {
+    return decode();
+  } catch (err) {
+    if (isStatusError(err, 'BadRequest') && !err.message.startsWith('the API version in the data')) {
+      const { kind, version } = scope.def;
+      throw newBadRequest(`${kind} in version ${JSON.stringify(version)} cannot be handled as a ${kind}: ${err.message}`);
+    }
+    throw err;
+  }
 }
