@@ -11,6 +11,7 @@ import type { ASTNode, ParseResult } from '@marcbachmann/cel-js';
 import { defaultEvaluationBudget, type EvaluationBudget } from './budget.js';
 import { celEnvironment, type CelEnvironmentName } from './environments.js';
 import { CelBudgetExceededError, CelEvaluationError } from './errors.js';
+import { routeMatchesToRE2 } from './regex.js';
 import { toCelClaims } from './values.js';
 
 /** A result type in Kubernetes' spelling: `bool`, `string`, `list(string)`, ... `dyn` accepts any. */
@@ -146,6 +147,17 @@ export function compile(
       detail = `must evaluate to one of [${expectedTypes.join(' ')}]`;
     }
     return { ok: false, issue: { type: 'Invalid', detail } };
+  }
+
+  // `matches` runs on RE2 (linear time, RE2 syntax); a constant pattern RE2 rejects fails here.
+  const badPattern = routeMatchesToRE2(parsed.ast);
+  if (badPattern) {
+    const detail = describeSourceError(expression, {
+      summary: `invalid matches argument: ${badPattern.error}`,
+      message: badPattern.error,
+      range: { start: badPattern.node.start },
+    });
+    return { ok: false, issue: { type: 'Invalid', detail: `compilation failed: ${detail}` } };
   }
 
   const budget: EvaluationBudget = { ...defaultEvaluationBudget, ...options.budget };

@@ -40,11 +40,32 @@ describe('Kubernetes CEL library functions registered on top of cel-js', () => {
     expect(run('sets.intersects(claims.groups, ["admins", "ops"])', { groups: ['dev', 'ops'] })).toBe(true);
   });
 
+  it('matches with RE2: linear time on a pathological pattern, RE2 syntax, global form', () => {
+    const started = performance.now();
+    expect(run('claims.name.matches("^(a+)+$")', { name: `${'a'.repeat(5_000)}b` })).toBe(false);
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(run('"ABC".matches("(?i)^abc$")')).toBe(true);
+    expect(run('matches("plat-admin", "^plat-")')).toBe(true);
+    expect(run('"xabcx".matches("abc")')).toBe(true);
+    const bad = compile('claims', 'claims.sub.matches("(a")', [CelTypes.Bool]);
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) {
+      expect(bad.issue.detail).toBe(
+        'compilation failed: ERROR: <input>:1:20: invalid matches argument: error parsing regexp: missing closing ): `(a`\n | claims.sub.matches("(a")\n | ...................^',
+      );
+    }
+    expect(() => run('claims.sub.matches(claims.pattern)', { sub: 'x', pattern: '(' })).toThrow(/invalid matches argument/);
+  });
+
   it('adds regex find/findAll and base64', () => {
     expect(run('"abc 123 def 456".find("[0-9]+")')).toBe('123');
     expect(run('"abc".find("[0-9]+")')).toBe('');
     expect(run('"abc 123 def 456".findAll("[0-9]+")')).toEqual(['123', '456']);
     expect(run('"1 2 3".findAll("[0-9]", 2)')).toEqual(['1', '2']);
+    expect(run('"Ab aB".findAll("(?i)ab")')).toEqual(['Ab', 'aB']);
+    const started = performance.now();
+    expect(run('claims.s.find("^(a+)+$")', { s: `${'a'.repeat(5_000)}b` })).toBe('');
+    expect(performance.now() - started).toBeLessThan(2_000);
     expect(run('base64.encode(b"hello")')).toBe('aGVsbG8=');
     expect(run('base64.decode("aGVsbG8=") == b"hello"')).toBe(true);
     expect(() => run('base64.decode("not base64!")')).toThrow(/illegal base64 data/);

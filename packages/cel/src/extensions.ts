@@ -6,6 +6,7 @@
  * Semantics follow cel-go's extensions; where a function errors there, it throws here.
  */
 import { Environment, EvaluationError, Optional } from '@marcbachmann/cel-js';
+import { re2Guard, re2Matches } from './regex.js';
 
 type Handler = (...args: never[]) => unknown;
 
@@ -202,6 +203,35 @@ function isZeroValue(value: unknown): boolean {
   return false;
 }
 
+/**
+ * A JavaScript RegExp for an RE2 pattern, for extracting matches once RE2 has found one. RE2's
+ * leading flag group (`(?i)`, `(?s)`, `(?m)`, `(?U)` is not supported) becomes RegExp flags.
+ */
+function jsRegExp(pattern: string, extraFlags: string): RegExp {
+  let flags = `u${extraFlags}`;
+  let source = pattern;
+  const group = /^\(\?([ims]+)\)/.exec(source);
+  if (group) {
+    for (const f of group[1]!) if (!flags.includes(f)) flags += f;
+    source = source.slice(group[0].length);
+  }
+  try {
+    return new RegExp(source, flags);
+  } catch (error) {
+    return fail(`invalid regular expression: ${(error as Error).message}`);
+  }
+}
+
+function findAll(s: string, pattern: string, n: bigint): string[] {
+  if (n === 0n || !re2Guard(s, pattern)) return [];
+  const out: string[] = [];
+  for (const m of s.matchAll(jsRegExp(pattern, 'g'))) {
+    out.push(m[0]);
+    if (n > 0n && BigInt(out.length) >= n) break;
+  }
+  return out;
+}
+
 /** Registers the extension functions; called once per environment at construction. */
 export function registerExtensions(env: Environment, capture: (evaluator: object) => void): void {
   const fn = (signature: string, handler: Handler) => env.registerFunction(signature, handler as never);
@@ -261,13 +291,11 @@ export function registerExtensions(env: Environment, capture: (evaluator: object
     listOf(a).some((x) => listOf(b).some((y) => celEquals(x, y))),
   );
 
-  // Kubernetes regex library
-  fn('string.find(string): string', (s: string, re: string) => new RegExp(re, 'u').exec(s)?.[0] ?? '');
-  fn('string.findAll(string): list<string>', (s: string, re: string) => [...s.matchAll(new RegExp(re, 'gu'))].map((m) => m[0]));
-  fn('string.findAll(string, int): list<string>', (s: string, re: string, n: bigint) => {
-    const all = [...s.matchAll(new RegExp(re, 'gu'))].map((m) => m[0]);
-    return n < 0n ? all : all.slice(0, Number(n));
-  });
+  // Regular expressions: RE2 semantics (see regex.ts). The global form of matches is CEL's too.
+  fn('matches(string, string): bool', (value: string, pattern: string) => re2Matches(value, pattern));
+  fn('string.find(string): string', (s: string, re: string) => (re2Guard(s, re) ? (jsRegExp(re, '').exec(s)?.[0] ?? '') : ''));
+  fn('string.findAll(string): list<string>', (s: string, re: string) => findAll(s, re, -1n));
+  fn('string.findAll(string, int): list<string>', (s: string, re: string, n: bigint) => findAll(s, re, n));
 
   // encoders extension
   fn('Base64Namespace.encode(bytes): string', (_ns: Base64Namespace, b: Uint8Array) => Buffer.from(b).toString('base64'));
