@@ -53,11 +53,11 @@ describe('AuthorizationConfiguration', () => {
     const [first, second, third] = config.authorizers;
     expect(first!.webhook).toMatchObject({
       authorizedTTL: '5m',
-      authorizedTTLMilliseconds: 300_000,
+      authorizedTTLMs: 300_000,
       unauthorizedTTL: '30s',
-      unauthorizedTTLMilliseconds: 30_000,
+      unauthorizedTTLMs: 30_000,
       timeout: '3s',
-      timeoutMilliseconds: 3_000,
+      timeoutMs: 3_000,
       subjectAccessReviewVersion: 'v1',
       matchConditionSubjectAccessReviewVersion: 'v1',
       failurePolicy: 'Deny',
@@ -68,8 +68,8 @@ describe('AuthorizationConfiguration', () => {
     expect(second!.webhook).toMatchObject({
       authorizedTTL: '5m',
       unauthorizedTTL: '1m30s',
-      unauthorizedTTLMilliseconds: 90_000,
-      timeoutMilliseconds: 500,
+      unauthorizedTTLMs: 90_000,
+      timeoutMs: 500,
       subjectAccessReviewVersion: 'v1beta1',
       matchConditionSubjectAccessReviewVersion: '',
       connectionInfo: { type: 'InClusterConfig' },

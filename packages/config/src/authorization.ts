@@ -17,7 +17,7 @@ import { isDNS1123Label } from './names.js';
 import { authorizationConfigurationSchema, type WebhookConfigurationInput } from './schemas.js';
 
 export const maxMatchConditions = 64;
-export const maxWebhookTimeoutMilliseconds = 30_000;
+export const maxWebhookTimeoutMs = 30_000;
 export const defaultAuthorizedTTL = '5m';
 export const defaultUnauthorizedTTL = '30s';
 
@@ -37,12 +37,12 @@ export interface WebhookMatchCondition {
 export interface WebhookConfiguration {
   /** As written, or the default `5m`. */
   authorizedTTL: string;
-  authorizedTTLMilliseconds: number;
+  authorizedTTLMs: number;
   /** As written, or the default `30s`. */
   unauthorizedTTL: string;
-  unauthorizedTTLMilliseconds: number;
+  unauthorizedTTLMs: number;
   timeout: string;
-  timeoutMilliseconds: number;
+  timeoutMs: number;
   subjectAccessReviewVersion: 'v1' | 'v1beta1';
   /** `v1`, or empty when there are no match conditions and none was given. */
   matchConditionSubjectAccessReviewVersion: 'v1' | '';
@@ -213,11 +213,11 @@ function validateWebhook(input: WebhookConfigurationInput, path: FieldPath, errs
   if (errs.length > before || !timeout || !authorizedTTL || !unauthorizedTTL || !connectionInfo) return undefined;
   return {
     authorizedTTL: authorizedTTL.text,
-    authorizedTTLMilliseconds: authorizedTTL.ms,
+    authorizedTTLMs: authorizedTTL.ms,
     unauthorizedTTL: unauthorizedTTL.text,
-    unauthorizedTTLMilliseconds: unauthorizedTTL.ms,
+    unauthorizedTTLMs: unauthorizedTTL.ms,
     timeout: timeout.text,
-    timeoutMilliseconds: timeout.ms,
+    timeoutMs: timeout.ms,
     subjectAccessReviewVersion: sarVersion as 'v1' | 'v1beta1',
     matchConditionSubjectAccessReviewVersion: mcVersion as 'v1' | '',
     failurePolicy: failurePolicy as 'NoOpinion' | 'Deny',

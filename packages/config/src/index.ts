@@ -25,7 +25,7 @@ export {
   defaultUnauthorizedTTL,
   loadAuthorizationConfiguration,
   maxMatchConditions,
-  maxWebhookTimeoutMilliseconds,
+  maxWebhookTimeoutMs,
 } from './authorization.js';
 export type {
   AuthorizationConfiguration,
