@@ -353,6 +353,9 @@ export class FieldSet {
       const pe = decodePathElement(k);
       if (!isJsonObject(v)) throw new Error(`expected an object for ${JSON.stringify(k)}`);
       const keys = Object.keys(v);
+      if (keys.includes('.') && (!isJsonObject(v['.']) || Object.keys(v['.']).length)) {
+        throw new Error('expected an empty object for "."');
+      }
       if (keys.length === 0 || keys.includes('.')) this.members.set(encodePathElement(pe), pe);
       if (keys.length && !(keys.length === 1 && keys[0] === '.')) this.childMutable(pe).read(v);
     }

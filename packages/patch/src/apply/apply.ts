@@ -1,0 +1,248 @@
+import {
+  StatusError,
+  StatusReason,
+  goQuote,
+  newApplyConflict,
+  newBadRequest,
+  type ManagedFieldsEntry,
+  type StatusCause,
+} from '@plat/api-model';
+import { deepEqualJson, isJsonObject, type JsonObject } from '../json-value.js';
+import { pathString, type FieldSet } from './fieldpath.js';
+import {
+  ManagedFieldsDecodeError,
+  capUpdateManagers,
+  decodeManagedFields,
+  encodeManagedFields,
+  managerIdentifier,
+  type Manager,
+  type Managers,
+} from './managed-fields.js';
+import {
+  STRIPPED_FIELDS,
+  formatTime,
+  updateOwnership,
+  withManagedFields,
+  withoutManagedFields,
+  zeroObject,
+  type ApplyConflict,
+} from './ownership.js';
+import { recordUpdateOnManagers } from './record-update.js';
+import { applyTypeForKind, type ApplyType } from './schema.js';
+import { TypedContext, ensureNamedFieldsAreMembers, merge, removeItems, toFieldSet, typeErrorsText } from './typed.js';
+
+/** The manager that owns an untracked object's fields when it is first applied to. */
+export const BEFORE_FIRST_APPLY_MANAGER = 'before-first-apply';
+
+export interface ApplyOptions {
+  /** The stored object (with its managedFields); undefined when the apply creates it. */
+  readonly live?: JsonObject;
+  /** The decoded apply patch body: the manager's full intent. */
+  readonly applied: unknown;
+  /** The `fieldManager` query parameter (required for apply; the caller rejects its absence). */
+  readonly manager: string;
+  /** The `force` query parameter: take conflicting fields instead of failing. */
+  readonly force?: boolean;
+  /** The resource's group/version, which the applied object must carry (`certificates.plat.io/v1alpha1`). */
+  readonly apiVersion: string;
+  /** The resource's kind; by default the live object's, else the applied object's. */
+  readonly kind?: string;
+  /** Subresource of the request (`status`), recorded in the entry. */
+  readonly subresource?: string;
+  /** The live object's managedFields; by default `live.metadata.managedFields`. */
+  readonly managedFields?: readonly ManagedFieldsEntry[];
+  /** The time to stamp on entries this request changes. */
+  readonly now: string | Date;
+  /** The schema; by default looked up by apiVersion/kind (deduced for unknown kinds). */
+  readonly schema?: ApplyType;
+  /** Fields nobody may own through this endpoint (Kubernetes' reset fields, e.g. `.status`). */
+  readonly ignoredFields?: FieldSet;
+}
+
+export interface ApplyResult {
+  /**
+   * The object to store: the merge of the applied configuration into the live object, with its
+   * new managedFields. On conflicts, the live object unchanged.
+   */
+  readonly object: JsonObject;
+  readonly managedFields: ManagedFieldsEntry[];
+  /** Fields owned by other managers with another value; empty when forced or when there are none. */
+  readonly conflicts: ApplyConflict[];
+  /** Whether the object changed apart from managedFields (an unchanged re-apply is false). */
+  readonly changed: boolean;
+}
+
+function gvkText(apiVersion: string, kind: string): string {
+  const slash = apiVersion.indexOf('/');
+  const group = slash < 0 ? '' : apiVersion.slice(0, slash);
+  const version = slash < 0 ? apiVersion : apiVersion.slice(slash + 1);
+  return `${group}/${version}, Kind=${kind}`;
+}
+
+/** A plain error of kube-apiserver's field manager: 500 with no reason, the text as message. */
+function internalFieldManagerError(message: string): StatusError {
+  return new StatusError({ code: 500, reason: StatusReason.Unknown, message });
+}
+
+/**
+ * Server-side apply (Kubernetes' FieldManager.Apply over structured-merge-diff's Updater.Apply):
+ * merges the applied configuration into the live object, removes what the manager applied last
+ * time and no longer does when nobody else owns it, records the manager's Apply entry, and
+ * reports fields other managers own with another value (taken from them when `force`).
+ *
+ * Throws a StatusError for a request Kubernetes refuses: 400 for an applied object of another
+ * kind or version or one carrying managedFields, 500 (no reason) for one that does not fit the
+ * schema or live managedFields that cannot be decoded.
+ */
+export function apply(opts: ApplyOptions): ApplyResult {
+  const applied = opts.applied;
+  if (!isJsonObject(applied)) throw newBadRequest('error decoding YAML: the apply patch must be an object');
+  const kind = opts.kind ?? (typeof opts.live?.kind === 'string' ? opts.live.kind : undefined) ?? String(applied.kind ?? '');
+  if (applied.apiVersion !== opts.apiVersion || applied.kind !== kind) {
+    throw newBadRequest(`invalid object type: ${gvkText(String(applied.apiVersion ?? ''), String(applied.kind ?? ''))}`);
+  }
+  if (isJsonObject(applied.metadata) && applied.metadata.managedFields !== undefined) {
+    throw newBadRequest('metadata.managedFields must be nil');
+  }
+  const type = opts.schema ?? applyTypeForKind(opts.apiVersion, kind);
+  const now = formatTime(opts.now);
+
+  let managers: Managers;
+  try {
+    const entries = opts.managedFields ?? (isJsonObject(opts.live?.metadata) ? opts.live.metadata.managedFields : undefined);
+    managers = decodeManagedFields(Array.isArray(entries) ? (entries as ManagedFieldsEntry[]) : undefined);
+  } catch (err) {
+    if (err instanceof ManagedFieldsDecodeError) throw internalFieldManagerError(`failed to decode managed fields: ${err.message}`);
+    throw err;
+  }
+
+  const live = opts.live ? withoutManagedFields(opts.live) : undefined;
+
+  // An object stored before tracking (or after a reset): everything in it so far belongs to
+  // before-first-apply, an Update entry (ProbabilisticSkipNonAppliedManager).
+  if (managers.size === 0 && live) {
+    managers = recordUpdateOnManagers({
+      before: zeroObject(type),
+      after: live,
+      type,
+      managers,
+      manager: BEFORE_FIRST_APPLY_MANAGER,
+      apiVersion: opts.apiVersion,
+      now,
+    });
+  }
+
+  const strict = new TypedContext(true);
+  let appliedSet = toFieldSet(applied, type, strict);
+  if (strict.errors.length) {
+    throw internalFieldManagerError(
+      `failed to create typed patch object (${gvkText(opts.apiVersion, kind)}): ${typeErrorsText(strict.errors)}`,
+    );
+  }
+  if (opts.ignoredFields) appliedSet = appliedSet.recursiveDifference(opts.ignoredFields);
+
+  const base = live ?? {};
+  const merged = merge(base, applied, type, new TypedContext(false)) as JsonObject;
+
+  const self = managerIdentifier({ manager: opts.manager, operation: 'Apply', subresource: opts.subresource });
+  const previous = managers.get(self);
+  const withSelf: Managers = new Map(managers);
+  withSelf.set(self, {
+    manager: opts.manager,
+    operation: 'Apply',
+    apiVersion: opts.apiVersion,
+    ...(opts.subresource ? { subresource: opts.subresource } : {}),
+    ...(previous?.time ? { time: previous.time } : {}),
+    fields: appliedSet,
+  });
+
+  const pruned = prune(merged, type, withSelf, previous?.fields);
+  const ownership = updateOwnership(base, pruned, type, withSelf, self, opts.force ?? false);
+  if (ownership.conflicts.length) {
+    return {
+      object: opts.live ?? {},
+      managedFields: encodeManagedFields(managers),
+      conflicts: sortConflicts(ownership.conflicts),
+      changed: false,
+    };
+  }
+
+  const result = new Map(ownership.managers);
+  const mine = result.get(self)!;
+  const fields = mine.fields.difference(STRIPPED_FIELDS);
+  const changed = !live || !deepEqualJson(live, pruned);
+  if (fields.isEmpty()) result.delete(self);
+  else {
+    const entryChanged = !previous || previous.apiVersion !== opts.apiVersion || !previous.fields.equals(fields);
+    const updated: Manager = { ...mine, fields, ...(changed || entryChanged ? { time: now } : {}) };
+    result.set(self, updated);
+  }
+  const managedFields = encodeManagedFields(capUpdateManagers(result));
+  const object = withManagedFields(changed ? pruned : (live as JsonObject), managedFields);
+  return { object, managedFields, conflicts: [], changed };
+}
+
+/**
+ * Removes from `merged` what the applier owned last time and owns no longer, unless another
+ * manager (or the applier's new configuration) still owns it (Updater.prune: remove the last
+ * applied set, add back owned items, add back dangling items).
+ */
+function prune(merged: JsonObject, type: ApplyType, managers: Managers, lastSet: FieldSet | undefined): JsonObject {
+  if (!lastSet || lastSet.isEmpty()) return merged;
+  const lenient = (): TypedContext => new TypedContext(false);
+  const last = ensureNamedFieldsAreMembers(lastSet, type);
+  let pruned = removeItems(merged, type, last);
+
+  let owned: FieldSet | undefined;
+  for (const m of managers.values()) owned = owned ? owned.union(m.fields) : m.fields;
+  const ownedNamed = ensureNamedFieldsAreMembers(owned!, type);
+  const mergedSet = ensureNamedFieldsAreMembers(toFieldSet(merged, type, lenient()), type);
+  const prunedSet = ensureNamedFieldsAreMembers(toFieldSet(pruned, type, lenient()), type);
+  pruned = removeItems(merged, type, mergedSet.difference(prunedSet.union(ownedNamed)));
+
+  const keptSet = ensureNamedFieldsAreMembers(toFieldSet(pruned, type, lenient()), type);
+  return removeItems(merged, type, mergedSet.difference(keptSet).intersection(last)) as JsonObject;
+}
+
+function sortConflicts(conflicts: ApplyConflict[]): ApplyConflict[] {
+  // Grouped by manager identifier as Kubernetes prints them; paths keep the set's order.
+  const order = [...new Set(conflicts.map((c) => c.id))].sort();
+  return order.flatMap((id) => conflicts.filter((c) => c.id === id));
+}
+
+/** How Kubernetes names a manager in a conflict: `"name"`, plus subresource and, for Update, version. */
+export function describeManager(c: Pick<ApplyConflict, 'manager' | 'operation' | 'apiVersion' | 'subresource'>): string {
+  let s = goQuote(c.manager);
+  if (c.subresource) s += ` with subresource ${goQuote(c.subresource)}`;
+  if (c.operation === 'Update') s += ` using ${c.apiVersion}`;
+  return s;
+}
+
+/**
+ * The 409 Conflict Kubernetes answers for apply conflicts: one FieldManagerConflict cause per
+ * field, and the message `Apply failed with N conflict(s): ...` grouped by manager.
+ */
+export function newApplyConflictError(conflicts: readonly ApplyConflict[]): StatusError {
+  const sorted = sortConflicts([...conflicts]);
+  const causes: StatusCause[] = sorted.map((c) => ({
+    type: 'FieldManagerConflict',
+    message: `conflict with ${describeManager(c)}`,
+    field: pathString(c.path),
+  }));
+  let message: string;
+  if (sorted.length === 1) {
+    message = `Apply failed with 1 conflict: conflict with ${describeManager(sorted[0])}: ${pathString(sorted[0].path)}`;
+  } else {
+    const lines: string[] = [];
+    let current = '';
+    for (const c of sorted) {
+      if (c.id !== current) {
+        current = c.id;
+        lines.push(`conflicts with ${describeManager(c)}:`);
+      }
+      lines.push(`- ${pathString(c.path)}`);
+    }
+    message = `Apply failed with ${sorted.length} conflicts: ${lines.join('\n')}`;
+  }
+  return newApplyConflict(causes, message);
+}
