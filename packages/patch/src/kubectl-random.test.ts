@@ -1,10 +1,11 @@
 import { isStatusError } from '@plat/api-model';
 import { KUBECTL, kubectlAvailable, kubectlPatchLocal, type KubectlResult } from '../test/kubectl.js';
-import { deployment } from '../test/objects.js';
-import { jsonPatchGen, mergePatchGen, reseed, strategicPatchGen } from '../test/random-patches.js';
+import { cronJob, deployment, node, pod, service, statefulSet } from '../test/objects.js';
+import { jsonPatchGen, mergePatchGen, reseed, schemaDrivenPatchGen, strategicPatchGen } from '../test/random-patches.js';
 import { applyPatch, type PatchType } from './apply-patch.js';
+import { lookupStrategicSchema } from './strategic-registry.js';
 
-// Seeded random patches against a Deployment, each through kubectl 1.32 `patch --local` and
+// Seeded random patches against a Deployment and other kinds, each through kubectl 1.32 `patch --local` and
 // through applyPatch. Outcomes kubectl itself leaves to chance or cannot produce are not compared:
 // - which of two strategic errors in different subtrees is reported follows Go's random map
 //   iteration order (kubectl answers differently from run to run);
@@ -15,19 +16,32 @@ const describeWithKubectl = kubectlAvailable ? describe : describe.skip;
 if (!kubectlAvailable) console.warn(`kubectl random differential tests skipped: ${KUBECTL} not found`);
 
 interface Case {
+  object: Record<string, unknown>;
   type: PatchType;
   patch: unknown;
 }
 
 function generate(type: PatchType, seed: number, count: number, gen: () => unknown): Case[] {
   reseed(seed);
-  return Array.from({ length: count }, () => ({ type, patch: gen() }));
+  return Array.from({ length: count }, () => ({ object: deployment, type, patch: gen() }));
+}
+
+// The schema-driven generator cycles through several kinds.
+function generateAcrossKinds(seed: number, count: number): Case[] {
+  reseed(seed);
+  const objects = [deployment, pod, service, node, statefulSet, cronJob] as Record<string, unknown>[];
+  return Array.from({ length: count }, (_, i) => {
+    const object = objects[i % objects.length];
+    const schema = lookupStrategicSchema(object.apiVersion as string, object.kind as string);
+    return { object, type: 'strategic' as const, patch: schemaDrivenPatchGen(object, schema) };
+  });
 }
 
 const cases: Case[] = [
-  ...generate('strategic', 99, 70, strategicPatchGen),
-  ...generate('json', 3, 50, jsonPatchGen),
-  ...generate('merge', 8, 30, mergePatchGen),
+  ...generate('strategic', 99, 40, strategicPatchGen),
+  ...generateAcrossKinds(11, 42),
+  ...generate('json', 3, 36, jsonPatchGen),
+  ...generate('merge', 8, 16, mergePatchGen),
 ];
 
 function sortKeys(v: unknown): unknown {
@@ -41,7 +55,8 @@ function sortKeys(v: unknown): unknown {
 
 function ours(c: Case): string {
   try {
-    return JSON.stringify(sortKeys(applyPatch(deployment, c.patch, c.type, { apiVersion: 'apps/v1', kind: 'Deployment' })));
+    const meta = { apiVersion: c.object.apiVersion as string, kind: c.object.kind as string };
+    return JSON.stringify(sortKeys(applyPatch(c.object, c.patch, c.type, meta)));
   } catch (err) {
     if (!isStatusError(err)) throw err;
     return `error: ${err.message}${err.message.endsWith('\n') ? '' : '\n'}`;
@@ -55,10 +70,10 @@ function theirs(r: KubectlResult): string {
 describeWithKubectl('random patches equal kubectl patch --local', () => {
   let results: KubectlResult[] = [];
   beforeAll(async () => {
-    results = await kubectlPatchLocal(cases.map((c) => ({ object: deployment, ...c })));
+    results = await kubectlPatchLocal(cases);
   }, 300_000);
 
-  it.each(cases.map((c, i) => [i, c.type] as const))('case %i (%s)', (i, type) => {
+  it.each(cases.map((c, i) => [i, c.type, c.object.kind as string] as const))('case %i (%s, %s)', (i, type) => {
     const want = theirs(results[i]);
     const got = ours(cases[i]);
     if (want.includes('panic: ')) return;

@@ -2,6 +2,8 @@
  * Seeded random patches for the differential test against kubectl: a small linear congruential
  * generator, so every run produces the same cases.
  */
+import type { StrategicSchema } from '../src/strategic-schema.js';
+
 let seed = 1;
 /** Restarts the generator: the same seed gives the same patches on every run. */
 export function reseed(s: number): void {
@@ -70,4 +72,92 @@ export function mergePatchGen(depth = 0): unknown {
     o[k] = r < 0.2 ? null : r < 0.5 && depth < 3 ? mergePatchGen(depth + 1) : r < 0.7 ? [{ a: null, b: 1 }, null] : pick(values);
   }
   return o;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Schema-driven strategic merge patches for any object: walks the object and, guided by the
+// kind's schema, changes scalars, deletes with null, adds new values (with nulls inside), uses
+// `$patch`, `$retainKeys`, merge-keyed items (existing and new, deleted), `$setElementOrder`
+// consistent with the patch, and `$deleteFromPrimitiveList`.
+const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+
+function genScalar(): unknown {
+  return pick(['s1', 's2', 7, true, 'x']);
+}
+function genNew(depth: number): unknown {
+  const r = rnd();
+  if (r < 0.5 || depth > 2) return genScalar();
+  if (r < 0.8) return { k: genScalar(), n: null, m: depth < 2 ? { z: null, y: 1 } : 1 };
+  return [genScalar(), { a: null, b: 1 }];
+}
+
+function genMap(orig: Record<string, unknown>, schema: StrategicSchema | undefined, depth: number): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const keys = Object.keys(orig).filter((k) => k !== 'kind' && k !== 'apiVersion');
+  const n = 1 + Math.floor(rnd() * 2);
+  for (let i = 0; i < n; i++) {
+    const r = rnd();
+    if (r < 0.1) { out[pick(['newA', 'newB'])] = genNew(depth); continue; }
+    if (!keys.length) continue;
+    const k = pick(keys);
+    const v = orig[k];
+    const meta = schema?.lookupField(k);
+    const sub = meta?.shape === 'map' ? undefined : meta?.schema;
+    if (r < 0.18) { out[k] = null; continue; }
+    if (isObj(v)) {
+      const rr = rnd();
+      if (rr < 0.08) out[k] = { $patch: pick(['replace', 'delete']), q: 1 };
+      else if (rr < 0.16) { const keep = shuffle(Object.keys(v)).slice(0, 1); const m = genMap(v, sub, depth + 1); for (const kk of Object.keys(m)) if (m[kk] !== null && !keep.includes(kk)) keep.push(kk); out[k] = { ...m, $retainKeys: keep }; }
+      else out[k] = genMap(v, sub, depth + 1);
+    } else if (Array.isArray(v)) {
+      out[k] = genList(v, meta?.patchMergeKey, meta?.patchStrategies?.includes('merge') ?? false, sub, depth, out, k);
+    } else out[k] = genScalar();
+  }
+  return out;
+}
+
+function genList(v: unknown[], mergeKey: string | undefined, merge: boolean, sub: StrategicSchema | undefined, depth: number, parent: Record<string, unknown>, key: string): unknown {
+  const maps = v.length > 0 && isObj(v[0]);
+  if (maps && mergeKey) {
+    const items: unknown[] = [];
+    const existing = v.map((x) => (x as Record<string, unknown>)[mergeKey]);
+    for (let i = 0; i < 1 + Math.floor(rnd() * 3); i++) {
+      const r = rnd();
+      const useExisting = rnd() < 0.6 && existing.length;
+      const kv = useExisting ? pick(existing) : pick(['nk1', 'nk2', 9999]);
+      if (items.some((it) => (it as Record<string, unknown>)[mergeKey] === kv)) continue;
+      if (r < 0.15) items.push({ [mergeKey]: kv, $patch: 'delete' });
+      else if (useExisting) items.push({ ...genMap(v[existing.indexOf(kv)] as Record<string, unknown>, sub, depth + 1), [mergeKey]: kv });
+      else items.push({ [mergeKey]: kv, extra: genNew(depth + 1) });
+    }
+    if (rnd() < 0.05) items.push({ $patch: 'replace' });
+    if (rnd() < 0.3) {
+      const newKeys = items.filter((it) => !(it as Record<string, unknown>).$patch).map((it) => (it as Record<string, unknown>)[mergeKey]);
+      const all = shuffle([...new Set([...existing, ...newKeys])]);
+      // keep patch items' relative order consistent with the order list
+      const order = all.filter((x) => !newKeys.includes(x));
+      const ordered = shuffle(order).concat(newKeys);
+      parent[`$setElementOrder/${key}`] = ordered.map((x) => ({ [mergeKey]: x }));
+    }
+    return items;
+  }
+  if (!maps && merge) {
+    if (rnd() < 0.3) { parent[`$deleteFromPrimitiveList/${key}`] = [pick(v as string[]), 'zz']; return undefined; }
+    const add = shuffle(['p1', 'p2', ...(v as unknown[])]).slice(0, 2);
+    if (rnd() < 0.3) parent[`$setElementOrder/${key}`] = shuffle([...new Set([...(v as unknown[]), ...add])]);
+    return add;
+  }
+  return rnd() < 0.5 ? [genScalar()] : v.length && isObj(v[0]) ? [{ ...(v[0] as object), w: 1 }] : [];
+}
+
+function clean(o: unknown): unknown {
+  if (Array.isArray(o)) return o.map(clean);
+  if (isObj(o)) { const r: Record<string, unknown> = {}; for (const [k, v] of Object.entries(o)) if (v !== undefined) r[k] = clean(v); return r; }
+  return o;
+}
+
+
+/** A strategic merge patch for `object` guided by its kind's schema. */
+export function schemaDrivenPatchGen(object: Record<string, unknown>, schema: StrategicSchema | undefined): unknown {
+  return clean(genMap(object, schema, 0));
 }
