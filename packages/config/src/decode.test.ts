@@ -17,6 +17,13 @@ describe('strict decoding', () => {
     expect(errors('{"a": 1,}')).toEqual([]); // YAML 1.2 flow maps allow a trailing comma
   });
 
+  it('reads YAML 1.1 scalars as Kubernetes does (go-yaml v2)', () => {
+    expect(decodeConfigText('a: yes\nb: off\nc: 2001-12-14\nd: "yes"\ne: 0x1F\n')).toEqual({
+      ok: true,
+      value: { a: true, b: false, c: '2001-12-14', d: 'yes', e: 31 },
+    });
+  });
+
   it('treats nulls as unset and an empty document as no value', () => {
     expect(decodeConfigText('a:\nb: ~\nc: [1, null]\n')).toEqual({ ok: true, value: { c: [1, null] } });
     expect(decodeConfigText('')).toEqual({ ok: true, value: undefined });
@@ -32,8 +39,13 @@ describe('strict decoding', () => {
 });
 
 describe('hostile input', () => {
-  it('turns absurd nesting into a decode error', () => {
-    const r = decodeConfigText(`a: ${'['.repeat(20_000)}${']'.repeat(20_000)}\n`);
-    expect(r.ok).toBe(false);
+  it('turns absurd nesting into a decode error before parsing', () => {
+    const message = ['yaml: nesting too deep: more than 100 levels'];
+    expect(errors(`a: ${'['.repeat(20_000)}${']'.repeat(20_000)}\n`)).toEqual(message);
+    expect(errors(`a: ${'{"b": '.repeat(200)}1${'}'.repeat(200)}\n`)).toEqual(message);
+    expect(errors(`a:\n${'- '.repeat(500)}x\n`)).toEqual(message);
+    expect(errors(`a:\n${' '.repeat(5_000)}b: 1\n`)).toEqual(message);
+    // Deep but sane documents still decode.
+    expect(decodeConfigText(`a: ${'['.repeat(50)}1${']'.repeat(50)}\n`).ok).toBe(true);
   });
 });

@@ -78,6 +78,47 @@ function dropNulls(value: unknown, depth = 0): unknown {
   return value;
 }
 
+/** Deepest nesting accepted; real configuration files stay under ten levels. */
+export const maxNestingDepth = 100;
+
+/**
+ * A cheap pre-scan for nesting the YAML parser would recurse into: flow brackets (quotes are
+ * ignored, which can only overcount), block indentation and compact `- - -` sequences. The
+ * parser recurses per level, and thousands of levels exhaust the stack, which in V8 can abort the
+ * whole process (a fatal error inside the RegExp compiler) instead of throwing.
+ */
+function nestingTooDeep(text: string): boolean {
+  let depth = 0;
+  let lineStart = true;
+  let indent = 0;
+  let dashes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x0a) {
+      lineStart = true;
+      indent = 0;
+      dashes = 0;
+      continue;
+    }
+    if (lineStart) {
+      if (c === 0x20 || c === 0x09) {
+        if (++indent > maxNestingDepth * 10) return true;
+        continue;
+      }
+      if (c === 0x2d && (text.charCodeAt(i + 1) === 0x20 || text.charCodeAt(i + 1) === 0x09)) {
+        if (++dashes > maxNestingDepth) return true;
+        i++;
+        continue;
+      }
+      lineStart = false;
+    }
+    if (c === 0x5b || c === 0x7b) {
+      if (++depth > maxNestingDepth) return true;
+    } else if ((c === 0x5d || c === 0x7d) && depth > 0) depth--;
+  }
+  return false;
+}
+
 /** The first line of a yaml library message, with its position, in Go yaml's style. */
 function syntaxMessage(error: { message: string; linePos?: [{ line: number; col: number }, ...unknown[]] }): string {
   const first = error.message.split('\n')[0] ?? error.message;
@@ -93,9 +134,20 @@ export function decodeConfigText(text: string): DecodeResult {
   if (Buffer.byteLength(text, 'utf8') > maxConfigFileBytes) {
     return { ok: false, errors: [new DecodeError('', `file is too large: more than ${maxConfigFileBytes} bytes`)] };
   }
+  if (nestingTooDeep(text)) {
+    return { ok: false, errors: [new DecodeError('', `yaml: nesting too deep: more than ${maxNestingDepth} levels`)] };
+  }
   let doc: ReturnType<typeof parseDocument>;
   try {
-    doc = parseDocument(text, { uniqueKeys: false, prettyErrors: true, strict: true, version: '1.2' });
+    // YAML 1.1, as Kubernetes' decoder (go-yaml v2) reads it: `yes`/`on` are booleans, `0755` octal.
+    // Like go-yaml v2 decoding into interface{}, timestamp-looking scalars stay strings.
+    doc = parseDocument(text, {
+      uniqueKeys: false,
+      prettyErrors: true,
+      strict: true,
+      version: '1.1',
+      customTags: (tags) => tags.filter((t) => typeof t === 'string' || t.tag !== 'tag:yaml.org,2002:timestamp'),
+    });
   } catch (error) {
     // The parser reports problems as doc.errors; a throw (for example a stack overflow on absurd
     // nesting) is still a decode error, never an exception for the caller.
