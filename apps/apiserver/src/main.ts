@@ -9,12 +9,18 @@ import { validateCommand } from './validate-command.js';
 
 const version = pkg.version;
 
+/** A path as the user would type it from here: relative below the current folder, else absolute. */
+function displayPath(p: string): string {
+  const rel = path.relative(process.cwd(), p);
+  return rel === '' || rel.startsWith('..') || path.isAbsolute(rel) ? path.resolve(p) : rel;
+}
+
 /** What `npm start` shows a newcomer: where the server is and what to run next. */
 function banner(running: RunningServer, dataDir: string): string {
   const lines = [`plat apiserver v${version} is serving at ${running.url}`];
   if (running.adminKubeconfig) {
-    const conf = path.relative(process.cwd(), running.adminKubeconfig) || running.adminKubeconfig;
-    const pki = path.relative(process.cwd(), running.devPki!.dir) || running.devPki!.dir;
+    const conf = displayPath(running.adminKubeconfig);
+    const pki = displayPath(running.devPki!.dir);
     lines.push(
       `Development PKI in ${pki} (${running.devPki!.action}); admin credentials (group system:masters) in ${conf}`,
       '',
@@ -43,7 +49,6 @@ async function serve(raw: RawFlags): Promise<void> {
     running = await runServer(options, { logger, version });
   } catch (err) {
     if (err instanceof StartupError) {
-      logger.error('Failed to start the API server', { err: err.message });
       process.stderr.write(`Error: ${err.message}\n`);
       process.exit(1);
     }
@@ -51,13 +56,16 @@ async function serve(raw: RawFlags): Promise<void> {
   }
   process.stdout.write(banner(running, options.dataDir));
 
-  let signals = 0;
+  // Ctrl-C in a terminal signals the whole process group, and `npm start`'s wrapper forwards the
+  // signal too: a repeat within a second is the same request to stop, a later one means "now".
+  let firstSignalAt = 0;
   const onSignal = (signal: NodeJS.Signals) => {
-    signals++;
-    if (signals > 1) {
+    if (firstSignalAt !== 0) {
+      if (Date.now() - firstSignalAt < 1000) return;
       logger.info('Received a second termination signal, exiting without draining', { signal }, 0);
       process.exit(1);
     }
+    firstSignalAt = Date.now();
     logger.info('Received termination signal, shutting down gracefully', { signal }, 0);
     running.stop().then(
       () => {

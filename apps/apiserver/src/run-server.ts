@@ -109,7 +109,7 @@ export async function runServer(o: ServerRunOptions, deps: { logger: Logger; ver
   try {
     storage = await openStorage(backendOptions(o), { watchCache: o.watchCache });
   } catch (err) {
-    throw new StartupError(`storage backend ${o.storageBackend}: ${(err as Error).message}`);
+    throw new StartupError(`cannot open storage (--storage-backend=${o.storageBackend}): ${(err as Error).message}`);
   }
 
   const server = createApiServer({

@@ -29,9 +29,10 @@ export function tempDir(prefix: string): string {
  * Starts the bundled apiserver on a free port and waits (at most `timeoutMs`) until it prints
  * its URL. Extra flags are appended after the defaults (--secure-port=0, --data-dir).
  */
-export async function startApiServer(opts: { dataDir: string; args?: string[]; timeoutMs?: number }): Promise<StartedApiServer> {
+export async function startApiServer(opts: { dataDir: string; args?: string[]; timeoutMs?: number; cwd?: string }): Promise<StartedApiServer> {
   const child = spawn(process.execPath, [bundlePath(), '--secure-port=0', `--data-dir=${opts.dataDir}`, ...(opts.args ?? [])], {
     stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: opts.cwd,
     env: { ...process.env, NODE_OPTIONS: '' },
   });
   let out = '';
@@ -61,7 +62,7 @@ export async function startApiServer(opts: { dataDir: string; args?: string[]; t
   return {
     url,
     port: Number(new URL(url).port),
-    kubeconfig: path.join(opts.dataDir, 'admin.conf'),
+    kubeconfig: path.resolve(opts.cwd ?? process.cwd(), opts.dataDir, 'admin.conf'),
     dataDir: opts.dataDir,
     child,
     stdout: () => out,

@@ -37,6 +37,29 @@ describe('apiserver command line', () => {
     }
   });
 
+  it('tells a newcomer the URL and the next commands, with the default data dir relative to the working directory', async () => {
+    const cwd = tempDir('plat-cli-cwd-');
+    const server = await startApiServer({ dataDir: '.plat', cwd, args: ['--storage-backend=memory'] });
+    try {
+      expect(server.stdout()).toBe(
+        `plat apiserver v${pkg.version} is serving at ${server.url}\n` +
+          'Development PKI in .plat/pki (created); admin credentials (group system:masters) in .plat/admin.conf\n' +
+          '\n' +
+          'Next, in another terminal, try:\n' +
+          '  npx clientctl --kubeconfig .plat/admin.conf get clustertrustbundles\n' +
+          '  kubectl --kubeconfig .plat/admin.conf get clustertrustbundles\n' +
+          '\n' +
+          'Stop with Ctrl-C (SIGINT) or SIGTERM: the server drains in-flight requests and closes watches.\n',
+      );
+      expect(server.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+      expect(fs.statSync(path.join(cwd, '.plat', 'admin.conf')).mode & 0o777).toBe(0o600);
+      expect(parse(fs.readFileSync(path.join(cwd, '.plat', 'admin.conf'), 'utf8')).clusters[0].cluster.server).toBe(server.url);
+    } finally {
+      expect(await server.stop()).toBe(0);
+      fs.rmSync(cwd, { recursive: true, force: true });
+    }
+  });
+
   it('lists the Kubernetes-named flags in --help', async () => {
     const r = await run(['--help']);
     expect(r.code).toBe(0);
@@ -131,6 +154,38 @@ describe('apiserver command line', () => {
       );
     } finally {
       await server.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('shuts down gracefully on SIGTERM: open watches end cleanly, exit code 0, a repeated signal within a second is the same request', async () => {
+    const dir = tempDir('plat-cli-');
+    const server = await startApiServer({ dataDir: dir, args: ['--storage-backend=memory'] });
+    try {
+      const conf = parse(fs.readFileSync(server.kubeconfig, 'utf8'));
+      const b64 = (v: string) => Buffer.from(v, 'base64').toString('utf8');
+      const dispatcher = new Agent({
+        connect: {
+          ca: b64(conf.clusters[0].cluster['certificate-authority-data']),
+          cert: b64(conf.users[0].user['client-certificate-data']),
+          key: b64(conf.users[0].user['client-key-data']),
+        },
+        bodyTimeout: 0,
+      });
+      const watch = await request(`${server.url}/apis/certificates.plat.io/v1alpha1/clustertrustbundles?watch=true`, { dispatcher });
+      expect(watch.statusCode).toBe(200);
+      const ended = watch.body.text();
+      // Ctrl-C in a terminal reaches the server twice (process group + npm start's forwarding).
+      server.child.kill('SIGINT');
+      server.child.kill('SIGINT');
+      expect(await server.stop('SIGTERM')).toBe(0);
+      await expect(ended).resolves.toBeDefined();
+      expect(server.stderr()).toContain('Received termination signal, shutting down gracefully');
+      expect(server.stderr()).toContain('Shut down cleanly');
+      expect(server.stderr()).not.toContain('exiting without draining');
+      await dispatcher.close();
+    } finally {
+      await server.stop('SIGKILL');
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import { parse } from 'yaml';
 import { Agent, request } from 'undici';
 import { createCertificateAuthority } from '@plat/x509';
@@ -55,7 +54,7 @@ describe('restart on the same SQLite data directory', () => {
     server = await startApiServer({ dataDir, args: ['--storage-backend=sqlite'] });
     expect(server.stdout()).toContain('Development PKI in');
     expect(server.stdout()).toContain('(created)');
-    expect(server.stdout()).toContain(`kubectl --kubeconfig ${path.relative(process.cwd(), server.kubeconfig)} get clustertrustbundles`);
+    expect(server.stdout()).toContain(`kubectl --kubeconfig ${server.kubeconfig} get clustertrustbundles`);
     const creds = credentials(server.kubeconfig);
     const before: Record<string, string> = {};
     for (const name of ['alpha', 'beta', 'gamma']) {

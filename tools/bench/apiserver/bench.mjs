@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Benchmark of the API server over HTTPS keep-alive, as issue 5 describes.
 //
-//   node tools/bench/apiserver/bench.mjs [--duration 10] [--connections 32] [--backend sqlite|memory] [--watchers 1000] [--json]
+//   node tools/bench/apiserver/bench.mjs [--duration 10] [--rounds 2] [--connections 32] [--backend sqlite|memory]
+//                                        [--watchers 1000] [--list-size 1000] [--json]
 //
 // It bundles apps/apiserver with esbuild (same options as the Nx build), starts it as a child
 // process on a free port with a fresh data directory, and drives it from this process with
@@ -11,7 +12,8 @@
 // measured maximum rate to read the p99 latency; then watch fan-out: --watchers watch connections
 // on the collection, one object updated 5 times, p99 of the delay from sending the update to each
 // watcher receiving its MODIFIED event. In the same run it starts a bare node:https server (bare-server.mjs,
-// same certificates, answers the same GET bytes) and prints our GET throughput as a ratio of it.
+// same certificates, answers the same GET bytes) and prints our GET throughput as a ratio of it;
+// the two GET measurements alternate in --rounds slices so that machine load hits both alike.
 // Targets: GET >= 0.5 of bare, p99 GET latency < 10 ms at 50% of max, watch fan-out p99 < 1 s.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -35,6 +37,7 @@ const connections = Number(flag('connections', '32'));
 const backend = flag('backend', 'sqlite');
 const watcherCount = Number(flag('watchers', '1000'));
 const listSize = Number(flag('list-size', '1000'));
+const rounds = Number(flag('rounds', '2'));
 const asJson = args.includes('--json');
 const log = (...m) => {
   if (!asJson) console.error(...m);
@@ -94,6 +97,20 @@ function cannon(opts) {
   });
 }
 
+/** Several runs of one scenario as one: total requests over total time, worst p50/p99 of the slices. */
+function merged(runs) {
+  const total = runs.reduce((n, r) => n + r.requests.total, 0);
+  const seconds = runs.reduce((n, r) => n + r.duration, 0);
+  return {
+    rps: Math.round(total / seconds),
+    p50ms: Math.max(...runs.map((r) => r.latency.p50)),
+    p99ms: Math.max(...runs.map((r) => r.latency.p99)),
+    non2xx: runs.reduce((n, r) => n + r.non2xx, 0),
+    errors: runs.reduce((n, r) => n + r.errors + r.timeouts, 0),
+    total,
+  };
+}
+
 function summary(result) {
   return {
     rps: Math.round(result.requests.average),
@@ -145,10 +162,17 @@ async function main() {
     const bareUrl = `https://127.0.0.1:${barePort}`;
 
     const results = {};
-    log('GET (bare node:https)...');
-    results.bareGet = summary(await cannon({ url: `${bareUrl}${getPath}`, tlsOptions }));
-    log('GET (apiserver)...');
-    results.get = summary(await cannon({ url: `${url}${getPath}`, tlsOptions, headers: { accept: 'application/json' } }));
+    // Bare and apiserver GET alternate in `rounds` slices (same total duration each), so that load
+    // from other processes on the machine weighs on both alike.
+    const bareRuns = [];
+    const getRuns = [];
+    for (let r = 0; r < rounds; r++) {
+      log(`GET round ${r + 1}/${rounds}: bare node:https, then apiserver...`);
+      bareRuns.push(await cannon({ url: `${bareUrl}${getPath}`, tlsOptions, duration: duration / rounds }));
+      getRuns.push(await cannon({ url: `${url}${getPath}`, tlsOptions, headers: { accept: 'application/json' }, duration: duration / rounds }));
+    }
+    results.bareGet = merged(bareRuns);
+    results.get = merged(getRuns);
     log(`LIST of ${listSize}...`);
     results.list = summary(await cannon({ url: `${url}${collection}?labelSelector=bench%3Dlist`, tlsOptions, headers: { accept: 'application/json' } }));
     log('CREATE...');
@@ -185,7 +209,7 @@ async function main() {
       getP99AtHalf: { value: results.getAtHalf.p99ms, target: '< 10 ms', ok: results.getAtHalf.p99ms < 10 },
       watchP99: { value: results.watch.p99ms, target: '< 1000 ms', ok: results.watch.p99ms < 1000 },
     };
-    const report = { backend, connections, duration, cpus: os.cpus().length, node: process.version, results, targets };
+    const report = { backend, connections, duration, rounds, cpus: os.cpus().length, loadavg1m: Number(os.loadavg()[0].toFixed(1)), node: process.version, results, targets };
     if (asJson) {
       console.log(JSON.stringify(report, null, 2));
     } else {
@@ -197,6 +221,7 @@ async function main() {
       console.log(row('PATCH merge', results.patch));
       console.log(row(`GET @ ${halfRate}/s (50%)`, results.getAtHalf));
       console.log(`watch fan-out          ${results.watch.watchers} watchers x ${results.watch.updates} updates: p50 ${results.watch.p50ms} ms, p99 ${results.watch.p99ms} ms, max ${results.watch.maxMs} ms, missed ${results.watch.missed}`);
+      console.log(`(${os.cpus().length} CPUs, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} at the end)`);
       console.log('');
       for (const [k, t] of Object.entries(targets)) console.log(`${t.ok ? 'PASS' : 'FAIL'} ${k}: ${t.value} (target ${t.target})`);
     }

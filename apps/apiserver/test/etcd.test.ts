@@ -1,0 +1,128 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import { parse } from 'yaml';
+import { Agent, request } from 'undici';
+import { createCertificateAuthority } from '@plat/x509';
+import { startApiServer, tempDir, type StartedApiServer } from './apiserver-process.js';
+
+const etcdBinary = '/usr/bin/etcd';
+const hasEtcd = fs.existsSync(etcdBinary);
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** A real single-member etcd on loopback ports with a temporary data dir. */
+async function startEtcd(dataDir: string): Promise<{ url: string; stop(): Promise<void> }> {
+  const [clientPort, peerPort] = [await freePort(), await freePort()];
+  const url = `http://127.0.0.1:${clientPort}`;
+  const peer = `http://127.0.0.1:${peerPort}`;
+  const proc: ChildProcess = spawn(
+    etcdBinary,
+    ['--name', 'e2e', '--data-dir', dataDir, '--listen-client-urls', url, '--advertise-client-urls', url,
+      '--listen-peer-urls', peer, '--initial-advertise-peer-urls', peer, '--initial-cluster', `e2e=${peer}`, '--log-level', 'error', '--logger', 'zap'],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let log = '';
+  proc.stderr!.on('data', (d: Buffer) => (log += d.toString()));
+  const exited = new Promise((r) => proc.once('exit', r));
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    if (proc.exitCode !== null) throw new Error(`etcd exited: ${log}`);
+    if (Date.now() > deadline) throw new Error(`etcd did not become healthy: ${log}`);
+    try {
+      const res = await fetch(`${url}/health`);
+      if (((await res.json()) as { health?: string }).health === 'true') break;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    url,
+    async stop() {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+const base = '/apis/certificates.plat.io/v1alpha1/clustertrustbundles';
+
+(hasEtcd ? describe : describe.skip)('apiserver on --storage-backend=etcd3 (real etcd)', () => {
+  let etcd: { url: string; stop(): Promise<void> };
+  let etcdDir: string;
+  let dataDir: string;
+  let server: StartedApiServer | undefined;
+
+  beforeAll(async () => {
+    etcdDir = tempDir('plat-e2e-etcd-');
+    dataDir = tempDir('plat-e2e-etcd-api-');
+    etcd = await startEtcd(etcdDir);
+  });
+  afterAll(async () => {
+    await server?.stop('SIGKILL');
+    await etcd?.stop();
+    for (const d of [etcdDir, dataDir]) fs.rmSync(d, { recursive: true, force: true });
+  });
+
+  it('stores objects in etcd under --etcd-prefix and finds them again after a restart', async () => {
+    const args = ['--storage-backend=etcd3', `--etcd-servers=${etcd.url}`, '--etcd-prefix=/plat-e2e'];
+    server = await startApiServer({ dataDir, args });
+    const conf = parse(fs.readFileSync(server.kubeconfig, 'utf8'));
+    const b64 = (v: string) => Buffer.from(v, 'base64').toString('utf8');
+    const connect = {
+      ca: b64(conf.clusters[0].cluster['certificate-authority-data']),
+      cert: b64(conf.users[0].user['client-certificate-data']),
+      key: b64(conf.users[0].user['client-key-data']),
+    };
+    const ca = await createCertificateAuthority({ commonName: 'etcd-e2e' });
+    let dispatcher = new Agent({ connect });
+    const created = await request(`${server.url}${base}`, {
+      method: 'POST',
+      dispatcher,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ apiVersion: 'certificates.plat.io/v1alpha1', kind: 'ClusterTrustBundle', metadata: { name: 'in-etcd' }, spec: { trustBundle: ca.certPem } }),
+    });
+    expect(created.statusCode).toBe(201);
+    const rv = ((await created.body.json()) as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
+    await dispatcher.close();
+
+    // The key is really in etcd, under the prefix.
+    const range = await fetch(`${etcd.url}/v3/kv/range`, {
+      method: 'POST',
+      body: JSON.stringify({ key: Buffer.from('/plat-e2e/').toString('base64'), range_end: Buffer.from('/plat-e2e0').toString('base64'), keys_only: true }),
+    });
+    const keys = (((await range.json()) as { kvs?: { key: string }[] }).kvs ?? []).map((kv) => Buffer.from(kv.key, 'base64').toString());
+    expect(keys.some((k) => k.startsWith('/plat-e2e/') && k.endsWith('/in-etcd'))).toBe(true);
+
+    expect(await server.stop('SIGTERM')).toBe(0);
+    server = await startApiServer({ dataDir, args });
+    dispatcher = new Agent({ connect });
+    const got = await request(`${server.url}${base}/in-etcd`, { dispatcher });
+    expect(got.statusCode).toBe(200);
+    expect(((await got.body.json()) as { metadata: { resourceVersion: string } }).metadata.resourceVersion).toBe(rv);
+    await dispatcher.close();
+    expect(await server.stop('SIGTERM')).toBe(0);
+    server = undefined;
+  });
+
+  it('refuses to start when etcd cannot be reached, saying so', async () => {
+    const port = await freePort();
+    const dir = tempDir('plat-e2e-etcd-down-');
+    try {
+      const started = startApiServer({ dataDir: dir, args: ['--storage-backend=etcd3', `--etcd-servers=http://127.0.0.1:${port}`], timeoutMs: 45_000 });
+      await expect(started).rejects.toThrow(/exited with 1[\s\S]*Error: cannot open storage \(--storage-backend=etcd3\): .*ECONNREFUSED/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
