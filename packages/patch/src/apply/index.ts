@@ -36,4 +36,13 @@ export {
   type MapType,
   type StructType,
 } from './schema.js';
-export { TypedContext, compare, merge, removeItems, toFieldSet, type Comparison } from './typed.js';
+export {
+  TypedContext,
+  compare as compareTyped,
+  ensureNamedFieldsAreMembers,
+  merge as structuredMerge,
+  removeItems as removeFieldSet,
+  toFieldSet,
+  type Comparison,
+  type TypeError as ApplyTypeError,
+} from './typed.js';
