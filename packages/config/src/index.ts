@@ -47,7 +47,7 @@ export type {
 } from './egress-selector.js';
 export { defaultTracingEndpoint, loadTracingConfiguration, maxSamplingRatePerMillion } from './tracing.js';
 export type { TracingConfiguration } from './tracing.js';
-export { DecodeError, decodeConfigText, maxConfigFileBytes } from './decode.js';
+export { DecodeError, decodeConfigText, maxConfigFileBytes, maxNestingDepth } from './decode.js';
 export type { ConfigKind, LoadResult } from './document.js';
 export { formatGoDuration, parseGoDuration } from './duration.js';
 export {
