@@ -297,12 +297,26 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       metrics.requestDuration.observe(labels, Number(process.hrtime.bigint() - ctx.startTime) / 1e9);
       if (inFlight === 0 && drained) drained();
     };
+    // A request is done when its response is flushed (or the connection is gone), which is what
+    // graceful shutdown must wait for, not merely when the handler returns.
+    let handled = false;
+    let closed = false;
+    const settle = () => {
+      if (handled && closed) finish();
+    };
+    res.once('close', () => {
+      closed = true;
+      settle();
+    });
     fullChain(ctx)
       .catch((err: unknown) => {
         logger.error('unhandled request error', { err: String(err) });
         if (!res.headersSent) writeError(ctx, err);
       })
-      .finally(finish);
+      .finally(() => {
+        handled = true;
+        settle();
+      });
   };
 
   const tlsOptions = {
@@ -355,7 +369,6 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         if (options.shutdownDelayMs) await new Promise((r) => setTimeout(r, options.shutdownDelayMs));
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         for (const stop of [...watches]) stop();
-        for (const s of sessions) s.close();
         if (inFlight > 0) {
           const timeout = options.shutdownTimeoutMs ?? 30_000;
           await Promise.race([
@@ -363,7 +376,14 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
             new Promise<void>((resolve) => setTimeout(resolve, timeout).unref()),
           ]);
         }
-        (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
+        // GOAWAY only after the streams ended: clients fail streams still open when it arrives.
+        for (const s of sessions) s.close();
+        if (sessions.size > 0) {
+          await Promise.race([
+            Promise.all([...sessions].map((s) => (s.destroyed ? undefined : once(s, 'close')))),
+            new Promise<void>((resolve) => setTimeout(resolve, 1000).unref()),
+          ]);
+        }
         for (const s of sockets) s.destroy();
         await closed;
       })();

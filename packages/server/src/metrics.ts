@@ -8,6 +8,7 @@ export interface ServerMetrics {
   inflight: Gauge<'request_kind'>;
   longRunning: Gauge<'verb' | 'group' | 'version' | 'resource' | 'scope' | 'component'>;
   registeredWatchers: Gauge<'group' | 'version' | 'kind'>;
+  watchEvents: Counter<'group' | 'version' | 'kind'>;
   droppedRequests: Counter<'request_kind'>;
   storageDuration: Histogram<'operation' | 'type'>;
   storageObjects: Gauge<'resource'>;
@@ -45,6 +46,12 @@ export function createServerMetrics(registry = new Registry()): ServerMetrics {
     registeredWatchers: new Gauge({
       name: 'apiserver_registered_watchers',
       help: 'Number of currently registered watchers for a given resources',
+      labelNames: ['group', 'version', 'kind'],
+      registers: [registry],
+    }),
+    watchEvents: new Counter({
+      name: 'apiserver_watch_events_total',
+      help: 'Number of events sent in watch clients',
       labelNames: ['group', 'version', 'kind'],
       registers: [registry],
     }),

@@ -228,6 +228,20 @@ describe('request log', () => {
 });
 
 describe('graceful shutdown', () => {
+  it('ends HTTP/2 watches and sessions', async () => {
+    const c = await startCluster();
+    const h2 = new Agent({ allowH2: true, connect: { ca: c.ca.certPem, servername: 'localhost' } });
+    const watch = await request(`${c.url}${ctbPath}?watch=true`, { dispatcher: h2, headers: { authorization: 'Bearer token-of-tokenuser' } });
+    expect(watch.statusCode).toBe(200);
+    const text = watch.body.text().catch((err: Error) => `error: ${err.message}`);
+    const started = Date.now();
+    await c.server.close();
+    await expect(text).resolves.toBe('');
+    expect(Date.now() - started).toBeLessThan(5000);
+    await h2.close();
+    await c.close();
+  });
+
   it('fails /readyz, ends watches cleanly, finishes in-flight requests and refuses new connections', async () => {
     const c = await startCluster({ shutdownDelayMs: 300 });
     const watch = await request(`${c.url}${ctbPath}?watch=true`, { dispatcher: c.agent('reader') });

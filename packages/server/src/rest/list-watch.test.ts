@@ -264,6 +264,8 @@ describe('watch', () => {
     await w.waitFor(() => w.events.length >= 1);
     const metrics = await c.req('admin', 'GET', '/metrics');
     expect(metrics.text).toMatch(/apiserver_registered_watchers\{group="certificates.plat.io",version="v1alpha1",kind="ClusterTrustBundle"\} 1/);
+    expect(metrics.text).toMatch(/apiserver_watch_events_total\{group="certificates.plat.io",version="v1alpha1",kind="ClusterTrustBundle"\} [1-9]/);
+    expect(metrics.text).toMatch(/apiserver_longrunning_requests\{verb="WATCH",group="certificates.plat.io",version="v1alpha1",resource="clustertrustbundles",scope="cluster",component="apiserver"\} 1/);
     await w.stop();
   });
 });

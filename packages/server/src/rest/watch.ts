@@ -102,6 +102,7 @@ export async function watchResource(scope: ResourceScope, ctx: RequestContext): 
   ctx.signal.addEventListener('abort', stop, { once: true });
   res.on('close', stop);
   const gauge = scope.metrics.registeredWatchers.labels(scope.def.group, scope.def.version, scope.def.kind);
+  const sent = scope.metrics.watchEvents.labels(scope.def.group, scope.def.version, scope.def.kind);
   gauge.inc();
   try {
     for await (const ev of watch) {
@@ -109,6 +110,7 @@ export async function watchResource(scope: ResourceScope, ctx: RequestContext): 
       if (!out) continue;
       if (out.type !== 'ERROR') out.object = withTypeMeta(scope, out.object as ApiObject);
       await send(out);
+      sent.inc();
       if (out.type === 'ERROR' || res.writableEnded) break;
     }
   } catch (err) {
