@@ -69,6 +69,15 @@ describe('claims environment', () => {
     expect(badType.ok).toBe(false);
   });
 
+  it('rejects expressions nested deeper than the parse limits, without crashing', () => {
+    const deep = compile('claims', `${'('.repeat(5_000)}1${')'.repeat(5_000)}`, [CelTypes.Any]);
+    expect(deep.ok).toBe(false);
+    if (!deep.ok) expect(deep.issue.detail).toMatch(/^compilation failed: ERROR: <input>:1:\d+: /);
+    const wide = compile('claims', `[${Array.from({ length: 2_000 }, (_, i) => i).join(', ')}]`, [CelTypes.Any]);
+    expect(wide.ok).toBe(false);
+    expect(compile('claims', `${'('.repeat(20)}1${')'.repeat(20)}`, [CelTypes.Any]).ok).toBe(true);
+  });
+
   it('rejects empty and oversized expressions', () => {
     expect(compile('claims', '  ', [CelTypes.Any])).toEqual({ ok: false, issue: { type: 'Required', detail: 'expression is required' } });
     const long = compile('claims', `"${'a'.repeat(40_000)}"`, [CelTypes.Any]);
