@@ -1,4 +1,8 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { isStatusError } from '@plat/api-model';
+import { createCertificateAuthority, issueClientCertificate, issueServingCertificate } from '@plat/x509';
 import type { Storage, Watch, WatchEvent } from './index.js';
 import { Etcd3Storage, openStorage } from './index.js';
 import { runStorageContract } from '../test/contract-suite.js';
@@ -83,6 +87,51 @@ describeEtcd('etcd3 backend', () => {
         await a.close();
         await b.close();
       }
+    });
+  });
+
+  describe('TLS', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'plat-etcd-tls-'));
+    const file = (name: string, text: string): string => {
+      const p = path.join(dir, name);
+      writeFileSync(p, text, { mode: 0o600 });
+      return p;
+    };
+    let tlsEtcd: TestEtcd;
+    let ca: string;
+    let clientCert: string;
+    let clientKey: string;
+    beforeAll(async () => {
+      const caPair = await createCertificateAuthority({ commonName: 'plat-test-etcd-ca' });
+      const serving = await issueServingCertificate(caPair, { commonName: 'etcd', ipAddresses: ['127.0.0.1'], dnsNames: ['localhost'] });
+      const client = await issueClientCertificate(caPair, { commonName: 'plat-apiserver' });
+      ca = file('ca.crt', caPair.certPem);
+      clientCert = file('client.crt', client.certPem);
+      clientKey = file('client.key', client.keyPem);
+      tlsEtcd = new TestEtcd({ certFile: file('etcd.crt', serving.certPem), keyFile: file('etcd.key', serving.keyPem), clientCaFile: ca });
+      await tlsEtcd.start();
+    }, 30_000);
+    afterAll(async () => {
+      await tlsEtcd?.destroy();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('talks to etcd over mutual TLS with --etcd-cafile, --etcd-certfile and --etcd-keyfile', async () => {
+      const s = await openStorage({ backend: 'etcd3', servers: [tlsEtcd.url], caFile: ca, certFile: clientCert, keyFile: clientKey });
+      try {
+        const w = await s.watch('/certificates.plat.io/clustertrustbundles', { sendInitialEvents: false });
+        const made = await s.create(key('tls'), obj('tls'));
+        expect(await s.get(key('tls'))).toEqual(made);
+        expect((await next(w)).value?.object).toEqual(made);
+        w.stop();
+      } finally {
+        await s.close();
+      }
+    });
+
+    it('fails at start with 503 without a client certificate', async () => {
+      const err = await openStorage({ backend: 'etcd3', servers: [tlsEtcd.url], caFile: ca, dial: { faultHandling: {} } }).catch((e: unknown) => e);
+      expect(isStatusError(err, 'ServiceUnavailable')).toBe(true);
     });
   });
 

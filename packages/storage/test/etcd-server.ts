@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -20,8 +20,28 @@ async function freePort(): Promise<number> {
   });
 }
 
+function portOpen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const sock = connect(port, '127.0.0.1');
+    sock.once('connect', () => {
+      sock.destroy();
+      resolve(true);
+    });
+    sock.once('error', () => resolve(false));
+  });
+}
+
 /** A real etcd on loopback ports with a temporary data dir, for tests. */
+export interface TestEtcdTls {
+  /** PEM files: etcd's serving certificate and key, and the CA that client certificates must chain to. */
+  certFile: string;
+  keyFile: string;
+  clientCaFile: string;
+}
+
 export class TestEtcd {
+  constructor(private readonly tls?: TestEtcdTls) {}
+
   private proc: ChildProcess | undefined;
   private log = '';
   readonly dataDir = mkdtempSync(path.join(os.tmpdir(), 'plat-etcd-'));
@@ -29,7 +49,7 @@ export class TestEtcd {
   peerPort = 0;
 
   get url(): string {
-    return `http://127.0.0.1:${this.clientPort}`;
+    return `${this.tls ? 'https' : 'http'}://127.0.0.1:${this.clientPort}`;
   }
 
   async start(): Promise<void> {
@@ -51,6 +71,9 @@ export class TestEtcd {
         '--initial-cluster', `plat-test=${peer}`,
         '--logger', 'zap',
         '--log-level', 'error',
+        ...(this.tls
+          ? ['--cert-file', this.tls.certFile, '--key-file', this.tls.keyFile, '--trusted-ca-file', this.tls.clientCaFile, '--client-cert-auth']
+          : []),
       ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
@@ -60,12 +83,17 @@ export class TestEtcd {
     const deadline = Date.now() + 15_000;
     while (Date.now() < deadline) {
       if (proc.exitCode !== null) throw new Error(`etcd exited with ${proc.exitCode}: ${this.log}`);
-      try {
-        const res = await fetch(`${this.url}/health`);
-        const body = (await res.json()) as { health?: string };
-        if (body.health === 'true') return;
-      } catch {
-        // not listening yet
+      if (this.tls) {
+        // /health needs a client certificate here: wait for the port instead.
+        if (await portOpen(this.clientPort)) return;
+      } else {
+        try {
+          const res = await fetch(`${this.url}/health`);
+          const body = (await res.json()) as { health?: string };
+          if (body.health === 'true') return;
+        } catch {
+          // not listening yet
+        }
       }
       await new Promise((r) => setTimeout(r, 100));
     }

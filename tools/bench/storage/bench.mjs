@@ -160,7 +160,7 @@ async function listTimes(store, prefix, opts, rounds = 7) {
     t.push(now() - t0);
     items = l.items.length;
   }
-  return { ms: round(median(t), 1), items };
+  return { ms: round(median(t), 1), minMs: round(Math.min(...t), 1), items };
 }
 
 async function benchBackend(name) {
