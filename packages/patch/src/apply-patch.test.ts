@@ -1,6 +1,6 @@
 import { isStatusError } from '@plat/api-model';
 import { configMap } from '../test/objects.js';
-import { applyPatch, patchTypeForContentType } from './apply-patch.js';
+import { acceptedPatchContentTypes, applyPatch, patchTypeForContentType } from './apply-patch.js';
 
 const cm = { apiVersion: 'v1', kind: 'ConfigMap' };
 
@@ -47,5 +47,21 @@ describe('patchTypeForContentType', () => {
     expect(patchTypeForContentType('application/strategic-merge-patch+json')).toBe('strategic');
     expect(patchTypeForContentType('application/apply-patch+yaml')).toBeUndefined();
     expect(patchTypeForContentType('application/json')).toBeUndefined();
+  });
+});
+
+describe('acceptedPatchContentTypes', () => {
+  it('offers strategic merge patch only for kinds with a schema, in kube-apiserver order', () => {
+    expect(acceptedPatchContentTypes('certificates.plat.io/v1alpha1', 'ClusterTrustBundle')).toEqual([
+      'application/json-patch+json',
+      'application/merge-patch+json',
+      'application/strategic-merge-patch+json',
+      'application/apply-patch+yaml',
+    ]);
+    expect(acceptedPatchContentTypes('stable.example.com/v1', 'CronTab')).toEqual([
+      'application/json-patch+json',
+      'application/merge-patch+json',
+      'application/apply-patch+yaml',
+    ]);
   });
 });

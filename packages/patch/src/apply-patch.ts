@@ -22,6 +22,21 @@ export const PATCH_CONTENT_TYPES: Readonly<Record<PatchType, string>> = {
   strategic: 'application/strategic-merge-patch+json',
 };
 
+/** Server-side apply's media type (handled by server-side apply, not by applyPatch). */
+export const APPLY_PATCH_CONTENT_TYPE = 'application/apply-patch+yaml';
+
+/**
+ * The PATCH media types kube-apiserver accepts for a kind, in its order: built-in kinds (and ours,
+ * with a registered schema) take strategic merge patch; custom resources do not. A request with
+ * another type gets 415 listing these (`newUnsupportedMediaType` in @plat/api-model).
+ */
+export function acceptedPatchContentTypes(apiVersion: string, kind: string): string[] {
+  const types = [PATCH_CONTENT_TYPES.json, PATCH_CONTENT_TYPES.merge];
+  if (lookupStrategicSchema(apiVersion, kind)) types.push(PATCH_CONTENT_TYPES.strategic);
+  types.push(APPLY_PATCH_CONTENT_TYPE);
+  return types;
+}
+
 /** The patch type of a PATCH request's Content-Type (parameters ignored), or undefined. */
 export function patchTypeForContentType(contentType: string): PatchType | undefined {
   const mediaType = contentType.split(';')[0].trim().toLowerCase();

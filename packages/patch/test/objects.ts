@@ -218,3 +218,10 @@ export const networkPolicy = {
     ingress: [{ from: [{ podSelector: { matchLabels: { role: 'fe' } } }], ports: [{ port: 80, protocol: 'TCP' }] }],
   },
 };
+
+export const podDisruptionBudget = {
+  apiVersion: 'policy/v1',
+  kind: 'PodDisruptionBudget',
+  metadata: { name: 'pdb' },
+  spec: { minAvailable: 1, selector: { matchLabels: { app: 'web', tier: 'front' } } },
+};
