@@ -57,6 +57,8 @@ export {
   validateLegacyFlags,
 } from './legacy-flags.js';
 export type { LegacyFlagInput } from './legacy-flags.js';
+export { authenticationConfigurationFromOIDCFlags, defaultOIDCUsernameClaim, oidcUsernamePrefix } from './oidc-flags.js';
+export type { OIDCFlags } from './oidc-flags.js';
 export { formatValidationReport, validateConfigFiles } from './validate-files.js';
 export type { ConfigFileResult, ConfigFiles, ValidateConfigFilesOptions, ValidationReport } from './validate-files.js';
 export { apiVersion } from './schemas.js';
