@@ -96,6 +96,19 @@ describe('list', () => {
     await c.req('admin', 'DELETE', `${ctbPath}/later`);
   });
 
+  it('passes the store resourceVersion errors through: 400 for malformed or combined with continue, 504 too large', async () => {
+    const first = await c.req<List>('reader', 'GET', `${ctbPath}?limit=1`);
+    const withRv = await c.req('reader', 'GET', `${ctbPath}?limit=1&resourceVersion=1&continue=${encodeURIComponent(first.json.metadata.continue!)}`);
+    expect(withRv.status).toBe(400);
+    expect(withRv.json['message']).toBe('specifying resource version is not allowed when using continue');
+    expect((await c.req('reader', 'GET', `${ctbPath}?resourceVersion=abc`)).status).toBe(400);
+    expect((await c.req('reader', 'GET', `${ctbPath}/plain-a?resourceVersion=abc`)).status).toBe(400);
+    const tooLarge = await c.req('reader', 'GET', `${ctbPath}?resourceVersion=999999&resourceVersionMatch=NotOlderThan`);
+    expect(tooLarge.status).toBe(504);
+    expect(tooLarge.headers['retry-after']).toBe('1');
+    expect(tooLarge.json['reason']).toBe('Timeout');
+  });
+
   it('answers a Table with one row per object', async () => {
     const res = await c.req<{ kind: string; rows: Array<{ cells: string[] }> }>('reader', 'GET', `${ctbPath}?labelSelector=team%3Db`, {
       headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' },
