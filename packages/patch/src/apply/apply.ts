@@ -156,7 +156,7 @@ export function apply(opts: ApplyOptions): ApplyResult {
     fields: appliedSet,
   });
 
-  const pruned = prune(merged, type, withSelf, previous?.fields);
+  const pruned = prune(merged, type, withSelf, self, previous?.fields);
   const ownership = updateOwnership(base, pruned, type, withSelf, self, opts.force ?? false);
   if (ownership.conflicts.length) {
     return {
@@ -173,8 +173,9 @@ export function apply(opts: ApplyOptions): ApplyResult {
   const changed = !live || !deepEqualJson(live, pruned);
   if (fields.isEmpty()) result.delete(self);
   else {
-    const entryChanged = !previous || previous.apiVersion !== opts.apiVersion || !previous.fields.equals(fields);
-    const updated: Manager = { ...mine, fields, ...(changed || entryChanged ? { time: now } : {}) };
+    const same = previous && previous.apiVersion === opts.apiVersion && previous.fields.equals(fields);
+    // An unchanged entry keeps its decoded form (and time, unless the object changed).
+    const updated: Manager = same ? { ...previous, ...(changed ? { time: now } : {}) } : { ...mine, fields, time: now };
     result.set(self, updated);
   }
   const managedFields = encodeManagedFields(capUpdateManagers(result));
@@ -187,8 +188,16 @@ export function apply(opts: ApplyOptions): ApplyResult {
  * manager (or the applier's new configuration) still owns it (Updater.prune: remove the last
  * applied set, add back owned items, add back dangling items).
  */
-function prune(merged: JsonObject, type: ApplyType, managers: Managers, lastSet: FieldSet | undefined): JsonObject {
+function prune(
+  merged: JsonObject,
+  type: ApplyType,
+  managers: Managers,
+  self: string,
+  lastSet: FieldSet | undefined,
+): JsonObject {
   if (!lastSet || lastSet.isEmpty()) return merged;
+  // Everything owned last time is applied again: nothing can go (the usual re-apply).
+  if (lastSet.difference(managers.get(self)!.fields).isEmpty()) return merged;
   const lenient = (): TypedContext => new TypedContext(false);
   const last = ensureNamedFieldsAreMembers(lastSet, type);
   let pruned = removeItems(merged, type, last);

@@ -350,7 +350,7 @@ export class FieldSet {
         if (!isJsonObject(v) || Object.keys(v).length) throw new Error('expected an empty object for "."');
         continue;
       }
-      const pe = decodePathElement(k);
+      const pe = k.startsWith('f:') ? { field: k.slice(2) } : decodePathElement(k);
       if (!isJsonObject(v)) throw new Error(`expected an object for ${JSON.stringify(k)}`);
       const keys = Object.keys(v);
       if (keys.includes('.') && (!isJsonObject(v['.']) || Object.keys(v['.']).length)) {
@@ -367,7 +367,12 @@ export class FieldSet {
 }
 
 function sortedValues(m: Map<string, PathElement>): PathElement[] {
-  return [...m.values()].sort(comparePathElements);
+  const values = [...m.values()];
+  // Plain struct fields (the common case) sort by name, which their spelling `f:<name>` keeps.
+  if (values.every((pe) => 'field' in pe)) {
+    return values.sort((a, b) => compareStrings((a as { field: string }).field, (b as { field: string }).field));
+  }
+  return values.sort(comparePathElements);
 }
 
 function sortedChildren(m: Map<string, Child>): Child[] {

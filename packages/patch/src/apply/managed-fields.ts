@@ -17,6 +17,11 @@ export interface Manager {
   /** RFC 3339, second precision; absent when never stamped. */
   readonly time?: string;
   readonly fields: FieldSet;
+  /**
+   * The entry this manager was decoded from: written back as it was while `fields` is still
+   * the very set decoded from it (Kubernetes keeps unchanged entries byte for byte too).
+   */
+  readonly decodedFrom?: { readonly fields: FieldSet; readonly fieldsV1: Record<string, unknown> };
 }
 
 /** Managers by identifier. */
@@ -66,13 +71,15 @@ export function decodeManagedFields(entries: readonly ManagedFieldsEntry[] | und
     }
     const id = managerIdentifier({ manager: e.manager, operation: e.operation, apiVersion: e.apiVersion, subresource: e.subresource });
     const previous = out.get(id);
+    const merged = previous ? previous.fields.union(fields) : fields;
     out.set(id, {
       manager: e.manager ?? '',
       operation: e.operation,
       apiVersion: e.apiVersion,
       ...(e.subresource ? { subresource: e.subresource } : {}),
       ...(e.time ? { time: e.time } : previous?.time ? { time: previous.time } : {}),
-      fields: previous ? previous.fields.union(fields) : fields,
+      fields: merged,
+      ...(previous || !e.fieldsV1 ? {} : { decodedFrom: { fields, fieldsV1: e.fieldsV1 } }),
     });
   });
   return out;
@@ -116,7 +123,7 @@ export function encodeManagedFields(managers: Managers): ManagedFieldsEntry[] {
     e.apiVersion = m.apiVersion;
     if (m.time) e.time = m.time;
     e.fieldsType = 'FieldsV1';
-    e.fieldsV1 = m.fields.toFieldsV1();
+    e.fieldsV1 = m.decodedFrom && m.decodedFrom.fields === m.fields ? m.decodedFrom.fieldsV1 : m.fields.toFieldsV1();
     if (m.subresource) e.subresource = m.subresource;
     entries.push(e);
   }

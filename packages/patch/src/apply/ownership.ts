@@ -63,7 +63,9 @@ export function updateOwnership(
     }
     let fields = m.fields;
     if (force && !taken.isEmpty()) fields = fields.difference(taken);
-    if (!comparison.removed.isEmpty()) fields = fields.difference(comparison.removed);
+    if (!comparison.removed.isEmpty() && !fields.intersection(comparison.removed).isEmpty()) {
+      fields = fields.difference(comparison.removed);
+    }
     if (!fields.isEmpty()) out.set(id, fields === m.fields ? m : { ...m, fields });
   }
   if (!force && conflicts.length) return { managers, comparison, conflicts };
