@@ -57,6 +57,8 @@ export {
   validateLegacyFlags,
 } from './legacy-flags.js';
 export type { LegacyFlagInput } from './legacy-flags.js';
+export { authorizationConfigurationFromFlags, validateAuthorizationFlags } from './authorization-flags.js';
+export type { AuthorizationFlags } from './authorization-flags.js';
 export { authenticationConfigurationFromOIDCFlags, defaultOIDCUsernameClaim, oidcUsernamePrefix } from './oidc-flags.js';
 export type { OIDCFlags } from './oidc-flags.js';
 export { formatValidationReport, validateConfigFiles } from './validate-files.js';
