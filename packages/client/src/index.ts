@@ -18,12 +18,12 @@ export {
 export { parseDuration, resolveRestConfig, type ConfigOverrides, type RestConfig } from './rest-config.js';
 export {
   RestClient,
-  decodeErrorResponse,
   parseWarningHeader,
   type RequestOptions,
   type RestClientOptions,
   type RestResponse,
 } from './rest-client.js';
+export { decodeErrorResponse } from './status-decoding.js';
 export {
   DiscoveryClient,
   defaultCacheDir,

@@ -1,6 +1,5 @@
 import { gunzipSync } from 'node:zlib';
 import type { Dispatcher } from 'undici';
-import type { StatusError } from '@plat/api-model';
 import { ClientError } from './client-error.js';
 import type { RestConfig } from './rest-config.js';
 
@@ -48,49 +47,6 @@ export function parseWarningHeader(value: string | string[] | undefined): string
     if (!any && header.trim()) out.push(header.trim());
   }
   return out;
-}
-
-function reasonForCode(code: number): { reason: string; message: string } {
-  switch (code) {
-    case 400: return { reason: 'BadRequest', message: 'the server rejected our request for an unknown reason' };
-    case 401: return { reason: 'Unauthorized', message: 'the server has asked for the client to provide credentials' };
-    case 403: return { reason: 'Forbidden', message: 'the server does not allow access to the requested resource' };
-    case 404: return { reason: 'NotFound', message: 'the server could not find the requested resource' };
-    case 405: return { reason: 'MethodNotAllowed', message: 'the server does not allow this method on the requested resource' };
-    case 406: return { reason: 'NotAcceptable', message: 'the server was unable to respond with a content type that the client supports' };
-    case 409: return { reason: 'Conflict', message: 'the server reported a conflict' };
-    case 410: return { reason: 'Expired', message: 'the server has asked for the client to provide credentials' };
-    case 413: return { reason: 'RequestEntityTooLarge', message: 'the server has rejected the request because it is too large' };
-    case 415: return { reason: 'UnsupportedMediaType', message: 'the server was unable to respond with a content type that the client supports' };
-    case 422: return { reason: 'Invalid', message: 'the server rejected our request due to an error in our request' };
-    case 429: return { reason: 'TooManyRequests', message: 'the server has received too many requests and has asked us to try again later' };
-    case 504: return { reason: 'Timeout', message: 'the server was unable to return a response in the time allotted, but may still be processing the request' };
-    default:
-      return code >= 500
-        ? { reason: 'InternalError', message: 'an error on the server ("unknown") has prevented the request from succeeding' }
-        : { reason: '', message: `the server responded with the status code ${code} but did not return more information` };
-  }
-}
-
-/** Turns a non-2xx answer into a StatusError: the server's Status when it sent one, else client-go's generic text. */
-export async function decodeErrorResponse(statusCode: number, text: string, method: string): Promise<StatusError> {
-  const { StatusError, statusSchema } = await import('@plat/api-model');
-  try {
-    const parsed = statusSchema.safeParse(JSON.parse(text));
-    if (parsed.success && parsed.data.status !== 'Success') {
-      return StatusError.fromStatus({ ...parsed.data, code: parsed.data.code ?? statusCode });
-    }
-  } catch {
-    // not JSON: fall through to the generic error
-  }
-  const generic = reasonForCode(statusCode);
-  let message = generic.message;
-  if (statusCode >= 500 || (!generic.reason && text.trim())) {
-    const snippet = text.trim() || 'unknown';
-    message = statusCode >= 500 ? `an error on the server (${JSON.stringify(snippet)}) has prevented the request from succeeding` : message;
-  }
-  if (statusCode === 404 && method !== 'GET') message = 'the server could not find the requested resource';
-  return new StatusError({ status: 'Failure', code: statusCode, reason: generic.reason, message });
 }
 
 /**
@@ -197,7 +153,11 @@ export class RestClient {
           continue;
         }
       }
-      if (res.statusCode < 200 || res.statusCode > 299) throw await decodeErrorResponse(res.statusCode, text, method);
+      if (res.statusCode < 200 || res.statusCode > 299) {
+        // Loaded on the error path only: it brings @plat/api-model and zod.
+        const { decodeErrorResponse } = await import('./status-decoding.js');
+        throw decodeErrorResponse(res.statusCode, text, method);
+      }
       let body: unknown = text;
       const ctype = String(res.headers['content-type'] ?? '');
       if (text && (ctype.includes('json') || /^\s*[[{]/.test(text))) {

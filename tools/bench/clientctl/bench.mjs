@@ -1,0 +1,77 @@
+#!/usr/bin/env node
+// Start-up benchmark of `clientctl patch --local ... -o json` against `kubectl patch --local` in the
+// same run: each command runs RUNS times (interleaved, after warm-up), the medians are compared.
+// Usage: node tools/bench/clientctl/bench.mjs [--runs 20]   (build first: npx nx run clientctl:build)
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+const runsFlag = process.argv.indexOf('--runs');
+const runs = runsFlag > 0 ? Number(process.argv[runsFlag + 1]) : 20;
+const kubectl = process.env.KUBECTL ?? '/usr/bin/kubectl';
+const bin = path.join(root, 'apps', 'clientctl', 'bin', 'clientctl.mjs');
+if (!existsSync(path.join(root, 'apps', 'clientctl', 'dist', 'main.mjs'))) {
+  console.error('build clientctl first: npx nx run clientctl:build');
+  process.exit(1);
+}
+
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'clientctl-bench-'));
+const file = path.join(tmp, 'deployment.yaml');
+writeFileSync(
+  file,
+  `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  labels: {app: web}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - name: web
+        image: nginx:1.25
+`,
+);
+const patch = '{"spec":{"replicas":3,"template":{"spec":{"containers":[{"name":"web","image":"nginx:1.27"}]}}}}';
+const args = ['patch', '--local', '-f', file, '-p', patch, '-o', 'json'];
+const env = { PATH: process.env.PATH, HOME: tmp, KUBECONFIG: path.join(tmp, 'none') };
+
+const commands = {
+  kubectl: [kubectl, args],
+  clientctl: [process.execPath, [bin, ...args]],
+  'node -e 0': [process.execPath, ['-e', '0']],
+};
+
+function once([cmd, argv]) {
+  const start = process.hrtime.bigint();
+  const r = spawnSync(cmd, argv, { env, encoding: 'utf8' });
+  const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  if (r.status !== 0) throw new Error(`${cmd} ${argv.join(' ')} failed: ${r.stderr}`);
+  return { ms, out: r.stdout };
+}
+
+const haveKubectl = existsSync(kubectl);
+const names = Object.keys(commands).filter((n) => n !== 'kubectl' || haveKubectl);
+const samples = Object.fromEntries(names.map((n) => [n, []]));
+for (const n of names) once(commands[n]); // warm the page cache
+if (haveKubectl && once(commands.kubectl).out !== once(commands.clientctl).out) {
+  console.error('warning: clientctl and kubectl outputs differ');
+}
+for (let i = 0; i < runs; i++) for (const n of names) samples[n].push(once(commands[n]).ms);
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const base = haveKubectl ? median(samples.kubectl) : undefined;
+console.log(`clientctl patch --local -f deployment.yaml -p ... -o json: median of ${runs} runs (${os.cpus().length} CPUs, load ${os.loadavg()[0].toFixed(2)})`);
+for (const n of names) {
+  const m = median(samples[n]);
+  console.log(`${n.padEnd(12)} ${m.toFixed(1).padStart(7)} ms${base ? `   ${(m / base).toFixed(2)}x kubectl` : ''}`);
+}
