@@ -118,6 +118,18 @@ describe('create', () => {
       contentType: 'application/merge-patch+json',
     });
     expect(relabel.status).toBe(403);
+    const byAttester = await c.req('attester', 'PATCH', `${ctbPath}/example.com:signer:one`, {
+      raw: JSON.stringify({ metadata: { labels: { x: 'y' } } }),
+      contentType: 'application/merge-patch+json',
+    });
+    expect(byAttester.status).toBe(200);
+    const resign = await c.req('admin', 'PATCH', `${ctbPath}/example.com:signer:one`, {
+      raw: JSON.stringify({ spec: { signerName: 'example.com/other' } }),
+      contentType: 'application/merge-patch+json',
+    });
+    expect(resign.status).toBe(422);
+    const fields = (resign.json['details'] as { causes: Array<{ field: string; message: string }> }).causes.map((x) => x.field);
+    expect(fields).toContain('spec.signerName');
     await c.req('admin', 'PATCH', `${ctbPath}/example.com:signer:one`, {
       raw: JSON.stringify({ metadata: { finalizers: null } }),
       contentType: 'application/merge-patch+json',

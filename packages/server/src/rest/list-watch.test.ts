@@ -248,6 +248,20 @@ describe('watch', () => {
     expect(String(bad.json['message'])).toContain('sendInitialEvents requires setting resourceVersionMatch to NotOlderThan');
   });
 
+  it('sends periodic BOOKMARK events only when asked for them', async () => {
+    const rv = (await c.req<List>('reader', 'GET', ctbPath)).json.metadata.resourceVersion;
+    const w = await openWatch(c.agent('reader'), `${c.url}${ctbPath}?watch=true&allowWatchBookmarks=true&resourceVersion=${rv}`);
+    await w.waitFor(() => w.events.some((e) => e.type === 'BOOKMARK'));
+    const bookmark = w.events.find((e) => e.type === 'BOOKMARK')!;
+    expect(bookmark.object.metadata?.resourceVersion).toMatch(/^\d+$/);
+    expect(bookmark.object.metadata?.annotations?.['plat.io/initial-events-end']).toBeUndefined();
+    await w.stop();
+    const plain = await openWatch(c.agent('reader'), `${c.url}${ctbPath}?watch=true&resourceVersion=${rv}`);
+    await new Promise((r) => setTimeout(r, 600));
+    expect(plain.events.filter((e) => e.type === 'BOOKMARK')).toEqual([]);
+    await plain.stop();
+  });
+
   it('answers a compacted resourceVersion with 200 and one 410 Expired ERROR event', async () => {
     const rv = await c.storage.currentRevision();
     await c.req('admin', 'PATCH', `${ctbPath}/plain-c`, { raw: '{"metadata":{"annotations":{"c":"1"}}}', contentType: 'application/merge-patch+json' });
