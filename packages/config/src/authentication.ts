@@ -438,11 +438,7 @@ export function loadAuthenticationConfiguration(
     const conditions = (input.anonymous.conditions ?? []).map((c) => ({ path: c.path ?? '' }));
     anonymous = { enabled: input.anonymous.enabled ?? false, conditions };
     const conditionsPath = FieldPath.root('anonymous', 'conditions');
-    if (options.anonymousAuthFlagSet) {
-      errs.push(
-        fieldError.forbidden('anonymous', '--anonymous-auth flag cannot be set when anonymous field is configured in authentication configuration file'),
-      );
-    }
+    if (options.anonymousAuthFlagSet) errs.push(anonymousFlagConflict());
     if (!anonymous.enabled && conditions.length > 0) {
       errs.push(fieldError.invalid(conditionsPath, conditions, 'enabled should be set to true when conditions are defined'));
     }
