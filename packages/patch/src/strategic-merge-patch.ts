@@ -1,7 +1,35 @@
 import { goType, goValue } from './go-format.js';
 import { appendAndDeduplicate } from './go-slice.js';
+import {
+  badArgType,
+  badPatchType,
+  DELETE,
+  DELETE_FROM_PRIMITIVE_LIST,
+  DIRECTIVE,
+  ERR_BAD_JSON_DOC,
+  ERR_BAD_PRIMITIVE_LIST,
+  ERR_BAD_RETAIN_KEYS,
+  ERR_BAD_SET_ELEMENT_ORDER,
+  ERR_NO_LIST_OF_LISTS,
+  fail,
+  MERGE,
+  MergeFailure,
+  noMergeKey,
+  REPLACE,
+  RETAIN_KEYS_DIRECTIVE,
+  RETAIN_KEYS_STRATEGY,
+  SET_ELEMENT_ORDER,
+} from './strategic-directives.js';
+import {
+  findByMergeKey,
+  normalizeElementOrder,
+  partitionMaps,
+  partitionPrimitives,
+  splitDeleteItems,
+  type Kind,
+} from './strategic-list-order.js';
 import { cloneJson, isJsonObject, type JsonObject } from './json-value.js';
-import { newStrategicMergePatchError, type StrategicErrorKind } from './patch-errors.js';
+import { newStrategicMergePatchError } from './patch-errors.js';
 import type { StrategicFieldMeta, StrategicSchema } from './strategic-schema.js';
 
 /**
@@ -27,47 +55,6 @@ export function applyStrategicMergePatch(doc: unknown, patch: unknown, schema: S
     throw err;
   }
 }
-
-const DIRECTIVE = '$patch';
-const REPLACE = 'replace';
-const MERGE = 'merge';
-const DELETE = 'delete';
-const RETAIN_KEYS_DIRECTIVE = '$retainKeys';
-const RETAIN_KEYS_STRATEGY = 'retainKeys';
-const DELETE_FROM_PRIMITIVE_LIST = '$deleteFromPrimitiveList';
-const SET_ELEMENT_ORDER = '$setElementOrder';
-
-// Kubernetes' error texts (k8s.io/apimachinery/pkg/util/mergepatch).
-const ERR_BAD_JSON_DOC = 'invalid JSON document';
-const ERR_NO_LIST_OF_LISTS = 'lists of lists are not supported';
-const ERR_BAD_PRIMITIVE_LIST = 'invalid patch format of primitive list';
-const ERR_BAD_RETAIN_KEYS = 'invalid patch format of retainKeys';
-const ERR_BAD_SET_ELEMENT_ORDER = 'invalid patch format of setElementOrder list';
-
-class MergeFailure extends Error {
-  constructor(
-    readonly kind: StrategicErrorKind,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-function fail(message: string, kind: StrategicErrorKind = 'other'): never {
-  throw new MergeFailure(kind, message);
-}
-function noMergeKey(m: JsonObject, key: string): never {
-  fail(`map: ${goValue(m)} does not contain declared merge key: ${key}`);
-}
-function badArgType(expected: string, actual: unknown): never {
-  fail(`expected a ${expected}, but received a ${goType(actual)}`);
-}
-function badPatchType(t: unknown, m: JsonObject): never {
-  const shown = typeof t === 'string' ? t : `%!s(${goType(t)}=${goValue(t)})`;
-  fail(`unknown patch type: ${shown} in map: ${goValue(m)}`);
-}
-
-type Kind = 'map' | 'scalar';
 
 // ---------------------------------------------------------------------------------------------
 // Schema lookups (LookupPatchMetadataForStruct / ForSlice).
@@ -410,15 +397,6 @@ function applyListDirectives(original: unknown[], patch: unknown[], mergeKey: st
   return replace ? [plain, [], true] : [current, plain, false];
 }
 
-function findByMergeKey(list: unknown[], mergeKey: string, value: unknown): number {
-  for (let i = 0; i < list.length; i++) {
-    const x = list[i];
-    if (!isJsonObject(x)) fail(`value for key ${i} is not a map.`);
-    if (Object.prototype.hasOwnProperty.call(x, mergeKey) && x[mergeKey] === value) return i;
-  }
-  return -1;
-}
-
 function mergeListOfMaps(
   original: unknown[],
   patch: unknown[],
@@ -434,92 +412,4 @@ function mergeListOfMaps(
     else out.push(v);
   }
   return out;
-}
-
-function partitionPrimitives(list: unknown[], by: unknown[]): [unknown[], unknown[]] {
-  const inPatch = new Set(by);
-  const patchItems: unknown[] = [];
-  const serverOnly: unknown[] = [];
-  for (const v of list) (inPatch.has(v) ? patchItems : serverOnly).push(v);
-  return [patchItems, serverOnly];
-}
-
-function partitionMaps(list: unknown[], by: unknown[], mergeKey: string): [unknown[], unknown[]] {
-  const patchItems: unknown[] = [];
-  const serverOnly: unknown[] = [];
-  for (const v of list) {
-    if (!isJsonObject(v)) badArgType('map[string]interface {}', v);
-    if (!Object.prototype.hasOwnProperty.call(v, mergeKey)) noMergeKey(v, mergeKey);
-    (findByMergeKey(by, mergeKey, v[mergeKey]) >= 0 ? patchItems : serverOnly).push(v);
-  }
-  return [patchItems, serverOnly];
-}
-
-// ---------------------------------------------------------------------------------------------
-// Ordering (preserve-order-in-strategic-merge-patch design): patch items keep the patch's order,
-// server-only items the live order, and the two are interleaved by their live positions.
-
-function keyOf(item: unknown, mergeKey: string, kind: Kind): unknown {
-  if (kind !== 'map') return item;
-  return isJsonObject(item) ? item[mergeKey] : undefined;
-}
-
-function indexIn(list: unknown[], item: unknown, mergeKey: string, kind: Kind): number {
-  const k = keyOf(item, mergeKey, kind);
-  for (let i = 0; i < list.length; i++) if (keyOf(list[i], mergeKey, kind) === k) return i;
-  return -1;
-}
-
-function normalizeElementOrder(
-  patchItems: unknown[],
-  serverOnly: unknown[],
-  patchOrder: unknown[],
-  serverOrder: unknown[],
-  mergeKey: string,
-  kind: Kind,
-): unknown[] {
-  const left = normalizeSliceOrder(serverOnly, serverOrder, mergeKey, kind);
-  const right = normalizeSliceOrder(patchItems, patchOrder, mergeKey, kind);
-  const out: unknown[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < left.length || j < right.length) {
-    if (i >= left.length) out.push(right[j++]);
-    else if (j >= right.length) out.push(left[i++]);
-    else {
-      const li = indexIn(serverOrder, left[i], mergeKey, kind);
-      const ri = indexIn(serverOrder, right[j], mergeKey, kind);
-      if (li >= 0 && ri >= 0 && li < ri) out.push(left[i++]);
-      else out.push(right[j++]);
-    }
-  }
-  return out;
-}
-
-function normalizeSliceOrder(toSort: unknown[], order: unknown[], mergeKey: string, kind: Kind): unknown[] {
-  let items = toSort;
-  let toDelete: unknown[] = [];
-  if (kind === 'map') {
-    for (const list of [toSort, order]) {
-      for (const v of list) {
-        if (!isJsonObject(v)) badArgType('map[string]interface {}', v);
-        if (!Object.prototype.hasOwnProperty.call(v, mergeKey)) noMergeKey(v, mergeKey);
-      }
-    }
-    [items, toDelete] = splitDeleteItems(toSort);
-  }
-  const positions = items.map((v) => indexIn(order, v, mergeKey, kind));
-  const indexed = items.map((v, i) => ({ v, p: positions[i], i }));
-  indexed.sort((a, b) => (a.p >= 0 && b.p >= 0 ? a.p - b.p : a.i - b.i));
-  return [...indexed.map((x) => x.v), ...toDelete];
-}
-
-function splitDeleteItems(list: unknown[]): [unknown[], unknown[]] {
-  const keep: unknown[] = [];
-  const del: unknown[] = [];
-  for (const v of list) {
-    if (!isJsonObject(v)) badArgType('map[string]interface {}', v);
-    (v[DIRECTIVE] === DELETE ? del : keep).push(v);
-  }
-  return [keep, del];
 }

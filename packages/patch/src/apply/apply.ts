@@ -27,6 +27,7 @@ import {
   zeroObject,
   type ApplyConflict,
 } from './ownership.js';
+import { KUBECTL_MANAGER, allowedConflictsFromLastApplied, syncLastApplied } from './last-applied.js';
 import { recordUpdateOnManagers } from './record-update.js';
 import { applyTypeForKind, type ApplyType } from './schema.js';
 import { TypedContext, ensureNamedFieldsAreMembers, merge, removeItems, toFieldSet, typeErrorsText } from './typed.js';
@@ -108,9 +109,10 @@ export function apply(opts: ApplyOptions): ApplyResult {
   const now = formatTime(opts.now);
 
   let managers: Managers;
+  const entries = opts.managedFields ?? (isJsonObject(opts.live?.metadata) ? opts.live.metadata.managedFields : undefined);
+  const liveEntries = Array.isArray(entries) ? (entries as ManagedFieldsEntry[]) : [];
   try {
-    const entries = opts.managedFields ?? (isJsonObject(opts.live?.metadata) ? opts.live.metadata.managedFields : undefined);
-    managers = decodeManagedFields(Array.isArray(entries) ? (entries as ManagedFieldsEntry[]) : undefined);
+    managers = decodeManagedFields(liveEntries);
   } catch (err) {
     if (err instanceof ManagedFieldsDecodeError) throw internalFieldManagerError(`failed to decode managed fields: ${err.message}`);
     throw err;
@@ -157,30 +159,37 @@ export function apply(opts: ApplyOptions): ApplyResult {
   });
 
   const pruned = prune(merged, type, withSelf, self, previous?.fields);
-  const ownership = updateOwnership(base, pruned, type, withSelf, self, opts.force ?? false);
+  let ownership = updateOwnership(base, pruned, type, withSelf, self, opts.force ?? false);
+  if (ownership.conflicts.length && live && opts.manager === KUBECTL_MANAGER) {
+    // Moving from client-side to server-side apply: kubectl may take, without a conflict, the
+    // fields its last-applied annotation still describes (lastAppliedManager).
+    const allowed = allowedConflictsFromLastApplied(live, type);
+    if (allowed) {
+      const remaining = ownership.conflicts.filter((c) => !allowed.has(c.path));
+      ownership = remaining.length
+        ? { ...ownership, conflicts: remaining }
+        : updateOwnership(base, pruned, type, withSelf, self, true);
+    }
+  }
   if (ownership.conflicts.length) {
-    return {
-      object: opts.live ?? {},
-      managedFields: encodeManagedFields(managers),
-      conflicts: sortConflicts(ownership.conflicts),
-      changed: false,
-    };
+    return { object: opts.live ?? {}, managedFields: liveEntries, conflicts: sortConflicts(ownership.conflicts), changed: false };
   }
 
   const result = new Map(ownership.managers);
   const mine = result.get(self)!;
   const fields = mine.fields.difference(STRIPPED_FIELDS);
-  const changed = !live || !deepEqualJson(live, pruned);
+  const mergedChanged = !live || !deepEqualJson(live, pruned);
   if (fields.isEmpty()) result.delete(self);
   else {
     const same = previous && previous.apiVersion === opts.apiVersion && previous.fields.equals(fields);
     // An unchanged entry keeps its decoded form (and time, unless the object changed).
-    const updated: Manager = same ? { ...previous, ...(changed ? { time: now } : {}) } : { ...mine, fields, time: now };
+    const updated: Manager = same ? { ...previous, ...(mergedChanged ? { time: now } : {}) } : { ...mine, fields, time: now };
     result.set(self, updated);
   }
   const managedFields = encodeManagedFields(capUpdateManagers(result));
-  const object = withManagedFields(changed ? pruned : (live as JsonObject), managedFields);
-  return { object, managedFields, conflicts: [], changed };
+  const content = syncLastApplied(mergedChanged ? pruned : (live as JsonObject), applied, opts.manager);
+  const changed = mergedChanged || !deepEqualJson(live, content);
+  return { object: withManagedFields(content, managedFields), managedFields, conflicts: [], changed };
 }
 
 /**
