@@ -33,6 +33,24 @@ export class MemoryKv implements Kv {
   private readonly keys: string[] = [];
   private log: KvEvent[] = [];
   private readonly hub = new LocalWatchHub();
+  private readonly timer: NodeJS.Timeout | undefined;
+
+  /**
+   * `compactIntervalMs` (default 5 minutes, 0 disables): each run compacts to the revision that
+   * was current at the previous run, so history (and memory) stays bounded in a long-running server.
+   */
+  constructor(opts: { compactIntervalMs?: number } = {}) {
+    const interval = opts.compactIntervalMs ?? 5 * 60_000;
+    if (interval > 0) {
+      let previous = this.revision;
+      this.timer = setInterval(() => {
+        const target = previous;
+        previous = this.revision;
+        void this.compact(target);
+      }, interval);
+      this.timer.unref();
+    }
+  }
 
   private versionAt(key: string, revision: number): Version | undefined {
     const vs = this.versions.get(key);
@@ -168,6 +186,7 @@ export class MemoryKv implements Kv {
   }
 
   async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
     this.hub.closeAll(newServiceUnavailable('storage is closed'));
   }
 }

@@ -16,6 +16,22 @@ describe('memory storage', () => {
     await s.close();
   });
 
+  it('compacts periodically so history does not grow without bound', async () => {
+    const s = new MemoryStorage({ compactIntervalMs: 40 });
+    try {
+      const a = await s.create('/g/r/a', { metadata: { name: 'a' } });
+      for (let i = 0; i < 5; i++) await s.guaranteedUpdate('/g/r/a', (c) => ({ ...c, spec: { i } }));
+      const deadline = Date.now() + 3000;
+      while ((await s.compactedRevision()) < Number(a.metadata?.resourceVersion) + 5 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      await expect(s.watch('/g/r', { resourceVersion: a.metadata?.resourceVersion })).rejects.toMatchObject({ code: 410 });
+      expect((await s.get('/g/r/a')).spec).toEqual({ i: 4 });
+    } finally {
+      await s.close();
+    }
+  });
+
   it('forgets everything on close and refuses later calls', async () => {
     const s = new MemoryStorage();
     await s.create('/g/r/a', { metadata: { name: 'a' } });

@@ -247,9 +247,9 @@ export class MvccStorage implements Storage {
 
   async guaranteedUpdate(key: string, tryUpdate: TryUpdate, opts: UpdateOptions = {}): Promise<StoredObject> {
     validateKey(key);
+    let { record } = await this.call(() => this.kv.get(key));
     for (let attempt = 0; attempt < maxCasAttempts; attempt++) {
       abortIfNeeded(opts.signal);
-      const { record } = await this.call(() => this.kv.get(key));
       if (!record && !opts.ignoreNotFound) throw notFound(key);
       const current: StoredObject = record ? decodeObject(record.value, record.modRevision) : {};
       if (record) checkPreconditions(key, opts.preconditions, current);
@@ -271,11 +271,12 @@ export class MvccStorage implements Storage {
         if (record) out.metadata = { ...out.metadata, resourceVersion: String(record.modRevision) };
         return out;
       }
-      const res = await this.call(() =>
-        record ? this.kv.update(key, value, record.modRevision) : this.kv.create(key, value),
-      );
+      const expected = record;
+      const res = await this.call(() => (expected ? this.kv.update(key, value, expected.modRevision) : this.kv.create(key, value)));
       if (res.succeeded) return decodeObject(value, res.revision);
-      // Someone else wrote first: read again and re-run tryUpdate on the fresh object.
+      // Someone else wrote first: re-run tryUpdate on the state the failed transaction read
+      // (etcd3's store does the same, saving a read per retry).
+      record = res.current;
     }
     const { groupResource, name } = keyInfo(key);
     throw newConflict(groupResource, name, new Error('too many concurrent writers; try again'));
@@ -283,16 +284,18 @@ export class MvccStorage implements Storage {
 
   async delete(key: string, opts: DeleteOptions = {}): Promise<StoredObject> {
     validateKey(key);
+    let { record } = await this.call(() => this.kv.get(key));
     for (let attempt = 0; attempt < maxCasAttempts; attempt++) {
       abortIfNeeded(opts.signal);
-      const { record } = await this.call(() => this.kv.get(key));
       if (!record) throw notFound(key);
       const current = decodeObject(record.value, record.modRevision);
       checkPreconditions(key, opts.preconditions, current);
       if (opts.validateDeletion) await opts.validateDeletion(decodeObject(record.value, record.modRevision));
       if (opts.dryRun) return current;
-      const res = await this.call(() => this.kv.delete(key, record.modRevision));
-      if (res.succeeded) return decodeObject(record.value, res.revision);
+      const expected = record;
+      const res = await this.call(() => this.kv.delete(key, expected.modRevision));
+      if (res.succeeded) return decodeObject(expected.value, res.revision);
+      record = res.current;
     }
     const { groupResource, name } = keyInfo(key);
     throw newConflict(groupResource, name, new Error('too many concurrent writers; try again'));
