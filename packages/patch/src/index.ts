@@ -33,7 +33,10 @@ export { gvkString, newStrategicMergeNotSupported } from './patch-errors.js';
 export {
   ANCIENT_CHANGES_MANAGER,
   BEFORE_FIRST_APPLY_MANAGER,
+  FIELD_MANAGER_MAX_LENGTH,
   FieldSet,
+  KUBECTL_MANAGER,
+  LAST_APPLIED_ANNOTATION,
   MAX_UPDATE_MANAGERS,
   ManagedFieldsDecodeError,
   STRIPPED_FIELDS,
@@ -48,6 +51,7 @@ export {
   describeManager,
   encodeManagedFields,
   encodePathElement,
+  fieldManagerFor,
   isResetManagedFields,
   managerIdentifier,
   newApplyConflictError,

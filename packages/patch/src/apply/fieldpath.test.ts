@@ -153,3 +153,15 @@ describe('set operations', () => {
     expect(a.difference(a).isEmpty()).toBe(true);
   });
 });
+
+describe('fieldManagerFor', () => {
+  it('prefers the fieldManager parameter, else takes the User-Agent product', async () => {
+    const { fieldManagerFor } = await import('./managed-fields.js');
+    expect(fieldManagerFor('clientctl-patch', 'kubectl/v1.32.0')).toBe('clientctl-patch');
+    expect(fieldManagerFor(undefined, 'kubectl/v1.32.0 (linux/amd64) kubernetes/abcdef')).toBe('kubectl');
+    expect(fieldManagerFor('', 'clientctl')).toBe('clientctl');
+    expect(fieldManagerFor(undefined, 'bad\u0001agent/1')).toBe('badagent');
+    expect(fieldManagerFor(undefined, 'x'.repeat(200))).toHaveLength(128);
+    expect(fieldManagerFor(undefined, undefined)).toBe('');
+  });
+});

@@ -8,8 +8,11 @@ export {
   type FieldPath,
   type PathElement,
 } from './fieldpath.js';
+export { KUBECTL_MANAGER, LAST_APPLIED_ANNOTATION } from './last-applied.js';
 export {
   ANCIENT_CHANGES_MANAGER,
+  FIELD_MANAGER_MAX_LENGTH,
+  fieldManagerFor,
   MAX_UPDATE_MANAGERS,
   ManagedFieldsDecodeError,
   capUpdateManagers,

@@ -174,3 +174,25 @@ export function capUpdateManagers(managers: Managers, max = MAX_UPDATE_MANAGERS)
   }
   return out;
 }
+
+/** Kubernetes' limit on a field manager's length (validation.FieldManagerMaxLength). */
+export const FIELD_MANAGER_MAX_LENGTH = 128;
+
+/**
+ * The manager an Update is recorded under (kube-apiserver managerOrUserAgent): the
+ * `fieldManager` query parameter, else the User-Agent up to its first `/` (`kubectl/v1.32.0
+ * (linux/amd64) ...` → `kubectl`), without unprintable characters and cut at 128 characters.
+ */
+export function fieldManagerFor(fieldManager: string | undefined, userAgent: string | undefined): string {
+  if (fieldManager) return fieldManager;
+  let out = '';
+  let length = 0;
+  for (const ch of (userAgent ?? '').split('/')[0]) {
+    if (!/^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u.test(ch)) continue;
+    const bytes = Buffer.byteLength(ch);
+    if (length >= FIELD_MANAGER_MAX_LENGTH) break;
+    out += ch;
+    length += bytes;
+  }
+  return out;
+}
