@@ -434,6 +434,9 @@ describe('delete', () => {
       contentType: 'application/merge-patch+json',
     });
     expect(addFinalizer.status).toBe(422);
+    const dryAgain = await c.req<Obj>('writer', 'DELETE', `${ctbPath}/fin?dryRun=All`);
+    expect(dryAgain.status).toBe(202);
+    expect(dryAgain.json.metadata['deletionTimestamp']).toBe(res.json.metadata['deletionTimestamp']);
     const release = await c.req('writer', 'PATCH', `${ctbPath}/fin`, { raw: '{"metadata":{"finalizers":null}}', contentType: 'application/merge-patch+json' });
     expect(release.status).toBe(200);
     expect((await c.req('reader', 'GET', `${ctbPath}/fin`)).status).toBe(404);

@@ -109,6 +109,28 @@ describe('list', () => {
     expect(tooLarge.json['reason']).toBe('Timeout');
   });
 
+  it('serves YAML lists, PartialObjectMetadataList and HEAD', async () => {
+    const yaml = await c.req('reader', 'GET', `${ctbPath}?labelSelector=team%3Db`, { headers: { accept: 'application/yaml' } });
+    expect(yaml.headers['content-type']).toBe('application/yaml');
+    expect(yaml.text).toMatch(/^kind: ClusterTrustBundleList\napiVersion: certificates.plat.io\/v1alpha1\n/);
+    const partial = await c.req<{ kind: string; apiVersion: string; items: Array<{ kind: string; metadata: { name: string }; spec?: unknown }> }>(
+      'reader',
+      'GET',
+      `${ctbPath}?labelSelector=team%3Db`,
+      { headers: { accept: 'application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io' } },
+    );
+    expect(partial.json.kind).toBe('PartialObjectMetadataList');
+    expect(partial.json.apiVersion).toBe('meta.k8s.io/v1');
+    expect(partial.json.items.map((i) => [i.kind, i.metadata.name, i.spec])).toEqual([
+      ['PartialObjectMetadata', 'example.com:signer:x', undefined],
+      ['PartialObjectMetadata', 'plain-b', undefined],
+    ]);
+    const head = await c.req('reader', 'HEAD', `${ctbPath}/plain-a`);
+    expect(head.status).toBe(200);
+    expect(head.text).toBe('');
+    expect(Number(head.headers['content-length'])).toBeGreaterThan(100);
+  });
+
   it('answers a Table with one row per object', async () => {
     const res = await c.req<{ kind: string; rows: Array<{ cells: string[] }> }>('reader', 'GET', `${ctbPath}?labelSelector=team%3Db`, {
       headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' },
@@ -118,6 +140,16 @@ describe('list', () => {
       ['example.com:signer:x', 'example.com/signer'],
       ['plain-b', '<none>'],
     ]);
+    const full = await c.req<{ rows: Array<{ object: { kind: string; spec: { signerName?: string } } }> }>(
+      'reader',
+      'GET',
+      `${ctbPath}?labelSelector=team%3Db&includeObject=Object`,
+      { headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } },
+    );
+    expect(full.json.rows[0]!.object.kind).toBe('ClusterTrustBundle');
+    expect(full.json.rows[0]!.object.spec.signerName).toBe('example.com/signer');
+    const bad = await c.req('reader', 'GET', `${ctbPath}?includeObject=All`, { headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } });
+    expect(bad.status).toBe(400);
   });
 
   it('gzips large responses when the client accepts gzip', async () => {
