@@ -120,13 +120,23 @@ export class Etcd3Kv implements Kv {
   private async compactRevisionAbove(revision: number): Promise<number> {
     try {
       const stream = await this.client.watchClient.watch();
-      const res = await new Promise<IWatchResponse>((resolve, reject) => {
-        stream.on('data', resolve);
-        stream.on('error', reject);
+      // etcd answers "created" first and then cancels the watch with its compact_revision.
+      const c = await new Promise<number>((resolve, reject) => {
+        const timer = setTimeout(() => resolve(0), 2000);
+        stream.on('data', (res: IWatchResponse) => {
+          const compacted = Number(res.compact_revision);
+          if (compacted > 0 || res.canceled) {
+            clearTimeout(timer);
+            resolve(compacted);
+          }
+        });
+        stream.on('error', (err: Error) => {
+          clearTimeout(timer);
+          reject(err);
+        });
         stream.write({ create_request: { key: this.full('/'), start_revision: revision } });
       });
       stream.cancel();
-      const c = Number(res.compact_revision);
       if (c > this.knownCompacted) this.knownCompacted = c;
     } catch {
       // Fall back to what this process has seen.

@@ -153,6 +153,27 @@ describeEtcd('etcd3 backend', () => {
     });
   });
 
+  describe('compaction by another server', () => {
+    it('names the compacted revision it learned from etcd in the 410', async () => {
+      const prefix = freshPrefix();
+      const a = new Etcd3Storage({ servers: [etcd.url], prefix });
+      const b = new Etcd3Storage({ servers: [etcd.url], prefix });
+      try {
+        const first = await a.create(key('a'), obj('a'));
+        const second = await a.create(key('b'), obj('b'));
+        await a.compact(Number(second.metadata?.resourceVersion));
+        await expect(b.watch('/certificates.plat.io/clustertrustbundles', { resourceVersion: first.metadata?.resourceVersion })).rejects.toMatchObject({
+          code: 410,
+          message: `too old resource version: ${first.metadata?.resourceVersion} (${second.metadata?.resourceVersion})`,
+        });
+        expect(await b.compactedRevision()).toBe(Number(second.metadata?.resourceVersion));
+      } finally {
+        await a.close();
+        await b.close();
+      }
+    });
+  });
+
   describe('etcd restart', () => {
     it('answers 503 while etcd is down and resumes the watch from its last revision afterwards', async () => {
       const s = new Etcd3Storage({ servers: [etcd.url], prefix: freshPrefix(), requestTimeoutMs: 2000 });
