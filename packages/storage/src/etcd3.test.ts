@@ -31,7 +31,7 @@ describeEtcd('etcd3 backend', () => {
     open: () =>
       openStorage(
         { backend: 'etcd3', servers: [etcd.url], prefix: freshPrefix() },
-        { watchCache: true, watchCacheOptions: { freshnessTimeoutMs: 500 } },
+        { watchCache: true, watchCacheOptions: { freshnessTimeoutMs: 1000 } },
       ),
   });
 
