@@ -42,10 +42,14 @@ function keyOf(item: unknown, mergeKey: string, kind: Kind): unknown {
   return isJsonObject(item) ? item[mergeKey] : undefined;
 }
 
-function indexIn(list: unknown[], item: unknown, mergeKey: string, kind: Kind): number {
-  const k = keyOf(item, mergeKey, kind);
-  for (let i = 0; i < list.length; i++) if (keyOf(list[i], mergeKey, kind) === k) return i;
-  return -1;
+/** First position of each key (merge key value, or the scalar itself) in a list. */
+function positions(list: unknown[], mergeKey: string, kind: Kind): Map<unknown, number> {
+  const m = new Map<unknown, number>();
+  list.forEach((v, i) => {
+    const k = keyOf(v, mergeKey, kind);
+    if (!m.has(k)) m.set(k, i);
+  });
+  return m;
 }
 
 export function normalizeElementOrder(
@@ -56,8 +60,9 @@ export function normalizeElementOrder(
   mergeKey: string,
   kind: Kind,
 ): unknown[] {
-  const left = normalizeSliceOrder(serverOnly, serverOrder, mergeKey, kind);
-  const right = normalizeSliceOrder(patchItems, patchOrder, mergeKey, kind);
+  const live = positions(serverOrder, mergeKey, kind);
+  const left = normalizeSliceOrder(serverOnly, serverOrder, live, mergeKey, kind);
+  const right = normalizeSliceOrder(patchItems, patchOrder, positions(patchOrder, mergeKey, kind), mergeKey, kind);
   const out: unknown[] = [];
   let i = 0;
   let j = 0;
@@ -65,16 +70,24 @@ export function normalizeElementOrder(
     if (i >= left.length) out.push(right[j++]);
     else if (j >= right.length) out.push(left[i++]);
     else {
-      const li = indexIn(serverOrder, left[i], mergeKey, kind);
-      const ri = indexIn(serverOrder, right[j], mergeKey, kind);
-      if (li >= 0 && ri >= 0 && li < ri) out.push(left[i++]);
+      // A server-only item goes first only when both are in the live list and it is earlier.
+      const li = live.get(keyOf(left[i], mergeKey, kind));
+      const ri = live.get(keyOf(right[j], mergeKey, kind));
+      if (li !== undefined && ri !== undefined && li < ri) out.push(left[i++]);
       else out.push(right[j++]);
     }
   }
   return out;
 }
 
-function normalizeSliceOrder(toSort: unknown[], order: unknown[], mergeKey: string, kind: Kind): unknown[] {
+/** Sorts `toSort` by the items' positions in `order` (stable); `$patch: delete` items go last. */
+function normalizeSliceOrder(
+  toSort: unknown[],
+  order: unknown[],
+  orderPositions: Map<unknown, number>,
+  mergeKey: string,
+  kind: Kind,
+): unknown[] {
   let items = toSort;
   let toDelete: unknown[] = [];
   if (kind === 'map') {
@@ -86,8 +99,8 @@ function normalizeSliceOrder(toSort: unknown[], order: unknown[], mergeKey: stri
     }
     [items, toDelete] = splitDeleteItems(toSort);
   }
-  const positions = items.map((v) => indexIn(order, v, mergeKey, kind));
-  const indexed = items.map((v, i) => ({ v, p: positions[i], i }));
+  if (items.length < 2) return toDelete.length ? [...items, ...toDelete] : items;
+  const indexed = items.map((v, i) => ({ v, p: orderPositions.get(keyOf(v, mergeKey, kind)) ?? -1, i }));
   indexed.sort((a, b) => (a.p >= 0 && b.p >= 0 ? a.p - b.p : a.i - b.i));
   return [...indexed.map((x) => x.v), ...toDelete];
 }
