@@ -27,7 +27,10 @@ export function contentTypeOf(ctx: RequestContext): string {
 
 export interface DecodedBody {
   value: unknown;
-  /** Paths of keys that occur twice in one object, e.g. `metadata.name` (only when asked for). */
+  /**
+   * Repeated keys, worded for fieldValidation (only when asked for): `duplicate field "metadata.name"`
+   * for JSON, one `yaml: unmarshal errors:` message with a line per repeat for YAML.
+   */
   duplicates: string[];
 }
 
@@ -46,7 +49,8 @@ export function decodeBody(body: Buffer, mediaType: string, findDuplicates: bool
     } catch (err) {
       throw newBadRequest(`json parse error: ${(err as Error).message}`);
     }
-    return { value, duplicates: findDuplicates ? findDuplicateJsonKeys(text) : [] };
+    const paths = findDuplicates ? findDuplicateJsonKeys(text) : [];
+    return { value, duplicates: paths.map((path) => `duplicate field ${JSON.stringify(path)}`) };
   }
   if (mediaType === 'application/yaml' || mediaType.endsWith('+yaml')) {
     return decodeYaml(text, findDuplicates);
@@ -63,9 +67,15 @@ function decodeYaml(text: string, findDuplicates: boolean): DecodedBody {
   const duplicates: string[] = [];
   if (findDuplicates) {
     const strict = parseDocument(text, { uniqueKeys: true, prettyErrors: false });
-    for (const e of strict.errors) {
-      if (e.code === 'DUPLICATE_KEY') duplicates.push(e.message.replace(/\s+/g, ' '));
-    }
+    // Worded as the YAML decoder of Kubernetes reports repeated keys.
+    const lines = strict.errors
+      .filter((e) => e.code === 'DUPLICATE_KEY')
+      .map((e) => {
+        const line = lineOf(text, e.pos[0]);
+        const key = keyAt(text, e.pos[0]);
+        return `  line ${line}: key ${JSON.stringify(key)} already set in map`;
+      });
+    if (lines.length) duplicates.push(`yaml: unmarshal errors:\n${lines.join('\n')}`);
   }
   return { value, duplicates };
 }
@@ -79,4 +89,18 @@ export function decodeObjectBody(body: Buffer, mediaType: string, findDuplicates
     throw newBadRequest(`the body of the request must be a single object, not ${v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v}`);
   }
   return decoded;
+}
+
+function lineOf(text: string, offset: number): number {
+  let line = 1;
+  for (let i = 0; i < offset && i < text.length; i++) if (text.charCodeAt(i) === 10) line++;
+  return line;
+}
+
+/** The mapping key written at `offset` (plain or quoted). */
+function keyAt(text: string, offset: number): string {
+  const rest = text.slice(offset);
+  const quoted = /^(["'])((?:\\.|(?!\1).)*)\1/.exec(rest);
+  if (quoted) return quoted[2]!;
+  return (/^[^:\n]*/.exec(rest)?.[0] ?? '').trim();
 }

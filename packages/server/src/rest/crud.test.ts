@@ -214,6 +214,18 @@ describe('fieldValidation', () => {
     expect(String(bad.json['message'])).toContain('fieldValidation: Unsupported value: "Loud"');
   });
 
+  it('reports repeated YAML keys with their line, as the YAML decoder words them', async () => {
+    const pem = c.anchorPem.trim().split('\n').map((l) => `    ${l}`).join('\n');
+    const text = `apiVersion: certificates.plat.io/v1alpha1\nkind: ClusterTrustBundle\nmetadata:\n  name: yaml-dup\n  name: yaml-dup\nspec:\n  trustBundle: |\n${pem}\n`;
+    const strict = await c.req('writer', 'POST', `${ctbPath}?fieldValidation=Strict`, { raw: text, contentType: 'application/yaml' });
+    expect(strict.status).toBe(400);
+    expect(strict.json['message']).toBe(
+      'ClusterTrustBundle in version "v1alpha1" cannot be handled as a ClusterTrustBundle: strict decoding error: yaml: unmarshal errors:\n  line 5: key "name" already set in map',
+    );
+    const ignored = await c.req('writer', 'POST', `${ctbPath}?fieldValidation=Ignore`, { raw: text, contentType: 'application/yaml' });
+    expect(ignored.status).toBe(201);
+  });
+
   it('rejects an invalid fieldManager with 422', async () => {
     const res = await c.req('writer', 'POST', `${ctbPath}?fieldManager=${'m'.repeat(129)}`, { body: bundle('fm', c.anchorPem) });
     expect(res.status).toBe(422);

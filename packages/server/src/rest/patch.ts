@@ -55,7 +55,8 @@ export async function patchResource(scope: ResourceScope, ctx: RequestContext): 
   if (type !== 'json' && (patch === null || typeof patch !== 'object' || Array.isArray(patch))) {
     throw newBadRequest(`error decoding patch: the patch must be a JSON object, got ${Array.isArray(patch) ? 'an array' : JSON.stringify(patch)}`);
   }
-  const duplicates = type !== 'json' && mode !== 'Ignore' ? findDuplicateJsonKeys(text) : [];
+  const duplicates =
+    type !== 'json' && mode !== 'Ignore' ? findDuplicateJsonKeys(text).map((path) => `duplicate field ${JSON.stringify(path)}`) : [];
   const name = ctx.info.name;
 
   let warningsBefore = ctx.warnings.length;

@@ -17,9 +17,10 @@ import type { ResourceScope } from './scope.js';
  * Reports unknown and duplicate fields as `fieldValidation` asks: Strict answers 400 with all of
  * them, Warn adds one Warning header each, Ignore drops them silently.
  */
+/** `duplicates` are already worded (`duplicate field "x"`, or the YAML decoder's message). */
 export function applyFieldValidation(ctx: RequestContext, mode: FieldValidation, unknown: string[], duplicates: string[]): void {
   if (mode === 'Ignore') return;
-  const messages = [...unknown.map((p) => `unknown field ${JSON.stringify(p)}`), ...duplicates.map((p) => `duplicate field ${JSON.stringify(p)}`)];
+  const messages = [...unknown.map((p) => `unknown field ${JSON.stringify(p)}`), ...duplicates];
   if (messages.length === 0) return;
   if (mode === 'Strict') throw newBadRequest(`strict decoding error: ${messages.join(', ')}`);
   ctx.warnings.push(...messages);
