@@ -26,6 +26,7 @@ import { requestInfoFor } from './request-info.js';
 import type { ResourceDefinition } from './resource.js';
 import { encodeBody, newPathNotFound, wantsPretty, writeBody, writeError, writeObject } from './response.js';
 import { dispatchResource } from './rest/dispatch.js';
+import { canonicalReviewPath, isReviewRequest, reviewResources, serveReview } from './reviews/reviews.js';
 import { newResourceScope, type ResourceScope } from './rest/scope.js';
 import { SchemaSet } from './schema-walk.js';
 import { defaultVersionInfo, type VersionInfo } from './version.js';
@@ -74,6 +75,11 @@ export interface ApiServerOptions {
   livezChecks?: HealthCheck[];
   /** Registry for /metrics; a fresh one by default. */
   metricsRegistry?: Registry;
+  /**
+   * Serve the review APIs (selfsubjectreviews, selfsubjectaccessreviews, subjectaccessreviews;
+   * see src/reviews/). Default true.
+   */
+  reviews?: boolean;
 }
 
 export interface ServerAddress {
@@ -109,7 +115,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   const versionInfo = defaultVersionInfo(options.version);
   const metrics: ServerMetrics = createServerMetrics(options.metricsRegistry);
   const schemas = new SchemaSet(allDefinitions(options.resources));
-  const discovery = new Discovery(options.resources);
+  const reviews = options.reviews !== false;
+  const discovery = new Discovery(options.resources, reviews ? reviewResources : []);
   const watches = new Set<() => void>();
   const scopes = new Map<string, ResourceScope>();
   for (const def of options.resources) {
@@ -170,7 +177,10 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
 
   const route: Handler = async (ctx) => {
     const { info } = ctx;
-    if (info.isResourceRequest) return dispatchResource(scopes, ctx);
+    if (info.isResourceRequest) {
+      if (reviews && isReviewRequest(ctx)) return serveReview(ctx, options.authorizer, limits.maxBodyBytes);
+      return dispatchResource(scopes, ctx);
+    }
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw newPathNotFound();
     const segments = info.path.split('/').filter(Boolean);
     const first = segments[0] ?? '';
@@ -258,7 +268,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       url = new URL('https://localhost/');
     }
     const controller = new AbortController();
-    const info = requestInfoFor(method, url.pathname, url.searchParams);
+    const info = requestInfoFor(method, reviews ? canonicalReviewPath(url.pathname) : url.pathname, url.searchParams);
     const ctx: RequestContext = {
       req,
       res,

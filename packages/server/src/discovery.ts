@@ -9,20 +9,30 @@ import { encodeBody, newPathNotFound, wantsPretty, writeBody, writeObject } from
  * /apis/<group>/<version>, and the aggregated form (apidiscovery.k8s.io v2 and v2beta1) that
  * kubectl asks for first.
  */
-export class Discovery {
-  private readonly groups = new Map<string, Map<string, ResourceDefinition[]>>();
+/** What discovery lists of a resource; stored resources (with a definition) also get a storageVersionHash. */
+export type DiscoveredResource = Pick<
+  ResourceDefinition,
+  'group' | 'version' | 'resource' | 'singular' | 'kind' | 'namespaced' | 'shortNames' | 'categories' | 'verbs'
+> & { definitions?: unknown };
 
-  constructor(resources: readonly ResourceDefinition[]) {
-    for (const def of resources) {
-      const versions = this.groups.get(def.group) ?? new Map<string, ResourceDefinition[]>();
+export class Discovery {
+  private readonly groups = new Map<string, Map<string, DiscoveredResource[]>>();
+  private readonly stored: ReadonlySet<string>;
+
+  /** `extra`: served resources without storage or OpenAPI (the review APIs), listed after the others. */
+  constructor(resources: readonly ResourceDefinition[], extra: readonly DiscoveredResource[] = []) {
+    this.stored = new Set(resources.map((d) => `${d.group}/${d.version}`));
+    for (const def of [...resources, ...extra]) {
+      const versions = this.groups.get(def.group) ?? new Map<string, DiscoveredResource[]>();
       versions.set(def.version, [...(versions.get(def.version) ?? []), def]);
       this.groups.set(def.group, versions);
     }
   }
 
+  /** Group versions of stored resources (those with OpenAPI documents). */
   groupVersions(): Array<{ group: string; version: string }> {
     const out: Array<{ group: string; version: string }> = [];
-    for (const [group, versions] of this.groups) for (const version of versions.keys()) out.push({ group, version });
+    for (const [group, versions] of this.groups) for (const version of versions.keys()) if (this.stored.has(`${group}/${version}`)) out.push({ group, version });
     return out;
   }
 
@@ -57,7 +67,7 @@ export class Discovery {
         };
         if (d.shortNames.length) r['shortNames'] = d.shortNames;
         if (d.categories.length) r['categories'] = d.categories;
-        r['storageVersionHash'] = storageVersionHash(d);
+        if (d.definitions) r['storageVersionHash'] = storageVersionHash(d);
         return r;
       }),
     };
@@ -91,7 +101,7 @@ export class Discovery {
 }
 
 /** Kubernetes' storageVersionHash: the first 8 bytes of sha256("group/version/kind"), base64. */
-export function storageVersionHash(def: ResourceDefinition): string {
+export function storageVersionHash(def: Pick<ResourceDefinition, 'group' | 'version' | 'kind'>): string {
   return createHash('sha256').update(`${def.group}/${def.version}/${def.kind}`).digest().subarray(0, 8).toString('base64');
 }
 

@@ -1,0 +1,118 @@
+import type { Attributes, Authorizer } from '@plat/auth';
+import { startCluster, testAuthorizer, type TestCluster } from '../../test/cluster.js';
+
+// The test chain plus Kubernetes' system:basic-user rule (self reviews for everybody) and an
+// explicit Deny, so that all three decisions show in review answers.
+const authorizer: Authorizer = {
+  async authorize(a: Attributes) {
+    if (a.resourceRequest && a.verb === 'create' && ['selfsubjectreviews', 'selfsubjectaccessreviews'].includes(a.resource)) {
+      return { decision: 'Allow', reason: '' };
+    }
+    if (a.resourceRequest && a.verb === 'delete' && a.resource === 'clustertrustbundles' && a.user.username === 'reader') {
+      return { decision: 'Deny', reason: 'readers never delete' };
+    }
+    return testAuthorizer.authorize(a);
+  },
+};
+
+let c: TestCluster;
+beforeAll(async () => {
+  c = await startCluster({ authorizer });
+});
+afterAll(async () => {
+  await c.close();
+});
+
+const ssr = '/apis/authentication.plat.io/v1/selfsubjectreviews';
+const ssar = '/apis/authorization.plat.io/v1/selfsubjectaccessreviews';
+const sar = '/apis/authorization.plat.io/v1/subjectaccessreviews';
+
+describe('review APIs', () => {
+  it('answers the caller as a SelfSubjectReview (also under the kubectl group name)', async () => {
+    const res = await c.req('writer', 'POST', ssr, { body: { apiVersion: 'authentication.plat.io/v1', kind: 'SelfSubjectReview' } });
+    expect(res.status).toBe(201);
+    expect(res.json).toEqual({
+      kind: 'SelfSubjectReview',
+      apiVersion: 'authentication.plat.io/v1',
+      metadata: { creationTimestamp: null },
+      status: { userInfo: { username: 'writer', groups: ['writers', 'system:authenticated'] } },
+    });
+    const alias = await c.req('token', 'POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', {
+      body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' },
+    });
+    expect(alias.status).toBe(201);
+    expect(alias.json).toMatchObject({ apiVersion: 'authentication.k8s.io/v1', status: { userInfo: { username: 'tokenuser' } } });
+  });
+
+  it('reports the impersonated user', async () => {
+    const res = await c.req('admin', 'POST', ssr, { body: {}, headers: { 'Impersonate-User': 'someone', 'Impersonate-Group': 'team' } });
+    expect(res.status).toBe(201);
+    expect(res.json).toMatchObject({ status: { userInfo: { username: 'someone', groups: ['team', 'system:authenticated'] } } });
+  });
+
+  it('answers the chain decision for the caller (allowed, denied, no opinion)', async () => {
+    const ask = (user: 'reader' | 'writer', resourceAttributes: Record<string, unknown>) =>
+      c.req<{ status: Record<string, unknown>; spec: unknown }>(user, 'POST', ssar, {
+        body: { apiVersion: 'authorization.plat.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes } },
+      });
+    const allowed = await ask('writer', { verb: 'create', group: 'certificates.plat.io', resource: 'clustertrustbundles' });
+    expect(allowed.status).toBe(201);
+    expect(allowed.json.status).toEqual({ allowed: true });
+    expect(allowed.json.spec).toEqual({ resourceAttributes: { verb: 'create', group: 'certificates.plat.io', resource: 'clustertrustbundles' } });
+    const denied = await ask('reader', { verb: 'delete', group: 'certificates.plat.io', resource: 'clustertrustbundles', name: 'x' });
+    expect(denied.json.status).toEqual({ allowed: false, denied: true, reason: 'readers never delete' });
+    const none = await ask('reader', { verb: 'create', group: 'certificates.plat.io', resource: 'clustertrustbundles' });
+    expect(none.json.status).toEqual({ allowed: false });
+    const nonResource = await c.req<{ status: unknown }>('reader', 'POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', {
+      body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { nonResourceAttributes: { verb: 'get', path: '/version' } } },
+    });
+    expect(nonResource.status).toBe(201);
+    expect(nonResource.json.status).toEqual({ allowed: true });
+  });
+
+  it('validates review specs as Kubernetes does', async () => {
+    const neither = await c.req<{ reason: string; message: string }>('reader', 'POST', ssar, { body: { spec: {} } });
+    expect(neither.status).toBe(422);
+    expect(neither.json.message).toBe(
+      'SelfSubjectAccessReview.authorization.plat.io "" is invalid: spec: Invalid value: null: exactly one of nonResourceAttributes or resourceAttributes must be specified',
+    );
+    const withMeta = await c.req<{ message: string }>('reader', 'POST', ssr, { body: { metadata: { name: 'x' } } });
+    expect(withMeta.status).toBe(422);
+    expect(withMeta.json.message).toContain('metadata: Invalid value');
+    const wrongKind = await c.req<{ message: string }>('reader', 'POST', ssr, { body: { kind: 'Pod' } });
+    expect(wrongKind.status).toBe(400);
+    const get = await c.req('admin', 'GET', ssr);
+    expect(get.status).toBe(405);
+  });
+
+  it('answers SubjectAccessReviews about another subject, for privileged callers only', async () => {
+    const body = {
+      apiVersion: 'authorization.plat.io/v1',
+      kind: 'SubjectAccessReview',
+      spec: { user: 'w', groups: ['writers'], resourceAttributes: { verb: 'create', group: 'certificates.plat.io', resource: 'clustertrustbundles' } },
+    };
+    const forbidden = await c.req<{ message: string }>('writer', 'POST', sar, { body });
+    expect(forbidden.status).toBe(403);
+    expect(forbidden.json.message).toContain('cannot create resource "subjectaccessreviews" in API group "authorization.plat.io"');
+    const res = await c.req<{ status: unknown }>('admin', 'POST', sar, { body });
+    expect(res.status).toBe(201);
+    expect(res.json.status).toEqual({ allowed: true });
+    const noSubject = await c.req<{ message: string }>('admin', 'POST', sar, { body: { spec: { nonResourceAttributes: { path: '/x', verb: 'get' } } } });
+    expect(noSubject.status).toBe(422);
+    expect(noSubject.json.message).toContain('spec.user: Invalid value: "": at least one of user or group must be specified');
+  });
+
+  it('lists the review resources in discovery, create only', async () => {
+    const list = await c.req<{ resources: unknown[] }>('reader', 'GET', '/apis/authorization.plat.io/v1');
+    expect(list.status).toBe(200);
+    expect(list.json.resources).toEqual([
+      { name: 'selfsubjectaccessreviews', singularName: 'selfsubjectaccessreview', namespaced: false, kind: 'SelfSubjectAccessReview', verbs: ['create'] },
+      { name: 'subjectaccessreviews', singularName: 'subjectaccessreview', namespaced: false, kind: 'SubjectAccessReview', verbs: ['create'] },
+    ]);
+    const groups = await c.req<{ groups: { name: string }[] }>('reader', 'GET', '/apis');
+    expect(groups.json.groups.map((g) => g.name)).toEqual(['certificates.plat.io', 'authentication.plat.io', 'authorization.plat.io']);
+    // No OpenAPI documents for the non-stored review groups.
+    const v3 = await c.req<{ paths: Record<string, unknown> }>('reader', 'GET', '/openapi/v3');
+    expect(Object.keys(v3.json.paths)).toEqual(['apis/certificates.plat.io/v1alpha1']);
+  });
+});

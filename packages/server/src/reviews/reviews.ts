@@ -1,0 +1,212 @@
+import {
+  authenticationGroup,
+  authorizationGroup,
+  fieldError,
+  newBadRequest,
+  newInternalError,
+  newInvalid,
+  newMethodNotSupported,
+  selfSubjectAccessReviewKind,
+  selfSubjectAccessReviewSchema,
+  selfSubjectReviewKind,
+  subjectAccessReviewKind,
+  subjectAccessReviewSchema,
+  validateSelfSubjectAccessReviewSpec,
+  validateSubjectAccessReviewSpec,
+  type FieldError,
+  type SelfSubjectAccessReviewSpec,
+  type SubjectAccessReviewSpec,
+} from '@plat/api-model';
+import type { Attributes, Authorizer, UserInfo } from '@plat/auth';
+import type { RequestContext } from '../context.js';
+import { negotiateOutput } from '../negotiation.js';
+import { contentTypeOf, decodeObjectBody, readBody } from '../request-body.js';
+import { newPathNotFound, writeObject } from '../response.js';
+
+/**
+ * The review APIs (Kubernetes' authentication.k8s.io and authorization.k8s.io, here under the
+ * plat groups): create-only, nothing is stored. SelfSubjectReview answers the caller's user;
+ * SelfSubjectAccessReview and SubjectAccessReview ask the server's authorizer chain.
+ */
+
+/** A served, non-stored resource as discovery lists it. */
+export interface ReviewResource {
+  group: string;
+  version: string;
+  resource: string;
+  singular: string;
+  kind: string;
+  namespaced: false;
+  shortNames: string[];
+  categories: string[];
+  verbs: string[];
+}
+
+const review = (group: string, resource: string, kind: string): ReviewResource => ({
+  group,
+  version: 'v1',
+  resource,
+  singular: kind.toLowerCase(),
+  kind,
+  namespaced: false,
+  shortNames: [],
+  categories: [],
+  verbs: ['create'],
+});
+
+export const reviewResources: readonly ReviewResource[] = [
+  review(authenticationGroup, 'selfsubjectreviews', selfSubjectReviewKind),
+  review(authorizationGroup, 'selfsubjectaccessreviews', selfSubjectAccessReviewKind),
+  review(authorizationGroup, 'subjectaccessreviews', subjectAccessReviewKind),
+];
+
+/**
+ * kubectl (`auth whoami`, `auth can-i`) posts to the Kubernetes group names, which it cannot be
+ * told to change: those paths are served as aliases of the plat groups (authorized and answered
+ * as the plat resources; the answer's apiVersion echoes the group the client used). Discovery
+ * lists only the plat groups.
+ */
+const aliasGroups: Readonly<Record<string, string>> = {
+  'authentication.k8s.io': authenticationGroup,
+  'authorization.k8s.io': authorizationGroup,
+};
+
+/** The path a request is routed and authorized by: alias groups mapped to the plat groups. */
+export function canonicalReviewPath(pathname: string): string {
+  const m = /^\/apis\/(authentication\.k8s\.io|authorization\.k8s\.io)(\/.*)?$/.exec(pathname);
+  return m ? `/apis/${aliasGroups[m[1]!]}${m[2] ?? ''}` : pathname;
+}
+
+export function isReviewRequest(ctx: RequestContext): boolean {
+  const { info } = ctx;
+  return info.isResourceRequest && reviewResources.some((r) => r.group === info.apiGroup && r.version === info.apiVersion && r.resource === info.resource);
+}
+
+/** The group the client wrote in the URL (an alias or the plat group). */
+function requestedGroup(ctx: RequestContext): string {
+  return /^\/apis\/([^/]+)\//.exec(ctx.url.pathname)?.[1] ?? ctx.info.apiGroup;
+}
+
+function userInfoObject(user: UserInfo): Record<string, unknown> {
+  const out: Record<string, unknown> = { username: user.username };
+  if (user.uid) out.uid = user.uid;
+  if (user.groups.length) out.groups = user.groups;
+  if (user.extra && Object.keys(user.extra).length) out.extra = user.extra;
+  return out;
+}
+
+/** Kubernetes' authorizer.AttributesRecord of a review spec. */
+export function reviewAttributes(user: UserInfo, spec: SelfSubjectAccessReviewSpec): Attributes {
+  const r = spec.resourceAttributes;
+  if (r) {
+    return {
+      user,
+      verb: r.verb ?? '',
+      resourceRequest: true,
+      apiGroup: r.group ?? '',
+      apiVersion: r.version ?? '',
+      resource: r.resource ?? '',
+      subresource: r.subresource ?? '',
+      namespace: r.namespace ?? '',
+      name: r.name ?? '',
+      path: '',
+    };
+  }
+  const n = spec.nonResourceAttributes ?? {};
+  return {
+    user,
+    verb: n.verb ?? '',
+    resourceRequest: false,
+    apiGroup: '',
+    apiVersion: '',
+    resource: '',
+    subresource: '',
+    namespace: '',
+    name: '',
+    path: n.path ?? '',
+  };
+}
+
+/** Kubernetes' metadata rule for reviews: nothing may be set. */
+function validateEmptyMetadata(metadata: unknown): FieldError[] {
+  if (metadata === undefined || metadata === null) return [];
+  const meta = metadata as Record<string, unknown>;
+  const set = Object.entries(meta).filter(([k, v]) => v !== undefined && v !== null && !(k === 'creationTimestamp' && v === null));
+  return set.length ? [fieldError.invalid('metadata', meta, 'must be empty')] : [];
+}
+
+async function decodeReview(ctx: RequestContext, maxBodyBytes: number, kind: string): Promise<Record<string, unknown>> {
+  const body = await readBody(ctx, maxBodyBytes);
+  const { value } = decodeObjectBody(body, contentTypeOf(ctx) || 'application/json', false);
+  const obj = value as Record<string, unknown>;
+  const group = requestedGroup(ctx);
+  if (obj.kind !== undefined && obj.kind !== kind) {
+    throw newBadRequest(`the kind of the body ${JSON.stringify(obj.kind)} does not match the resource: expected ${JSON.stringify(kind)}`);
+  }
+  if (obj.apiVersion !== undefined && obj.apiVersion !== `${group}/v1`) {
+    throw newBadRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${group}/v1)`);
+  }
+  return obj;
+}
+
+async function decide(authorizer: Authorizer, attrs: Attributes, signal: AbortSignal) {
+  let result;
+  try {
+    result = await authorizer.authorize(attrs, { signal });
+  } catch (err) {
+    throw newInternalError(err);
+  }
+  const status: Record<string, unknown> = { allowed: result.decision === 'Allow' };
+  if (result.decision === 'Deny') status.denied = true;
+  if (result.reason) status.reason = result.reason;
+  return status;
+}
+
+/** Serves a POST to one of `reviewResources` (the caller already passed authorization for `create`). */
+export async function serveReview(ctx: RequestContext, authorizer: Authorizer, maxBodyBytes: number): Promise<void> {
+  const { info } = ctx;
+  const group = requestedGroup(ctx);
+  const gr = { group: info.apiGroup, resource: info.resource };
+  if (info.namespace || info.subresource) throw newPathNotFound();
+  if (info.verb !== 'create' || info.name) throw newMethodNotSupported(gr, info.verb);
+  const choice = negotiateOutput(ctx.req.headers.accept, { allowedAs: [] });
+  const user = ctx.user!;
+
+  if (info.resource === 'selfsubjectreviews') {
+    const obj = await decodeReview(ctx, maxBodyBytes, selfSubjectReviewKind);
+    const errs = validateEmptyMetadata(obj.metadata);
+    if (errs.length) throw newInvalid({ group: info.apiGroup, kind: selfSubjectReviewKind }, '', errs);
+    writeObject(
+      ctx,
+      201,
+      { kind: selfSubjectReviewKind, apiVersion: `${group}/v1`, metadata: { creationTimestamp: null }, status: { userInfo: userInfoObject(user) } },
+      choice,
+    );
+    return;
+  }
+
+  const self = info.resource === 'selfsubjectaccessreviews';
+  const kind = self ? selfSubjectAccessReviewKind : subjectAccessReviewKind;
+  const obj = await decodeReview(ctx, maxBodyBytes, kind);
+  const parsed = (self ? selfSubjectAccessReviewSchema : subjectAccessReviewSchema).safeParse({ ...obj, spec: obj.spec ?? {} });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw newBadRequest(`${kind} in version "v1" cannot be handled as a ${kind}: ${issue.path.join('.')}: ${issue.message}`);
+  }
+  const spec = parsed.data.spec as SubjectAccessReviewSpec;
+  const errs = [...validateEmptyMetadata(obj.metadata), ...(self ? validateSelfSubjectAccessReviewSpec(spec) : validateSubjectAccessReviewSpec(spec))];
+  if (errs.length) throw newInvalid({ group: info.apiGroup, kind }, '', errs);
+
+  // A self review asks about the caller as authenticated (after impersonation); a
+  // SubjectAccessReview about the subject in its spec.
+  const subject: UserInfo = self
+    ? user
+    : {
+        username: spec.user ?? '',
+        groups: spec.groups ?? [],
+        ...(spec.uid ? { uid: spec.uid } : {}),
+        ...(spec.extra ? { extra: spec.extra } : {}),
+      };
+  const status = await decide(authorizer, reviewAttributes(subject, spec), ctx.signal);
+  writeObject(ctx, 201, { kind, apiVersion: `${group}/v1`, metadata: { creationTimestamp: null }, spec: obj.spec ?? {}, status }, choice);
+}
