@@ -55,5 +55,4 @@ export {
   type SubjectAccessReviewStatus,
 } from './webhook/subject-access-review.js';
 export { createAnonymousAuthenticator, withAnonymous, type AnonymousSpec } from './anonymous-authenticator.js';
-export { legacyOidcFlagsToSpec, type LegacyOidcFlags } from './jwt/legacy-oidc-flags.js';
 export { ConfigReloader, Reloadable, type ConfigReloaderOptions } from './reload/config-reloader.js';

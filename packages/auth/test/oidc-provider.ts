@@ -106,7 +106,7 @@ export async function startOidcProvider(opts: { path?: string; ca?: PemKeyPair }
     },
     start: listen,
     async close() {
-      if (server?.listening) await this.stop();
+      if (server?.listening) await (this as TestOidcProvider).stop();
     },
   };
 }

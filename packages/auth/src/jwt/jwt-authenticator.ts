@@ -50,12 +50,17 @@ export class JwtAuthenticator implements TokenAuthenticator {
     private readonly opts: JwtAuthenticatorOptions = {},
   ) {
     this.algorithms = (opts.signingAlgorithms ?? defaultSigningAlgorithms).filter((a) => !hmacOrNone.test(a));
-    this.validations = new Counter({
-      name: 'apiserver_authentication_jwt_authenticator_validations_total',
-      help: 'JWT validations per issuer and result (success, failure, cached).',
-      labelNames: ['issuer', 'result'],
-      registers: opts.registry ? [opts.registry] : [],
-    });
+    // A reloaded configuration builds a new instance on the same registry: share the series.
+    const metricName = 'apiserver_authentication_jwt_authenticator_validations_total';
+    const existing = opts.registry?.getSingleMetric(metricName) as Counter<'issuer' | 'result'> | undefined;
+    this.validations =
+      existing ??
+      new Counter({
+        name: metricName,
+        help: 'JWT validations per issuer and result (success, failure, cached).',
+        labelNames: ['issuer', 'result'],
+        registers: opts.registry ? [opts.registry] : [],
+      });
     for (const spec of specs) {
       const keys = new OidcKeySet({
         ...opts.keySet,
