@@ -6,6 +6,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { Registry } from 'prom-client';
 import type { Authenticator, Authorizer } from '@plat/auth';
 import type { Storage } from '@plat/storage';
+import type { Tracing } from '@plat/telemetry';
 import type { Filter, Handler, IncomingRequest, OutgoingResponse, RequestContext } from './context.js';
 import { Discovery, serveDiscovery } from './discovery.js';
 import { withAuthentication } from './filters/authentication.js';
@@ -29,6 +30,7 @@ import { dispatchResource } from './rest/dispatch.js';
 import { canonicalReviewPath, isReviewRequest, reviewResources, serveReview } from './reviews/reviews.js';
 import { newResourceScope, type ResourceScope } from './rest/scope.js';
 import { SchemaSet } from './schema-walk.js';
+import { traceAdmission, traceAuthenticator, traceAuthorization, traceStorage, withTracing } from './tracing.js';
 import { defaultVersionInfo, type VersionInfo } from './version.js';
 
 export interface ServerLimits {
@@ -76,6 +78,11 @@ export interface ApiServerOptions {
   /** Registry for /metrics; a fresh one by default. */
   metricsRegistry?: Registry;
   /**
+   * Request tracing (@plat/telemetry createTracing): a span per request with children for
+   * authentication, authorization, admission and storage. Off (or disabledTracing()) adds nothing.
+   */
+  tracing?: Tracing;
+  /**
    * Serve the review APIs (selfsubjectreviews, selfsubjectaccessreviews, subjectaccessreviews;
    * see src/reviews/). Default true.
    */
@@ -109,7 +116,16 @@ function metricVerb(ctx: RequestContext): string {
 }
 
 /** Builds the API server; nothing listens until listen(). */
-export function createApiServer(options: ApiServerOptions): ApiServer {
+export function createApiServer(serverOptions: ApiServerOptions): ApiServer {
+  const tracing = serverOptions.tracing?.enabled ? serverOptions.tracing : undefined;
+  const options: ApiServerOptions = tracing
+    ? {
+        ...serverOptions,
+        authenticator: traceAuthenticator(tracing, serverOptions.authenticator),
+        authorizer: traceAuthorization(tracing, serverOptions.authorizer),
+        resources: serverOptions.resources.map((def) => traceAdmission(tracing, def)),
+      }
+    : serverOptions;
   const limits: ServerLimits = { ...defaultLimits, ...options.limits };
   const logger = options.logger ?? silentLogger;
   const versionInfo = defaultVersionInfo(options.version);
@@ -120,7 +136,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   const watches = new Set<() => void>();
   const scopes = new Map<string, ResourceScope>();
   for (const def of options.resources) {
-    const storage = instrumentStorage(options.storage, metrics, `${def.resource}.${def.group}`);
+    const instrumented = instrumentStorage(options.storage, metrics, `${def.resource}.${def.group}`);
+    const storage = tracing ? traceStorage(tracing, instrumented, `${def.resource}.${def.group}`) : instrumented;
     scopes.set(
       `${def.group}/${def.version}/${def.resource}`,
       newResourceScope(def, {
@@ -248,6 +265,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   };
 
   const filters: Filter[] = [
+    ...(tracing ? [withTracing(tracing)] : []),
     withPanicRecovery(logger),
     // Logged early so that 401s, 429s and timeouts get their line too.
     withRequestLog(logger),

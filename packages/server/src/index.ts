@@ -25,3 +25,4 @@ export {
   isAuthorizedForSigner,
 } from './resources/cluster-trust-bundle.js';
 export { requestInfoFor, type RequestInfo } from './request-info.js';
+export { currentTraceContext, routeTemplate, traceAuthorizer, traceHeadersInjector } from './tracing.js';

@@ -1,0 +1,235 @@
+/**
+ * Request tracing: one span per request with children for authentication, authorization (one
+ * per authorizer, covering webhook calls), admission and storage calls.
+ *
+ * The current span travels with the request through an AsyncLocalStorage owned by this module,
+ * which only the tracing filter ever enters: with tracing off the filter is not installed, the
+ * wrappers below are not applied, and nothing of this runs (the OpenTelemetry API is a few
+ * interfaces; the SDK is only loaded by @plat/telemetry's createTracing()).
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { SpanKind, SpanStatusCode, trace, type Attributes as SpanAttributes, type Context, type Span } from '@opentelemetry/api';
+import type { Attributes, AuthenticationRequest, Authenticator, AuthorizationResult, Authorizer } from '@plat/auth';
+import type { Storage } from '@plat/storage';
+import type { Tracing } from '@plat/telemetry';
+import type { Filter, RequestContext } from './context.js';
+import type { AdmissionRequest, ResourceDefinition } from './resource.js';
+
+const activeTrace = new AsyncLocalStorage<Context>();
+
+/** The trace context of the request being served (undefined outside a traced request). */
+export function currentTraceContext(): Context | undefined {
+  return activeTrace.getStore();
+}
+
+/**
+ * Runs `fn` inside a child span of the current request span. Outside a traced request, or under
+ * a span that is not recorded (sampled out), `fn` runs as is.
+ */
+export async function inChildSpan<T>(
+  tracing: Tracing,
+  name: string,
+  attributes: SpanAttributes,
+  fn: (span: Span | undefined) => Promise<T>,
+): Promise<T> {
+  const parent = activeTrace.getStore();
+  if (!parent || !trace.getSpan(parent)?.isRecording()) return fn(undefined);
+  const span = tracing.tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes }, parent);
+  try {
+    return await activeTrace.run(trace.setSpan(parent, span), () => fn(span));
+  } catch (err) {
+    span.recordException(err as Error);
+    span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error)?.message });
+    throw err;
+  } finally {
+    span.end();
+  }
+}
+
+/**
+ * The route of a request as a template, so span names stay few: resource requests name their
+ * resource and `{name}`; other paths keep their first segment (discovery keeps group/version).
+ */
+export function routeTemplate(ctx: RequestContext): string {
+  const { info } = ctx;
+  if (info.isResourceRequest) {
+    const prefix = info.apiGroup ? `/${info.apiPrefix}/${info.apiGroup}/${info.apiVersion}` : `/${info.apiPrefix}/${info.apiVersion}`;
+    const watch = ctx.url.pathname.includes(`/watch/`) ? '/watch' : '';
+    const ns = info.namespace ? '/namespaces/{namespace}' : '';
+    const name = info.name ? '/{name}' : '';
+    const sub = info.subresource ? `/${info.subresource}` : '';
+    return `${prefix}${watch}${ns}/${info.resource}${name}${sub}`;
+  }
+  const segments = info.path.split('/').filter(Boolean);
+  const first = segments[0] ?? '';
+  switch (first) {
+    case '':
+      return '/';
+    case 'api':
+    case 'apis':
+      // /apis, /apis/<group>, /apis/<group>/<version>: few, and useful to tell apart.
+      return segments.length <= 3 ? `/${segments.join('/')}` : `/${first}/{path}`;
+    case 'openapi':
+      return segments[1] === 'v2' || segments.length === 2 ? `/${segments.slice(0, 2).join('/')}` : '/openapi/v3/{groupVersion}';
+    case 'healthz':
+    case 'livez':
+    case 'readyz':
+      return segments.length > 1 ? `/${first}/{check}` : `/${first}`;
+    case 'version':
+    case 'metrics':
+      return `/${first}`;
+    default:
+      return '/{path}';
+  }
+}
+
+function header(ctx: RequestContext, name: string): string {
+  const v = ctx.req.headers[name];
+  return Array.isArray(v) ? v.join(', ') : (v ?? '');
+}
+
+/**
+ * The outermost filter: extracts the incoming W3C trace context (`traceparent`, `tracestate`),
+ * starts the request span under it and ends it with the status code when the chain is done.
+ */
+export function withTracing(tracing: Tracing): Filter {
+  return (next) => async (ctx) => {
+    const parent = tracing.extract(ctx.req.headers);
+    const route = routeTemplate(ctx);
+    const span = tracing.tracer.startSpan(
+      `${ctx.method} ${route}`,
+      {
+        kind: SpanKind.SERVER,
+        attributes: {
+          'http.request.method': ctx.method,
+          'http.route': route,
+          'url.path': ctx.url.pathname,
+          'user_agent.original': header(ctx, 'user-agent'),
+          'network.protocol.version': ctx.req.httpVersion,
+          'apiserver.verb': ctx.info.verb,
+          'apiserver.resource': ctx.info.resource,
+          'apiserver.api_group': ctx.info.apiGroup,
+          'apiserver.api_version': ctx.info.apiVersion,
+          'apiserver.name': ctx.info.name,
+          'apiserver.audit_id': ctx.auditId,
+        },
+      },
+      parent,
+    );
+    try {
+      await activeTrace.run(trace.setSpan(parent, span), () => next(ctx));
+    } catch (err) {
+      span.recordException(err as Error);
+      throw err;
+    } finally {
+      if (span.isRecording()) {
+        const status = ctx.res.statusCode;
+        span.setAttribute('http.response.status_code', status);
+        if (ctx.user) span.setAttribute('apiserver.user', ctx.user.username);
+        if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+      }
+      span.end();
+    }
+  };
+}
+
+/** The authenticator seen through an `authentication` span (its outcome as an attribute). */
+export function traceAuthenticator(tracing: Tracing, authenticator: Authenticator): Authenticator {
+  return {
+    authenticate: (req: AuthenticationRequest) =>
+      inChildSpan(tracing, 'authentication', {}, async (span) => {
+        const result = await authenticator.authenticate(req);
+        span?.setAttribute('authentication.authenticated', result !== null && result !== undefined);
+        return result;
+      }),
+  };
+}
+
+function recordDecision(span: Span | undefined, result: AuthorizationResult): void {
+  if (!span) return;
+  span.setAttribute('authorization.decision', result.decision);
+  if (result.reason) span.setAttribute('authorization.reason', result.reason.slice(0, 512));
+}
+
+function authorizationAttributes(attrs: Attributes): SpanAttributes {
+  return {
+    'authorization.verb': attrs.verb,
+    'authorization.resource': attrs.resource ?? '',
+    'authorization.path': attrs.resourceRequest ? '' : (attrs.path ?? ''),
+  };
+}
+
+/**
+ * The server's authorizer seen through an `authorization` span. Each call the server makes (the
+ * request itself, impersonation checks, `attest` in admission) gets its own span.
+ */
+export function traceAuthorization(tracing: Tracing, authorizer: Authorizer): Authorizer {
+  return {
+    authorize: (attrs, opts) =>
+      inChildSpan(tracing, 'authorization', authorizationAttributes(attrs), async (span) => {
+        const result = await authorizer.authorize(attrs, opts);
+        recordDecision(span, result);
+        return result;
+      }),
+  };
+}
+
+/**
+ * One authorizer of the app's chain seen through an `authorizer <type>/<name>` span, for example
+ * around a WebhookAuthorizer: the webhook call happens inside it, and the traceparent the webhook
+ * receives (see {@link traceHeadersInjector}) names this span as its parent.
+ */
+export function traceAuthorizer(tracing: Tracing | undefined, type: string, name: string, authorizer: Authorizer): Authorizer {
+  if (!tracing?.enabled) return authorizer;
+  return {
+    authorize: (attrs, opts) =>
+      inChildSpan(tracing, `authorizer ${type}/${name}`, { 'authorizer.type': type, 'authorizer.name': name }, async (span) => {
+        const result = await authorizer.authorize(attrs, opts);
+        recordDecision(span, result);
+        return result;
+      }),
+  };
+}
+
+/**
+ * Writes `traceparent` (and `tracestate`) of the current request span into outgoing headers: the
+ * `injectHeaders` option of WebhookAuthorizer. A no-op with tracing off or outside a request.
+ */
+export function traceHeadersInjector(tracing: Tracing | undefined): (headers: Record<string, string>) => void {
+  if (!tracing?.enabled) return () => undefined;
+  return (headers) => {
+    const ctx = activeTrace.getStore();
+    if (ctx) tracing.inject(ctx, headers);
+  };
+}
+
+/** The resource with its admission step seen through an `admission` span. */
+export function traceAdmission(tracing: Tracing, def: ResourceDefinition): ResourceDefinition {
+  const { strategy } = def;
+  const admit = strategy.admit;
+  if (!admit) return def;
+  const traced = Object.create(strategy) as typeof strategy;
+  traced.admit = (req: AdmissionRequest) =>
+    inChildSpan(tracing, 'admission', { 'admission.operation': req.operation, 'admission.dry_run': req.dryRun }, () => admit.call(strategy, req));
+  return { ...def, strategy: traced };
+}
+
+type TracedOperation = 'create' | 'get' | 'list' | 'guaranteedUpdate' | 'delete' | 'count' | 'currentRevision';
+const traced: TracedOperation[] = ['create', 'get', 'list', 'guaranteedUpdate', 'delete', 'count', 'currentRevision'];
+
+/**
+ * The storage seen through `storage.<operation>` spans (watches are long-running streams and
+ * get none). `type` is the resource (`clustertrustbundles.certificates.plat.io`).
+ */
+export function traceStorage(tracing: Tracing, storage: Storage, type: string): Storage {
+  const wrapped: Storage = Object.create(storage) as Storage;
+  for (const op of traced) {
+    const original = (storage[op] as (...args: unknown[]) => Promise<unknown>).bind(storage);
+    (wrapped as unknown as Record<string, unknown>)[op] = (...args: unknown[]) =>
+      inChildSpan(tracing, `storage.${op}`, { 'storage.operation': op, 'storage.type': type }, () => original(...args));
+  }
+  for (const op of ['watch', 'compact', 'ready', 'close'] as const) {
+    (wrapped as unknown as Record<string, unknown>)[op] = (storage[op] as (...a: unknown[]) => unknown).bind(storage);
+  }
+  return wrapped;
+}
