@@ -10,6 +10,7 @@
 //              managedFields work)
 //   unchanged  apply(...) of the configuration already applied (no change)
 //   changed    apply(...) of a configuration with another trustBundle and one more label
+//   pruning    the same, with a label the applier set before left out (the prune path)
 // and prints operations/second and the ratio to the baseline (median over the rounds). This is
 // the engine alone: the server adds decoding, validation, admission and storage to both kinds of
 // request, so the request-level ratio the issue targets (>= 0.6) is closer to 1 than these.
@@ -64,6 +65,11 @@ const cases = {
     if (!r.changed || r.conflicts.length) throw new Error('changed apply did not change the object');
     return r;
   },
+  pruning: () => {
+    const r = patch.apply({ live: labelled, applied: config(pem('B'), { tier: 'z' }), manager: 'kubectl', apiVersion, now: '2026-11-22T06:02:00Z' });
+    if ('team' in r.object.metadata.labels) throw new Error('pruning apply kept the dropped label');
+    return r;
+  },
 };
 
 function opsPerSecond(fn, ms = 150) {
@@ -84,11 +90,16 @@ const samples = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
 for (let r = 0; r < rounds; r++) for (const [k, fn] of Object.entries(cases)) samples[k].push(opsPerSecond(fn));
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const result = Object.fromEntries(Object.entries(samples).map(([k, xs]) => [k, median(xs)]));
-const ratios = { unchanged: result.unchanged / result.baseline, changed: result.changed / result.baseline };
+const ratios = {
+  unchanged: result.unchanged / result.baseline,
+  changed: result.changed / result.baseline,
+  pruning: result.pruning / result.baseline,
+};
 if (json) console.log(JSON.stringify({ opsPerSecond: result, ratios, rounds }));
 else {
   console.log(`node ${process.version}, ${rounds} rounds (median ops/s)`);
   console.log(`baseline (merge patch + Update tracking): ${result.baseline.toFixed(0)}`);
   console.log(`apply, unchanged:                         ${result.unchanged.toFixed(0)}  ratio ${ratios.unchanged.toFixed(2)}`);
   console.log(`apply, changed:                           ${result.changed.toFixed(0)}  ratio ${ratios.changed.toFixed(2)}`);
+  console.log(`apply, changed and one label dropped:     ${result.pruning.toFixed(0)}  ratio ${ratios.pruning.toFixed(2)}`);
 }

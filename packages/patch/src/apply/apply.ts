@@ -30,7 +30,15 @@ import {
 import { KUBECTL_MANAGER, allowedConflictsFromLastApplied, syncLastApplied } from './last-applied.js';
 import { recordUpdateOnManagers } from './record-update.js';
 import { applyTypeForKind, type ApplyType } from './schema.js';
-import { TypedContext, ensureNamedFieldsAreMembers, merge, removeItems, toFieldSet, typeErrorsText } from './typed.js';
+import {
+  TypedContext,
+  dropNullFields,
+  ensureNamedFieldsAreMembers,
+  merge,
+  removeItems,
+  toFieldSet,
+  typeErrorsText,
+} from './typed.js';
 
 /** The manager that owns an untracked object's fields when it is first applied to. */
 export const BEFORE_FIRST_APPLY_MANAGER = 'before-first-apply';
@@ -194,10 +202,13 @@ export function apply(opts: ApplyOptions): ApplyResult {
 
 /**
  * Removes from `merged` what the applier owned last time and owns no longer, unless another
- * manager (or the applier's new configuration) still owns it (Updater.prune: remove the last
- * applied set, add back owned items, add back dangling items).
+ * manager (or the applier's new configuration) still owns it (Updater.prune). Struct fields
+ * count as owned when something below them is, so a struct goes only when nothing in it is
+ * owned; a list item or map key goes with everything under it. This is the result of
+ * Kubernetes' three steps (remove the last applied set, add back owned items, add back dangling
+ * items) in one removal.
  */
-function prune(
+export function prune(
   merged: JsonObject,
   type: ApplyType,
   managers: Managers,
@@ -207,19 +218,12 @@ function prune(
   if (!lastSet || lastSet.isEmpty()) return merged;
   // Everything owned last time is applied again: nothing can go (the usual re-apply).
   if (lastSet.difference(managers.get(self)!.fields).isEmpty()) return merged;
-  const lenient = (): TypedContext => new TypedContext(false);
-  const last = ensureNamedFieldsAreMembers(lastSet, type);
-  let pruned = removeItems(merged, type, last);
-
   let owned: FieldSet | undefined;
   for (const m of managers.values()) owned = owned ? owned.union(m.fields) : m.fields;
-  const ownedNamed = ensureNamedFieldsAreMembers(owned!, type);
-  const mergedSet = ensureNamedFieldsAreMembers(toFieldSet(merged, type, lenient()), type);
-  const prunedSet = ensureNamedFieldsAreMembers(toFieldSet(pruned, type, lenient()), type);
-  pruned = removeItems(merged, type, mergedSet.difference(prunedSet.union(ownedNamed)));
-
-  const keptSet = ensureNamedFieldsAreMembers(toFieldSet(pruned, type, lenient()), type);
-  return removeItems(merged, type, mergedSet.difference(keptSet).intersection(last)) as JsonObject;
+  const disowned = ensureNamedFieldsAreMembers(lastSet, type).difference(ensureNamedFieldsAreMembers(owned!, type));
+  // Only what the merged object sets can go: an empty list (which sets nothing) stays.
+  const present = ensureNamedFieldsAreMembers(toFieldSet(merged, type, new TypedContext(false)), type);
+  return dropNullFields(removeItems(merged, type, disowned.intersection(present)) ?? {}, type) as JsonObject;
 }
 
 function sortConflicts(conflicts: ApplyConflict[]): ApplyConflict[] {

@@ -361,7 +361,11 @@ function mergeList(l: unknown[], r: unknown[], list: ListType, path: PathElement
 // ---------------------------------------------------------------------------------------------
 // RemoveItems
 
-/** `value` without the paths that are members of `set` (each with everything below it). */
+/**
+ * `value` without the paths that are members of `set` (each with everything below it). A map or
+ * list left with nothing becomes null, as in structured-merge-diff (the typed object then drops
+ * it: see `dropNullFields`).
+ */
 export function removeItems(value: unknown, t: ApplyType, set: FieldSet): unknown {
   if (set.isEmpty()) return value;
   const ctx = new TypedContext(false);
@@ -378,7 +382,7 @@ function removeNode(v: unknown, t: ApplyType, set: FieldSet, path: PathElement[]
       const sub = set.withPrefix(pe);
       out[k] = sub && !sub.isEmpty() ? removeNode(v[k], n.child(k, ctx, path), sub, [...path, pe], ctx) : v[k];
     }
-    return out;
+    return Object.keys(out).length ? out : null;
   }
   if (n.kind === 'list' && Array.isArray(v)) {
     const out: unknown[] = [];
@@ -388,9 +392,28 @@ function removeNode(v: unknown, t: ApplyType, set: FieldSet, path: PathElement[]
       const sub = set.withPrefix(pe);
       out.push(sub && !sub.isEmpty() ? removeNode(item, n.list.item, sub, [...path, pe], ctx) : item);
     });
-    return out;
+    return out.length ? out : null;
   }
   return v;
+}
+
+/** `value` without struct fields that are null, at any depth: what a typed object keeps. */
+export function dropNullFields(value: unknown, t: ApplyType): unknown {
+  const ctx = new TypedContext(false);
+  const walk = (v: unknown, type: ApplyType, path: PathElement[]): unknown => {
+    const n = nodeOf(type, v, ctx, path);
+    if (n.kind === 'map' && isJsonObject(v)) {
+      const out: JsonObject = {};
+      for (const k of Object.keys(v)) {
+        if (v[k] === null && n.struct) continue;
+        out[k] = walk(v[k], n.child(k, ctx, path), path);
+      }
+      return out;
+    }
+    if (n.kind === 'list' && Array.isArray(v)) return v.map((item) => walk(item, n.list.item, path));
+    return v;
+  };
+  return walk(value, t, []);
 }
 
 // ---------------------------------------------------------------------------------------------
