@@ -15,6 +15,7 @@ export {
   type JsonPatchOptions,
 } from './json-patch.js';
 export { applyMergePatch } from './merge-patch.js';
+export { MAX_NESTING_DEPTH } from './json-value.js';
 export { applyStrategicMergePatch } from './strategic-merge-patch.js';
 export {
   builtinStrategicSchema,

@@ -1,6 +1,6 @@
 import { newRequestEntityTooLarge } from '@plat/api-model';
-import { newJsonPatchApplyError, newPatchDecodeError } from './patch-errors.js';
-import { cloneJson, deepEqualJson, isJsonObject, type JsonObject } from './json-value.js';
+import { assertNesting, newJsonPatchApplyError, newPatchDecodeError } from './patch-errors.js';
+import { cloneJson, deepEqualJson, isJsonObject, MAX_NESTING_DEPTH, type JsonObject } from './json-value.js';
 
 /**
  * RFC 6902 JSON patch with the semantics of evanphx/json-patch v4, the library kube-apiserver and
@@ -23,6 +23,7 @@ export function applyJsonPatch(doc: unknown, patch: unknown, opts: JsonPatchOpti
   if (!isJsonObject(doc) && !Array.isArray(doc)) {
     throw newJsonPatchApplyError(`json: cannot unmarshal ${goJsonKind(doc)} into Go value of type jsonpatch.partialDoc`);
   }
+  assertNesting(doc, patch, MAX_NESTING_DEPTH);
   const root: Container = { value: cloneJson(doc) as JsonObject | unknown[], copied: 0, maxCopyBytes: opts.maxCopyBytes ?? 0 };
   for (const op of ops) {
     const error = applyOperation(root, op);

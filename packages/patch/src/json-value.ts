@@ -31,3 +31,24 @@ export function deepEqualJson(a: unknown, b: unknown): boolean {
   }
   return false;
 }
+
+/**
+ * Deepest nesting the patch functions accept in a document or a patch. They recurse once or twice
+ * per level; this keeps them far inside Node's stack whatever the caller's depth. Kubernetes
+ * objects nest a few dozen levels; Go's decoder stops at 10000.
+ */
+export const MAX_NESTING_DEPTH = 1000;
+
+/** Whether a decoded value nests objects/lists deeper than `limit` (checked without recursion). */
+export function nestsDeeperThan(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length) {
+    const [v, depth] = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth >= limit) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) {
+      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+    }
+  }
+  return false;
+}

@@ -1,5 +1,5 @@
-import { newPatchDecodeError } from './patch-errors.js';
-import { cloneJson, isJsonObject, type JsonObject } from './json-value.js';
+import { assertNesting, newPatchDecodeError } from './patch-errors.js';
+import { cloneJson, isJsonObject, MAX_NESTING_DEPTH, type JsonObject } from './json-value.js';
 
 /**
  * RFC 7396 JSON merge patch with the behaviour of evanphx/json-patch's MergePatch, which
@@ -11,6 +11,7 @@ import { cloneJson, isJsonObject, type JsonObject } from './json-value.js';
  *   would return the patch itself — Kubernetes never replaces a whole object with a scalar.
  */
 export function applyMergePatch(doc: unknown, patch: unknown): unknown {
+  assertNesting(doc, patch, MAX_NESTING_DEPTH);
   if (Array.isArray(patch)) return pruneArrayNulls(cloneJson(patch));
   if (!isJsonObject(patch)) throw newPatchDecodeError('Invalid JSON Patch');
   if (!isJsonObject(doc)) return pruneObjectNulls(cloneJson(patch));

@@ -1,4 +1,5 @@
 import { StatusError, StatusReason, newBadRequest } from '@plat/api-model';
+import { nestsDeeperThan } from './json-value.js';
 
 /**
  * The Status errors a patch produces. The message is the text the Kubernetes libraries produce
@@ -52,4 +53,15 @@ export function gvkString(apiVersion: string, kind: string): string {
   const group = slash < 0 ? '' : apiVersion.slice(0, slash);
   const version = slash < 0 ? apiVersion : apiVersion.slice(slash + 1);
   return `${group}/${version}, Kind=${kind}`;
+}
+
+/** A document or patch nests deeper than the patch functions accept: 400 BadRequest. */
+export function newTooDeeplyNested(what: 'document' | 'patch', limit: number): StatusError {
+  return newBadRequest(`the ${what} nests deeper than ${limit} levels`);
+}
+
+/** Refuses a document or patch that nests deeper than `limit`. */
+export function assertNesting(doc: unknown, patch: unknown, limit: number): void {
+  if (nestsDeeperThan(patch, limit)) throw newTooDeeplyNested('patch', limit);
+  if (nestsDeeperThan(doc, limit)) throw newTooDeeplyNested('document', limit);
 }

@@ -28,8 +28,8 @@ import {
   splitDeleteItems,
   type Kind,
 } from './strategic-list-order.js';
-import { cloneJson, isJsonObject, type JsonObject } from './json-value.js';
-import { newStrategicMergePatchError } from './patch-errors.js';
+import { cloneJson, isJsonObject, MAX_NESTING_DEPTH, type JsonObject } from './json-value.js';
+import { assertNesting, newStrategicMergePatchError } from './patch-errors.js';
 import type { StrategicFieldMeta, StrategicSchema } from './strategic-schema.js';
 
 /**
@@ -48,6 +48,7 @@ export function applyStrategicMergePatch(doc: unknown, patch: unknown, schema: S
   if (!isJsonObject(doc) || !isJsonObject(patch)) {
     throw newStrategicMergePatchError('bad-request', ERR_BAD_JSON_DOC);
   }
+  assertNesting(doc, patch, MAX_NESTING_DEPTH);
   try {
     return mergeMap(cloneJson(doc), cloneJson(patch), schema);
   } catch (err) {
