@@ -95,6 +95,8 @@ export interface TestCluster {
   anchorPem: string;
   anchorPem2: string;
   agent(user: UserName): Agent;
+  /** The client certificate and key of a user, for clients built by the test. */
+  clientCertificate(user: keyof typeof users): PemKeyPair;
   req<T = Record<string, unknown>>(user: UserName, method: string, path: string, opts?: RequestOptions): Promise<TestResponse<T>>;
   close(): Promise<void>;
 }
@@ -148,6 +150,7 @@ export async function startCluster(overrides: Partial<ApiServerOptions> = {}): P
     anchorPem: anchors[0]!.certPem,
     anchorPem2: anchors[1]!.certPem,
     agent,
+    clientCertificate: (user) => clients[user]!,
     async req(user, method, path, opts = {}) {
       const headers: Record<string, string | string[]> = { ...opts.headers };
       let body: string | Buffer | undefined;

@@ -23,11 +23,13 @@ const tlsInfoCache = new WeakMap<object, AuthenticationRequest['tls']>();
 function tlsInfo(ctx: RequestContext): AuthenticationRequest['tls'] {
   const socket = ctx.req.socket as TLSSocket;
   if (typeof socket.getPeerCertificate !== 'function') return undefined;
-  const cached = tlsInfoCache.get(socket);
+  // HTTP/2 hands each request its own proxy of the socket: key the cache by the session's socket.
+  const key = (ctx.req as { stream?: { session?: { socket?: object } } }).stream?.session?.socket ?? socket;
+  const cached = tlsInfoCache.get(key);
   if (cached) return cached;
   const peer = socket.getPeerCertificate(true);
   const info = !peer || Object.keys(peer).length === 0 ? { authorized: false } : { authorized: socket.authorized === true, peerCertificate: peer };
-  tlsInfoCache.set(socket, info);
+  tlsInfoCache.set(key, info);
   return info;
 }
 

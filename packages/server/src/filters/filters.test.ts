@@ -83,6 +83,25 @@ describe('authentication and authorization', () => {
     expect(((await res.body.json()) as { major: string }).major).toBe('1');
     await h2.close();
   });
+
+  it('authenticates HTTP/2 streams by the connection client certificate, stream after stream', async () => {
+    const writer = c.clientCertificate('writer');
+    const h2 = new Agent({ allowH2: true, connect: { ca: c.ca.certPem, cert: writer.certPem, key: writer.keyPem, servername: 'localhost' } });
+    for (const name of ['h2-one', 'h2-two']) {
+      const res = await request(`${c.url}${ctbPath}`, {
+        dispatcher: h2,
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(bundle(name, c.anchorPem)),
+      });
+      expect(res.statusCode).toBe(201);
+      await res.body.text();
+    }
+    const denied = await request(`${c.url}${ctbPath}/h2-one`, { dispatcher: h2, method: 'DELETE', headers: { 'impersonate-user': 'reader' } });
+    expect(denied.statusCode).toBe(403);
+    await denied.body.text();
+    await h2.close();
+  });
 });
 
 describe('limits', () => {
