@@ -23,7 +23,6 @@ export {
   type RestClientOptions,
   type RestResponse,
 } from './rest-client.js';
-export { decodeErrorResponse } from './status-decoding.js';
 export {
   DiscoveryClient,
   defaultCacheDir,
