@@ -7,7 +7,8 @@ import { cloneJson, deepEqualJson, isJsonObject, MAX_NESTING_DEPTH, type JsonObj
  * kubectl use, so that a patch succeeds or fails here exactly as it does against Kubernetes:
  * - `replace` of a missing object member sets it (the library only checks array bounds);
  * - negative array indices count from the end;
- * - `add` and `replace` without `value` write null; a null member counts as absent;
+ * - `add` and `replace` without `value` write null; a null member counts as absent, and `copy`
+ *   from an absent member of an existing object copies null;
  * - `replace` and `test` at path "" act on the whole document (a non-container value: no-op);
  * - errors name the failing operation and path, with the library's wording.
  * fast-json-patch was considered and not used: it differs on each point above and words its
