@@ -161,7 +161,7 @@ export function pathString(path: FieldPath): string {
   return out;
 }
 
-interface Child {
+export interface Child {
   readonly pe: PathElement;
   readonly set: FieldSet;
 }
@@ -310,6 +310,11 @@ export class FieldSet {
     let n = this.members.size;
     for (const c of this.children.values()) n += c.set.size();
     return n;
+  }
+
+  /** The elements with paths below them and those paths, in no particular order. */
+  childEntries(): IterableIterator<Child> {
+    return this.children.values();
   }
 
   /** Elements at this level, members and children alike, each once, sorted. */

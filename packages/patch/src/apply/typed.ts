@@ -432,9 +432,8 @@ export function ensureNamedFieldsAreMembers(set: FieldSet, t: ApplyType): FieldS
 }
 
 function addNamedFields(set: FieldSet, t: ApplyType, path: PathElement[], out: FieldSet): void {
-  for (const pe of set.topElements()) {
-    const sub = set.withPrefix(pe);
-    if (!sub || sub.isEmpty()) continue;
+  for (const { pe, set: sub } of set.childEntries()) {
+    if (sub.isEmpty()) continue;
     let childType: ApplyType = LEAF;
     if ('field' in pe) {
       if (t.kind === 'struct' && !t.atomic) {
