@@ -6,6 +6,19 @@ import { CommandError } from '../errors.js';
 import { formatColumns } from './table.js';
 
 const secretKeys = ['token', 'password', 'client-key-data', 'client-certificate-data'];
+
+// Field order of client-go's api/v1 structs, which kubectl's JSON output follows.
+const clusterOrder = ['server', 'tls-server-name', 'insecure-skip-tls-verify', 'certificate-authority', 'certificate-authority-data', 'proxy-url', 'disable-compression', 'extensions'];
+const userOrder = ['client-certificate', 'client-certificate-data', 'client-key', 'client-key-data', 'token', 'tokenFile', 'as', 'as-uid', 'as-groups', 'as-user-extra', 'username', 'password', 'auth-provider', 'exec', 'extensions'];
+const contextOrder = ['cluster', 'user', 'namespace', 'extensions'];
+
+function ordered<T extends object>(obj: T, order: string[]): T {
+  const rec = obj as Record<string, unknown>;
+  const keys = [...order.filter((k) => k in rec), ...Object.keys(rec).filter((k) => !order.includes(k))];
+  return Object.fromEntries(keys.map((k) => [k, rec[k]])) as T;
+}
+
+const byName = <T extends { name: string }>(list: T[]) => [...list].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 const dataKeys = ['certificate-authority-data', 'client-certificate-data', 'client-key-data'];
 
 /** `clientctl config view`: the merged kubeconfig, secrets redacted unless --raw. */
@@ -25,6 +38,8 @@ export async function runConfigView(ctx: CommandContext): Promise<void> {
       'current-context': name,
     };
   }
+  // kubectl keeps these as maps internally, so they print sorted by name.
+  cfg = { ...cfg, clusters: byName(cfg.clusters), users: byName(cfg.users), contexts: byName(cfg.contexts) };
   if (f.bool('flatten')) {
     const inline = (file: string | undefined, origin: string | undefined) =>
       file ? Buffer.from(readFileSync(path.isAbsolute(file) || !origin ? file : path.join(path.dirname(origin), file))).toString('base64') : undefined;
@@ -71,20 +86,20 @@ export async function runConfigView(ctx: CommandContext): Promise<void> {
     ctx.io.stdout(goYaml(doc));
     return;
   }
-  const ordered = {
+  const doc = {
     kind: cfg.kind,
     apiVersion: cfg.apiVersion,
     preferences: cfg.preferences,
-    clusters: cfg.clusters,
-    users: cfg.users,
-    contexts: cfg.contexts,
+    clusters: cfg.clusters.map((c) => ({ name: c.name, cluster: ordered(c.cluster, clusterOrder) })),
+    users: cfg.users.map((u) => ({ name: u.name, user: ordered(u.user, userOrder) })),
+    contexts: cfg.contexts.map((c) => ({ name: c.name, context: ordered(c.context, contextOrder) })),
     'current-context': cfg['current-context'],
   };
   if (output === 'json') {
-    ctx.io.stdout(`${goJson(ordered, 4, false)}\n`);
+    ctx.io.stdout(`${goJson(doc, 4, false)}\n`);
     return;
   }
-  ctx.io.stdout(ctx.printer().print(ordered as unknown as Record<string, unknown>));
+  ctx.io.stdout(ctx.printer().print(doc as unknown as Record<string, unknown>));
 }
 
 /** `clientctl config use-context NAME`: writes current-context into the kubeconfig file. */
