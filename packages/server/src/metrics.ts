@@ -11,7 +11,6 @@ export interface ServerMetrics {
   watchEvents: Counter<'group' | 'version' | 'kind'>;
   droppedRequests: Counter<'request_kind'>;
   storageDuration: Histogram<'operation' | 'type'>;
-  storageObjects: Gauge<'resource'>;
 }
 
 export function createServerMetrics(registry = new Registry()): ServerMetrics {
@@ -66,12 +65,6 @@ export function createServerMetrics(registry = new Registry()): ServerMetrics {
       help: 'Storage request latency in seconds for each operation and object type.',
       labelNames: ['operation', 'type'],
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
-      registers: [registry],
-    }),
-    storageObjects: new Gauge({
-      name: 'apiserver_storage_objects',
-      help: 'Number of stored objects at the time of last check split by kind.',
-      labelNames: ['resource'],
       registers: [registry],
     }),
   };
