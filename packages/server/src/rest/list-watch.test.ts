@@ -318,6 +318,38 @@ describe('watch', () => {
     await w.stop();
   });
 
+  it('holds events back while a slow watcher does not read, then delivers all of them in order', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on('warning', onWarning);
+    const rv = (await c.req<List>('reader', 'GET', ctbPath)).json.metadata.resourceVersion;
+    const res = await request(`${c.url}${ctbPath}?watch=true&resourceVersion=${rv}&labelSelector=slow`, { dispatcher: c.agent('reader') });
+    const big = 'x'.repeat(60_000);
+    const count = 60;
+    for (let i = 0; i < count; i++) {
+      const r = await c.req('admin', 'POST', ctbPath, {
+        body: bundle(`slow-${String(i).padStart(2, '0')}`, c.anchorPem, undefined, { metadata: { labels: { slow: 'yes' }, annotations: { big } } }),
+      });
+      expect(r.status).toBe(201);
+    }
+    const names: string[] = [];
+    let buffer = '';
+    for await (const chunk of res.body) {
+      buffer += chunk.toString();
+      let nl: number;
+      while ((nl = buffer.indexOf('\n')) >= 0) {
+        names.push((JSON.parse(buffer.slice(0, nl)) as { object: { metadata: { name: string } } }).object.metadata.name);
+        buffer = buffer.slice(nl + 1);
+      }
+      if (names.length >= count) break;
+    }
+    res.body.destroy();
+    process.off('warning', onWarning);
+    expect(names).toEqual(Array.from({ length: count }, (_, i) => `slow-${String(i).padStart(2, '0')}`));
+    expect(warnings).not.toContain('MaxListenersExceededWarning');
+    await c.req('admin', 'DELETE', `${ctbPath}?labelSelector=slow`);
+  });
+
   it('counts registered watchers in /metrics', async () => {
     const w = await openWatch(c.agent('reader'), `${c.url}${ctbPath}?watch=true`);
     await w.waitFor(() => w.events.length >= 1);

@@ -67,8 +67,12 @@ export async function watchResource(scope: ResourceScope, ctx: RequestContext): 
   const send = async (ev: OutEvent): Promise<void> => {
     if (res.writableEnded) return;
     if (!res.write(encode(ev))) {
+      // Backpressure: wait for the client to read (or go away) before queueing more.
       await new Promise<void>((resolve) => {
-        const done = () => resolve();
+        const done = () => {
+          (res as unknown as NodeJS.EventEmitter).off('drain', done).off('close', done);
+          resolve();
+        };
         res.once('drain', done);
         res.once('close', done);
       });
