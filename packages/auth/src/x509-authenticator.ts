@@ -42,15 +42,22 @@ interface VerifiedChain {
   result: AuthenticationResult | null;
 }
 
+// A server usually hands the same peer-certificate object for every request of a connection.
+const chainKeys = new WeakMap<PeerCertificate, string>();
+
 /** Fingerprints of the certificates the peer presented (leaf first), without parsing them again. */
 function chainKey(peer: PeerCertificate): string {
+  const known = chainKeys.get(peer);
+  if (known !== undefined) return known;
   const prints: string[] = [];
   let current: DetailedPeerCertificate | undefined = peer as DetailedPeerCertificate;
   while (current && current.fingerprint256 && !prints.includes(current.fingerprint256) && prints.length < 16) {
     prints.push(current.fingerprint256);
     current = current.issuerCertificate;
   }
-  return prints.join('/');
+  const key = prints.join('/');
+  chainKeys.set(peer, key);
+  return key;
 }
 
 function copyResult(result: AuthenticationResult | null): AuthenticationResult | null {
