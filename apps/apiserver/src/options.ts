@@ -1,5 +1,7 @@
 import type { Argv } from 'yargs';
 import { validateAuthorizationModes, type AuthorizationMode } from '@plat/auth';
+import { completeEgressTracingOptions, declareEgressTracingFlags } from './egress-tracing-options.js';
+import type { EgressTracingFlags } from './egress-tracing-setup.js';
 import { formatGoDuration, parseGoDuration } from './go-duration.js';
 import type { LoggingFormat } from './logger.js';
 
@@ -28,6 +30,8 @@ export interface ServerRunOptions {
   shutdownDelayMs: number;
   verbosity: number;
   loggingFormat: LoggingFormat;
+  /** --egress-selector-config-file and --tracing-config-file (egress-tracing-options.ts). */
+  egressTracing: EgressTracingFlags;
 }
 
 /** Flag defaults; kept here so that --help, docs/operations.md and the code agree. */
@@ -46,7 +50,7 @@ export const defaults = {
 
 /** Declares the serve flags with Kubernetes' names and help texts. Values stay strings: parsed below. */
 export function declareServeFlags<T>(y: Argv<T>): Argv<T> {
-  return y
+  return declareEgressTracingFlags(y)
     .group(['bind-address', 'secure-port', 'tls-cert-file', 'tls-private-key-file', 'shutdown-delay-duration'], 'Secure serving flags:')
     .option('bind-address', {
       type: 'string',
@@ -125,6 +129,7 @@ export function declareServeFlags<T>(y: Argv<T>): Argv<T> {
       default: String(defaults.maxMutatingRequestsInflight),
       description: 'The maximum number of mutating requests in flight at a given time; above it the server answers 429. 0 means no limit.',
     })
+    .group(['egress-selector-config-file', 'tracing-config-file'], 'Egress and tracing flags:')
     .group(['v', 'logging-format'], 'Logs flags:')
     .option('v', { type: 'string', default: '0', description: 'number for the log level verbosity (2 logs one line per request)' })
     .option('logging-format', { type: 'string', default: 'text', description: 'Sets the log format. Permitted formats: "json", "text".' });
@@ -214,6 +219,7 @@ export function completeServeOptions(raw: RawFlags): { options?: ServerRunOption
     errors.push(`format: Invalid value: ${JSON.stringify(loggingFormat)}: Unsupported log format`);
   }
   const dataDir = String(raw['data-dir']);
+  const egressTracing = completeEgressTracingOptions(raw, errors);
   if (dataDir === '') errors.push('--data-dir must not be empty');
 
   if (errors.length > 0) return { errors };
@@ -241,6 +247,7 @@ export function completeServeOptions(raw: RawFlags): { options?: ServerRunOption
       shutdownDelayMs,
       verbosity,
       loggingFormat: loggingFormat as LoggingFormat,
+      egressTracing,
     },
   };
 }

@@ -15,6 +15,7 @@ import { clusterTrustBundleResource, createApiServer } from '@plat/server';
 import { openStorage, type BackendOptions, type Storage } from '@plat/storage';
 import { adminKubeconfig, clientURL, writeAdminKubeconfig } from './admin-kubeconfig.js';
 import { ensureDevPki, type DevPki } from './dev-pki.js';
+import { setupEgressTracing } from './egress-tracing-setup.js';
 import type { Logger } from './logger.js';
 import type { ServerRunOptions } from './options.js';
 
@@ -65,6 +66,8 @@ function backendOptions(o: ServerRunOptions): BackendOptions {
 export async function runServer(o: ServerRunOptions, deps: { logger: Logger; version: string }): Promise<RunningServer> {
   const { logger } = deps;
   await fs.mkdir(o.dataDir, { recursive: true, mode: 0o700 });
+  // Egress and tracing first: an invalid file stops the start before anything is opened.
+  const egressTracing = await setupEgressTracing(o.egressTracing, { ...deps, cwd: process.cwd(), fail: (m) => new StartupError(m) });
 
   let cert: string;
   let key: string;
@@ -107,9 +110,11 @@ export async function runServer(o: ServerRunOptions, deps: { logger: Logger; ver
 
   let storage: Storage;
   try {
-    storage = await openStorage(backendOptions(o), { watchCache: o.watchCache });
+    storage = await openStorage(await egressTracing.storageBackend(backendOptions(o)), { watchCache: o.watchCache });
   } catch (err) {
-    throw new StartupError(`cannot open storage (--storage-backend=${o.storageBackend}): ${(err as Error).message}`);
+    if (err instanceof StartupError) throw err;
+    await egressTracing.close();
+    throw new StartupError(`cannot open storage (--storage-backend=${o.storageBackend}): ${(err as Error).message}${egressTracing.storageHint()}`);
   }
 
   const server = createApiServer({
@@ -126,12 +131,15 @@ export async function runServer(o: ServerRunOptions, deps: { logger: Logger; ver
     logger,
     version: { gitVersion: `v${deps.version}` },
     shutdownDelayMs: o.shutdownDelayMs,
+    tracing: egressTracing.tracing,
+    metricsRegistry: egressTracing.metricsRegistry,
   });
   let address;
   try {
     address = await server.listen({ host: o.bindAddress, port: o.securePort });
   } catch (err) {
     await storage.close();
+    await egressTracing.close();
     throw new StartupError(`failed to listen on ${o.bindAddress}:${o.securePort}: ${(err as Error).message}`);
   }
   const url = clientURL(o.bindAddress, address.port);
@@ -155,6 +163,7 @@ export async function runServer(o: ServerRunOptions, deps: { logger: Logger; ver
           await server.close();
         } finally {
           await storage.close();
+          await egressTracing.close();
         }
       })();
       return stopping;

@@ -1,0 +1,41 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { maxConfigFileBytes, type LoadResult } from '@plat/config';
+
+/** A configuration file named by a flag that cannot be used; the message is what the operator reads. */
+export class ConfigFileError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigFileError';
+  }
+}
+
+/**
+ * Reads the file a flag names and loads it with its @plat/config loader. Problems become one
+ * ConfigFileError listing every field error (`field.path: Invalid value: ...`), as Kubernetes
+ * refuses to start on an invalid file. Warnings go to `warn`.
+ */
+export async function loadConfigFile<T>(
+  flag: string,
+  file: string,
+  cwd: string,
+  load: (data: Buffer) => LoadResult<T>,
+  warn: (message: string) => void,
+): Promise<T> {
+  const resolved = path.resolve(cwd, file);
+  let data: Buffer;
+  try {
+    data = await fs.readFile(resolved);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const reason = code === 'ENOENT' ? 'no such file or directory' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'is a directory' : (err as Error).message;
+    throw new ConfigFileError(`${flag}: open ${file}: ${reason}`);
+  }
+  if (data.byteLength > maxConfigFileBytes) throw new ConfigFileError(`${flag}: ${file}: file is too large: more than ${maxConfigFileBytes} bytes`);
+  const result = load(data);
+  for (const w of result.warnings) warn(`${flag}: ${file}: ${w}`);
+  if (!result.ok) {
+    throw new ConfigFileError(`${flag}: invalid configuration in ${file}:\n${result.errors.map((e) => `  ${e.toString()}`).join('\n')}`);
+  }
+  return result.config;
+}
