@@ -96,7 +96,8 @@ export function isResetManagedFields(entries: unknown): boolean {
     entries.length === 1 &&
     entries[0] !== null &&
     typeof entries[0] === 'object' &&
-    Object.values(entries[0] as Record<string, unknown>).every((v) => v === undefined)
+    // Go compares with the zero entry, so empty strings and nulls count as unset.
+    Object.values(entries[0] as Record<string, unknown>).every((v) => v === undefined || v === null || v === '')
   );
 }
 

@@ -113,6 +113,15 @@ describe('recordUpdate', () => {
     });
   });
 
+  it('an entry with any value set is not a reset', async () => {
+    const { isResetManagedFields } = await import('./managed-fields.js');
+    expect(isResetManagedFields([{ manager: 'x' }])).toBe(false);
+    expect(isResetManagedFields([{ fieldsV1: {} }])).toBe(false);
+    expect(isResetManagedFields([{}, {}])).toBe(false);
+    expect(isResetManagedFields(undefined)).toBe(false);
+    expect(isResetManagedFields(null)).toBe(false);
+  });
+
   it('ignores managedFields sent to a subresource', () => {
     const before = widget({ a: 1 }, entries({ 'M@Update': { 'f:spec': { 'f:a': {} } } }, T0));
     const r = recordUpdate({ ...base, subresource: 'status', before, after: widget({ a: 1 }, []), manager: 'x', now: T1 });
@@ -122,6 +131,7 @@ describe('recordUpdate', () => {
   it.each([
     ['an empty list', []],
     ['a list of one empty entry', [{}]],
+    ['a list of one entry with only empty values', [{ manager: '', fieldsV1: null }]],
   ])('resets tracking when the request sets managedFields to %s', (_name, reset) => {
     const before = widget({ a: 1 }, entries({ A: { 'f:spec': { 'f:a': {} } } }, T0));
     const r = recordUpdate({ ...base, before, after: widget({ a: 2 }, reset as ManagedFieldsEntry[]), manager: 'x', now: T1 });

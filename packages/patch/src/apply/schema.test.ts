@@ -177,3 +177,39 @@ describe('the deduced type (no schema)', () => {
     expect(forced.object.spec).toEqual({ list: [3], obj: { a: 1, b: 2 } });
   });
 });
+
+describe('Kubernetes fixtures: the server-side apply documentation\'s ConfigMap', () => {
+  it('owns data and label keys one by one, with no "." for containers the configuration sets', () => {
+    const r = apply({
+      applied: {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'test-cm', namespace: 'default', labels: { 'test-label': 'test' } },
+        data: { key: 'some value' },
+      },
+      manager: 'kubectl',
+      apiVersion: 'v1',
+      now: '2010-10-10T00:00:00Z',
+    });
+    expect(r.managedFields).toEqual([
+      {
+        manager: 'kubectl',
+        operation: 'Apply',
+        apiVersion: 'v1',
+        time: '2010-10-10T00:00:00Z',
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:data': { 'f:key': {} }, 'f:metadata': { 'f:labels': { 'f:test-label': {} } } },
+      },
+    ]);
+    const taken = apply({
+      live: r.object,
+      applied: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'test-cm', namespace: 'default' }, data: { key: 'new value' } },
+      manager: 'controller',
+      apiVersion: 'v1',
+      now: '2010-10-10T00:00:01Z',
+    });
+    expect(newApplyConflictError(taken.conflicts).status.message).toBe(
+      'Apply failed with 1 conflict: conflict with "kubectl": .data.key',
+    );
+  });
+});
