@@ -307,6 +307,15 @@ describe('update', () => {
     });
   });
 
+  it('treats a uid in the body as a precondition (409 when it differs)', async () => {
+    const current = await c.req<Obj>('reader', 'GET', `${ctbPath}/upd`);
+    const res = await c.req('writer', 'PUT', `${ctbPath}/upd`, { body: { ...current.json, metadata: { ...current.json.metadata, uid: 'another-uid' } } });
+    expect(res.status).toBe(409);
+    expect(res.json['message']).toBe(
+      `Operation cannot be fulfilled on clustertrustbundles.certificates.plat.io "upd": Precondition failed: UID in precondition: another-uid, UID in object meta: ${current.json.metadata.uid}`,
+    );
+  });
+
   it('without resourceVersion updates unconditionally', async () => {
     const res = await c.req<Obj>('writer', 'PUT', `${ctbPath}/upd`, { body: bundle('upd', c.anchorPem2) });
     expect(res.status).toBe(200);

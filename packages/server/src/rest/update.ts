@@ -32,6 +32,11 @@ export async function prepareUpdate(
 ): Promise<ApiObject> {
   const meta = metaOf(next);
   const currentRv = current.metadata?.resourceVersion;
+  const currentUid = current.metadata?.uid ?? '';
+  if (meta.uid && meta.uid !== currentUid) {
+    // Kubernetes turns the body's uid into a precondition of the update.
+    throw newConflict(scope.gr, opts.name, new Error(`Precondition failed: UID in precondition: ${meta.uid}, UID in object meta: ${currentUid}`));
+  }
   if (meta.resourceVersion) {
     if (meta.resourceVersion !== currentRv) throw newConflict(scope.gr, opts.name, new Error(conflictMessage));
   } else if (!scope.def.strategy.allowUnconditionalUpdate) {
