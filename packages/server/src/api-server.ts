@@ -373,7 +373,8 @@ export function createApiServer(serverOptions: ApiServerOptions): ApiServer {
   });
   // TLS handshake failures and resets must not take the server down.
   server.on('tlsClientError', () => undefined);
-  server.on('clientError', () => undefined);
+  // With a listener, Node leaves a malformed connection to us: close it.
+  server.on('clientError', (_err: Error, socket: Socket) => socket.destroy());
 
   let closing: Promise<void> | undefined;
 
