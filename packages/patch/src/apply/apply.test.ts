@@ -626,3 +626,58 @@ describe('apply: refused requests', () => {
     expect(statusOf(() => apply({ ...base, applied: [1] })).code).toBe(400);
   });
 });
+
+describe('apply: items a stored list holds more than once', () => {
+  // Kubernetes tolerates repeated keys in stored objects (not in a configuration) and treats
+  // such an item as one unit: owned as a whole, kept while untouched, replaced when applied.
+  async function updated(spec: unknown) {
+    const { recordUpdate } = await import('./record-update.js');
+    return recordUpdate({ after: widget(spec), manager: 'updater', apiVersion: TEST_API_VERSION, now: NOW, schema: testType }).object;
+  }
+
+  it('an updater owns a repeated set value once and a repeated map-list item as a whole', async () => {
+    const obj = await updated({ s: [1, 1, 3, 4], ml: [{ name: 'a', value: '1' }, { name: 'a', value: '2' }, { name: 'b', value: '3' }] });
+    expect(ownersOf((obj.metadata as { managedFields: never }).managedFields)).toEqual({
+      'updater@Update': [
+        '.spec.ml',
+        '.spec.s',
+        '.spec.ml[name="a"]',
+        '.spec.ml[name="b"]',
+        '.spec.ml[name="b"].name',
+        '.spec.ml[name="b"].value',
+        '.spec.s[=1]',
+        '.spec.s[=3]',
+        '.spec.s[=4]',
+      ],
+    });
+  });
+
+  it('applying something else keeps the repeated items', async () => {
+    const live = await updated({ s: [1, 1, 3, 4], ml: [{ name: 'a', value: '1' }, { name: 'a', value: '2' }] });
+    const r = apply({ live, applied: widget({ s: [5], a: 1 }), manager: 'applier', apiVersion: TEST_API_VERSION, now: NOW, schema: testType });
+    expect(r.object.spec).toEqual({ s: [1, 1, 3, 4, 5], ml: [{ name: 'a', value: '1' }, { name: 'a', value: '2' }], a: 1 });
+    expect(ownersOf(r.managedFields).applier).toEqual(['.spec.a', '.spec.s[=5]']);
+  });
+
+  it('applying a repeated item conflicts with its owner and, forced, replaces every occurrence', async () => {
+    const live = await updated({ ml: [{ name: 'a', value: '1' }, { name: 'a', value: '2' }, { name: 'b', value: '3' }] });
+    const applied = widget({ ml: [{ name: 'a', value: '2' }] });
+    const refused = apply({ live, applied, manager: 'applier', apiVersion: TEST_API_VERSION, now: NOW, schema: testType });
+    expect(newApplyConflictError(refused.conflicts).status.message).toBe(
+      'Apply failed with 1 conflict: conflict with "updater" using test.plat.io/v1: .spec.ml[name="a"]',
+    );
+    const forced = apply({ live, applied, manager: 'applier', force: true, apiVersion: TEST_API_VERSION, now: NOW, schema: testType });
+    expect(forced.object.spec).toEqual({ ml: [{ name: 'a', value: '2' }, { name: 'b', value: '3' }] });
+    expect(ownersOf(forced.managedFields)).toEqual({
+      applier: ['.spec.ml[name="a"]', '.spec.ml[name="a"].name', '.spec.ml[name="a"].value'],
+      'updater@Update': ['.spec.ml', '.spec.ml[name="b"]', '.spec.ml[name="b"].name', '.spec.ml[name="b"].value'],
+    });
+  });
+
+  it('a forced set value replaces its repeated occurrences', async () => {
+    const live = await updated({ s: [1, 1, 3, 4] });
+    const r = apply({ live, applied: widget({ s: [1] }), manager: 'applier', force: true, apiVersion: TEST_API_VERSION, now: NOW, schema: testType });
+    expect(r.object.spec).toEqual({ s: [1, 3, 4] });
+    expect(ownersOf(r.managedFields)).toEqual({ applier: ['.spec.s[=1]'], 'updater@Update': ['.spec.s', '.spec.s[=3]', '.spec.s[=4]'] });
+  });
+});

@@ -123,20 +123,31 @@ interface IndexedItem {
   readonly pe: PathElement;
   readonly id: string;
   readonly value: unknown;
+  /**
+   * Every occurrence, when a stored list holds the item more than once (Kubernetes tolerates
+   * that in live objects and treats such an item as one atomic unit).
+   */
+  readonly duplicates?: unknown[];
 }
 
-/** The items of a list with their elements; later duplicates are dropped (an error when strict). */
+/**
+ * The items of a list, once per key, in first-occurrence order. Repeated keys are an error when
+ * strict; otherwise the item carries all its occurrences.
+ */
 function indexList(list: ListType, items: unknown[], ctx: TypedContext, path: FieldPath): IndexedItem[] {
   const out: IndexedItem[] = [];
-  const seen = new Set<string>();
+  const byId = new Map<string, number>();
   items.forEach((value, i) => {
     const pe = listItemElement(list, value, i, ctx, path);
     const id = encodePathElement(pe);
-    if (seen.has(id)) {
+    const at = byId.get(id);
+    if (at !== undefined) {
       ctx.fail(path, `duplicate entries for key ${pathString([pe])}`);
+      const first = out[at];
+      out[at] = { ...first, duplicates: [...(first.duplicates ?? [first.value]), value] };
       return;
     }
-    seen.add(id);
+    byId.set(id, out.length);
     out.push({ pe, id, value });
   });
   return out;
@@ -172,9 +183,10 @@ function collectFields(v: unknown, t: ApplyType, path: PathElement[], out: Field
     return;
   }
   // A set or map list: each item is owned by itself, and a map list's item field by field.
+  // A repeated item is owned as a whole, not field by field.
   for (const item of indexList(n.list, asArray(v), ctx, path)) {
     path.push(item.pe);
-    collectFields(item.value, n.list.item, path, out, ctx);
+    if (!item.duplicates) collectFields(item.value, n.list.item, path, out, ctx);
     out.insertMutable(path);
     path.pop();
   }
@@ -249,18 +261,32 @@ function compareNode(
     const rIds = new Set(ri.map((i) => i.id));
     for (const item of ri) {
       path.push(item.pe);
-      compareNode(lById.get(item.id)?.value, item.value, n.list.item, path, c, ctx);
+      const left = lById.get(item.id);
+      if (item.duplicates || left?.duplicates) compareRepeated(left, item, path, c);
+      else compareNode(left?.value, item.value, n.list.item, path, c, ctx);
       path.pop();
     }
     for (const item of li) {
       if (rIds.has(item.id)) continue;
       path.push(item.pe);
-      compareNode(item.value, undefined, n.list.item, path, c, ctx);
+      if (item.duplicates) c.removed.insertMutable(path);
+      else compareNode(item.value, undefined, n.list.item, path, c, ctx);
       path.pop();
     }
   }
   if (l === undefined) c.added.insertMutable(path);
   else if (r === undefined) c.removed.insertMutable(path);
+}
+
+/** A repeated item on either side compares as one leaf: all its occurrences together. */
+function compareRepeated(
+  l: IndexedItem | undefined,
+  r: IndexedItem,
+  path: PathElement[],
+  c: { added: FieldSet; modified: FieldSet; removed: FieldSet },
+): void {
+  if (!l) c.added.insertMutable(path);
+  else if (!deepEqualJson(l.duplicates ?? [l.value], r.duplicates ?? [r.value])) c.modified.insertMutable(path);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -319,7 +345,8 @@ function mergeList(l: unknown[], r: unknown[], list: ListType, path: PathElement
   const out: unknown[] = [];
   const emit = (id: string, pe: PathElement, lv: unknown, rv: unknown): void => {
     path.push(pe);
-    out.push(mergeNode(lv, rv, list.item, path, ctx));
+    // The configuration's item replaces all occurrences of a repeated live item.
+    out.push(mergeNode(leftById.get(id)?.duplicates ? undefined : lv, rv, list.item, path, ctx));
     path.pop();
     done.add(id);
     if (sharedInRightOrder[nextShared] === id) nextShared++;
@@ -336,9 +363,8 @@ function mergeList(l: unknown[], r: unknown[], list: ListType, path: PathElement
         continue;
       }
       if (!rightIds.has(item.id)) {
-        path.push(item.pe);
-        out.push(item.value);
-        path.pop();
+        // Untouched by the configuration: kept, every occurrence of a repeated item too.
+        out.push(...(item.duplicates ?? [item.value]));
         li++;
         continue;
       }
