@@ -584,6 +584,11 @@ describe('apply: refused requests', () => {
     );
   });
 
+  it('reads managedFields: null in the configuration as absent', () => {
+    const applied = { ...widget({ a: 1 }), metadata: { name: 'w', managedFields: null } };
+    expect(apply({ ...base, applied }).conflicts).toEqual([]);
+  });
+
   it('rejects managedFields in the configuration with 400', () => {
     expect(statusOf(() => apply({ ...base, applied: widget({}, []) }))).toEqual({
       code: 400,

@@ -110,7 +110,8 @@ export function apply(opts: ApplyOptions): ApplyResult {
   if (applied.apiVersion !== opts.apiVersion || applied.kind !== kind) {
     throw newBadRequest(`invalid object type: ${gvkText(String(applied.apiVersion ?? ''), String(applied.kind ?? ''))}`);
   }
-  if (isJsonObject(applied.metadata) && applied.metadata.managedFields !== undefined) {
+  // null reads as absent (Unstructured.GetManagedFields), even an empty list does not.
+  if (isJsonObject(applied.metadata) && applied.metadata.managedFields != null) {
     throw newBadRequest('metadata.managedFields must be nil');
   }
   const type = opts.schema ?? applyTypeForKind(opts.apiVersion, kind);

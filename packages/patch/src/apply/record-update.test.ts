@@ -122,6 +122,19 @@ describe('recordUpdate', () => {
     expect(isResetManagedFields(null)).toBe(false);
   });
 
+  it('starts from the entries the caller passes, when it passes some', () => {
+    const before = widget({ a: 1 }, entries({ 'M@Update': { 'f:spec': { 'f:a': {} } } }, T0));
+    const r = recordUpdate({
+      ...base,
+      before,
+      after: { ...before, spec: { a: 1, b: 2 } },
+      managedFields: entries({ 'N@Update': { 'f:spec': { 'f:a': {} } } }, T0),
+      manager: 'x',
+      now: T1,
+    });
+    expect(ownersOf(r.managedFields)).toEqual({ 'N@Update': ['.spec.a'], 'x@Update': ['.spec.b'] });
+  });
+
   it('ignores managedFields sent to a subresource', () => {
     const before = widget({ a: 1 }, entries({ 'M@Update': { 'f:spec': { 'f:a': {} } } }, T0));
     const r = recordUpdate({ ...base, subresource: 'status', before, after: widget({ a: 1 }, []), manager: 'x', now: T1 });

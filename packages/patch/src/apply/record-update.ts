@@ -28,6 +28,11 @@ export interface RecordUpdateOptions {
   readonly subresource?: string;
   readonly now: string | Date;
   readonly operation?: 'Update';
+  /**
+   * The entries to start from, when the caller has chosen them already; by default they are
+   * chosen from `after` and `before` as described above.
+   */
+  readonly managedFields?: readonly ManagedFieldsEntry[];
   /** The schema; by default looked up by apiVersion and the object's kind. */
   readonly schema?: ApplyType;
   /** Fields nobody may own through this endpoint (Kubernetes' reset fields, e.g. `.status`). */
@@ -74,7 +79,8 @@ export function recordUpdate(opts: RecordUpdateOptions): RecordUpdateResult {
   // Which entries the request starts from (FieldManager.decodeManagedFields): a subresource
   // never sets them; a reset clears them; otherwise the request's own when it sent any valid.
   let managers: Managers;
-  if (opts.subresource) managers = decodeOrEmpty(entriesOf(opts.before)) ?? new Map();
+  if (opts.managedFields) managers = decodeOrEmpty(opts.managedFields) ?? new Map();
+  else if (opts.subresource) managers = decodeOrEmpty(entriesOf(opts.before)) ?? new Map();
   else if (isResetManagedFields(requested)) managers = new Map();
   else {
     const fromRequest = decodeOrEmpty(requested);
