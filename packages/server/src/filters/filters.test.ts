@@ -84,6 +84,17 @@ describe('authentication and authorization', () => {
     await h2.close();
   });
 
+  it('serves HTTP/1.1 only with http2: false, also to clients offering h2', async () => {
+    const h1 = await startCluster({ http2: false });
+    const h2 = new Agent({ allowH2: true, connect: { ca: h1.ca.certPem, servername: 'localhost' } });
+    const res = await request(`${h1.url}/version`, { dispatcher: h2, headers: { authorization: 'Bearer token-of-tokenuser' } });
+    expect(res.statusCode).toBe(200);
+    await res.body.text();
+    expect((await h1.req('reader', 'GET', ctbPath)).status).toBe(200);
+    await h2.close();
+    await h1.close();
+  });
+
   it('authenticates HTTP/2 streams by the connection client certificate, stream after stream', async () => {
     const writer = c.clientCertificate('writer');
     const h2 = new Agent({ allowH2: true, connect: { ca: c.ca.certPem, cert: writer.certPem, key: writer.keyPem, servername: 'localhost' } });
