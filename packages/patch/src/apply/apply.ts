@@ -191,8 +191,10 @@ export function apply(opts: ApplyOptions): ApplyResult {
   if (fields.isEmpty()) result.delete(self);
   else {
     const same = previous && previous.apiVersion === opts.apiVersion && previous.fields.equals(fields);
-    // An unchanged entry keeps its decoded form (and time, unless the object changed).
-    const updated: Manager = same ? { ...previous, ...(mergedChanged ? { time: now } : {}) } : { ...mine, fields, time: now };
+    // The entry is stamped only when the object changed (managedFieldsUpdater): an apply that
+    // changes nothing keeps the entry's time, or has none when its entry is new.
+    const stamp = mergedChanged ? { time: now } : {};
+    const updated: Manager = same ? { ...previous, ...stamp } : { ...mine, fields, ...stamp };
     result.set(self, updated);
   }
   const managedFields = encodeManagedFields(capUpdateManagers(result));
