@@ -213,3 +213,38 @@ describe('Kubernetes fixtures: the server-side apply documentation\'s ConfigMap'
     );
   });
 });
+
+describe('Kubernetes fixtures: kubectl apply --server-side of a Service', () => {
+  it('keys ports by port and protocol and owns the atomic selector as one field', () => {
+    const r = apply({
+      applied: {
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: { name: 'web' },
+        spec: { selector: { app: 'web' }, ports: [{ port: 80, protocol: 'TCP', targetPort: 8080 }, { port: 443, protocol: 'TCP', targetPort: 8443 }] },
+      },
+      manager: 'kubectl',
+      apiVersion: 'v1',
+      now: T0,
+    });
+    expect(JSON.stringify(r.managedFields[0].fieldsV1)).toBe(
+      JSON.stringify({
+        'f:spec': {
+          'f:ports': {
+            'k:{"port":80,"protocol":"TCP"}': { '.': {}, 'f:port': {}, 'f:protocol': {}, 'f:targetPort': {} },
+            'k:{"port":443,"protocol":"TCP"}': { '.': {}, 'f:port': {}, 'f:protocol': {}, 'f:targetPort': {} },
+          },
+          'f:selector': {},
+        },
+      }),
+    );
+    const other = apply({
+      live: r.object,
+      applied: { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web' }, spec: { selector: { app: 'web', tier: 'x' } } },
+      manager: 'other',
+      apiVersion: 'v1',
+      now: T1,
+    });
+    expect(newApplyConflictError(other.conflicts).status.message).toBe('Apply failed with 1 conflict: conflict with "kubectl": .spec.selector');
+  });
+});
