@@ -22,7 +22,8 @@ export function kubectl(env: { kubeconfig: string; home: string }, args: string[
         resolve({ code, stdout: String(stdout), stderr: String(stderr) });
       },
     );
-    if (input !== undefined) child.stdin!.end(input);
+    // Always close stdin: kubectl would otherwise wait for interactive input (for example a login prompt).
+    child.stdin!.end(input ?? '');
   });
 }
 
