@@ -611,13 +611,13 @@ describe('apply: refused requests', () => {
     expect(statusOf(() => apply({ ...base, applied: widget(spec) }))).toEqual({
       code: 500,
       reason: '',
-      message: `failed to create typed patch object (test.plat.io/v1, Kind=Widget): ${detail}`,
+      message: `failed to create typed patch object (/w; test.plat.io/v1, Kind=Widget): ${detail}`,
     });
   });
 
   it('lists several schema errors under "errors:"', () => {
     expect(statusOf(() => apply({ ...base, applied: widget({ y: 1, z: 2 }) })).message).toBe(
-      'failed to create typed patch object (test.plat.io/v1, Kind=Widget): errors:\n  .spec.y: field not declared in schema\n  .spec.z: field not declared in schema',
+      'failed to create typed patch object (/w; test.plat.io/v1, Kind=Widget): errors:\n  .spec.y: field not declared in schema\n  .spec.z: field not declared in schema',
     );
   });
 

@@ -146,8 +146,11 @@ export function apply(opts: ApplyOptions): ApplyResult {
   const strict = new TypedContext(true);
   let appliedSet = toFieldSet(applied, type, strict);
   if (strict.errors.length) {
+    // Named as kube-apiserver names the object: `namespace/name; group/version, Kind=Kind`.
+    const meta = isJsonObject(applied.metadata) ? applied.metadata : {};
+    const nn = `${typeof meta.namespace === 'string' ? meta.namespace : ''}/${typeof meta.name === 'string' ? meta.name : ''}`;
     throw internalFieldManagerError(
-      `failed to create typed patch object (${gvkText(opts.apiVersion, kind)}): ${typeErrorsText(strict.errors)}`,
+      `failed to create typed patch object (${nn}; ${gvkText(opts.apiVersion, kind)}): ${typeErrorsText(strict.errors)}`,
     );
   }
   if (opts.ignoredFields) appliedSet = appliedSet.recursiveDifference(opts.ignoredFields);

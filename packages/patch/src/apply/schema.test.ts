@@ -158,7 +158,7 @@ describe('ClusterTrustBundle', () => {
     expect(() =>
       apply({ applied: ctb({ trustBundle: PEM, extra: 1 }), manager: 'A', apiVersion: CTB_VERSION, now: T0 }),
     ).toThrow(
-      'failed to create typed patch object (certificates.plat.io/v1alpha1, Kind=ClusterTrustBundle): .spec.extra: field not declared in schema',
+      'failed to create typed patch object (/plat.io:ca:one; certificates.plat.io/v1alpha1, Kind=ClusterTrustBundle): .spec.extra: field not declared in schema',
     );
   });
 });
