@@ -15,7 +15,8 @@ export default async function globalSetup() {
   // Under node_modules/.cache: ignored by git and lint, and the bundle's external packages
   // (better-sqlite3, etcd3) still resolve from the workspace's node_modules.
   const outfile = path.join(appRoot, 'node_modules', '.cache', 'plat-e2e', 'main.mjs');
-  await build({
+  const result = await build({
+    write: false,
     absWorkingDir: workspaceRoot,
     entryPoints: [path.join(workspaceRoot, o.main)],
     outfile,
@@ -30,5 +31,12 @@ export default async function globalSetup() {
     tsconfig: path.join(workspaceRoot, o.tsConfig),
     logLevel: 'error',
   });
+  // Write beside, then rename: another test run may be starting the previous bundle right now.
+  fs.mkdirSync(path.dirname(outfile), { recursive: true });
+  for (const file of result.outputFiles) {
+    const tmp = `${file.path}.${process.pid}.tmp`;
+    fs.writeFileSync(tmp, file.contents);
+    fs.renameSync(tmp, file.path);
+  }
   process.env.PLAT_APISERVER_BUNDLE = outfile;
 }
