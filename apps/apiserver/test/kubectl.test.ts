@@ -208,6 +208,14 @@ if (!hasKubectl) {
       );
       const read = await kubectl(env, ['--as', 'system:serviceaccount:ns:app', 'get', 'ctb', 'first', '-o', 'name']);
       expect(read.stdout.trim()).toBe('clustertrustbundle.certificates.plat.io/first');
+      // A user without the impersonate verb cannot act as anybody else.
+      const reader = { kubeconfig: tokenKubeconfig('reader-token'), home };
+      const escalate = await kubectl(reader, ['--as', 'plat-admin', '--as-group', 'system:masters', 'get', 'ctb']);
+      expect(escalate.code).toBe(1);
+      // kubectl also logs its failed discovery attempts before the error; the error is the last line.
+      expect(escalate.stderr.trim().split('\n').pop()).toBe(
+        'Error from server (Forbidden): users "plat-admin" is forbidden: User "reader" cannot impersonate resource "users" in API group "" at the cluster scope: Everything is forbidden.',
+      );
     });
   });
 }
