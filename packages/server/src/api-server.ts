@@ -19,7 +19,7 @@ import { withRequestTimeout } from './filters/timeout.js';
 import { serveHealth, type HealthCheck } from './health.js';
 import { instrumentStorage } from './instrumented-storage.js';
 import { silentLogger, type ServerLogger } from './logger.js';
-import { createServerMetrics, type ServerMetrics } from './metrics.js';
+import { createServerMetrics, recordRequest, type ServerMetrics } from './metrics.js';
 import { negotiateOutput } from './negotiation.js';
 import { buildOpenApiV2, buildOpenApiV3, documentHash } from './openapi/documents.js';
 import { allDefinitions } from './openapi/operations.js';
@@ -155,6 +155,9 @@ export function createApiServer(serverOptions: ApiServerOptions): ApiServer {
       }),
     );
   }
+
+  // group/version/resource of everything served, for metric labels.
+  const servedResources = new Set([...scopes.keys(), ...(reviews ? reviewResources.map((r) => `${r.group}/${r.version}/${r.resource}`) : [])]);
 
   let shuttingDown = false;
   let inFlight = 0;
@@ -312,17 +315,18 @@ export function createApiServer(serverOptions: ApiServerOptions): ApiServer {
     const finish = () => {
       inFlight--;
       if (longRunning) metrics.longRunning.dec(lrLabels);
+      // Only served resources get their own series: paths that 404 must not grow the label sets.
+      const served = info.isResourceRequest && servedResources.has(`${info.apiGroup}/${info.apiVersion}/${info.resource}`);
       const labels = {
         verb: metricVerb(ctx),
-        group: info.apiGroup,
-        version: info.apiVersion,
-        resource: info.resource,
-        subresource: info.subresource,
+        group: served ? info.apiGroup : '',
+        version: served ? info.apiVersion : '',
+        resource: served ? info.resource : '',
+        subresource: served ? info.subresource : '',
         scope: info.isResourceRequest ? (info.name ? 'resource' : 'cluster') : '',
         component: 'apiserver',
       };
-      metrics.requestTotal.inc({ ...labels, code: String(res.statusCode) });
-      metrics.requestDuration.observe(labels, Number(process.hrtime.bigint() - ctx.startTime) / 1e9);
+      recordRequest(metrics, labels, res.statusCode, Number(process.hrtime.bigint() - ctx.startTime) / 1e9);
       if (inFlight === 0 && drained) drained();
     };
     // A request is done when its response is flushed (or the connection is gone), which is what

@@ -165,6 +165,11 @@ describe('version, health and metrics', () => {
     expect(res.text).toMatch(/apiserver_request_duration_seconds_bucket\{le="0.005",verb="LIST"/);
     expect(res.text).toMatch(/etcd_request_duration_seconds_count\{operation="list",type="clustertrustbundles.certificates.plat.io"\} \d+/);
     expect(res.text).toContain('apiserver_current_inflight_requests');
+    // Unknown resources do not get series of their own (no label growth from arbitrary paths).
+    await c.req('admin', 'GET', '/apis/made.up/v1/things-for-metrics');
+    const after = await c.req('admin', 'GET', '/metrics');
+    expect(after.text).not.toContain('things-for-metrics');
+    expect(after.text).toMatch(/apiserver_request_total\{verb="LIST",group="",version="",resource="",subresource="",scope="cluster",component="apiserver",code="404"\} 1/);
   });
 
   it('answers 404 with a Status for unknown paths', async () => {

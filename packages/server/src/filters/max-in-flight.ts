@@ -19,6 +19,7 @@ export interface InFlightLimits {
 export function withMaxInFlight(limits: InFlightLimits, metrics: ServerMetrics): Filter {
   let readOnly = 0;
   let mutating = 0;
+  const gauges = { readOnly: metrics.inflight.labels('readOnly'), mutating: metrics.inflight.labels('mutating') };
   return (next) => async (ctx) => {
     if (ctx.longRunning) return next(ctx);
     const isMutating = isMutatingVerb(ctx.info.verb);
@@ -32,13 +33,13 @@ export function withMaxInFlight(limits: InFlightLimits, metrics: ServerMetrics):
     }
     if (isMutating) mutating++;
     else readOnly++;
-    metrics.inflight.labels(kind).set(isMutating ? mutating : readOnly);
+    gauges[kind].set(isMutating ? mutating : readOnly);
     try {
       await next(ctx);
     } finally {
       if (isMutating) mutating--;
       else readOnly--;
-      metrics.inflight.labels(kind).set(isMutating ? mutating : readOnly);
+      gauges[kind].set(isMutating ? mutating : readOnly);
     }
   };
 }
