@@ -255,6 +255,14 @@ describe('request log', () => {
     expect(http[0]!.fields['latency']).toMatch(/ms$/);
     expect(http[1]!.fields['resp']).toBe(401);
   });
+
+  it('builds no request line when the logger says verbosity 2 is off', async () => {
+    const lines: string[] = [];
+    const c = await startCluster({ logger: { info: (message) => lines.push(message), error: () => undefined, enabled: (v) => v < 2 } });
+    expect((await c.req('reader', 'GET', ctbPath)).status).toBe(200);
+    await c.close();
+    expect(lines).not.toContain('HTTP');
+  });
 });
 
 describe('graceful shutdown', () => {

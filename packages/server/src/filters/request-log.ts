@@ -4,6 +4,7 @@ import type { ServerLogger } from '../logger.js';
 /** One structured line per request at verbosity 2, as kube-apiserver's httplog writes it. */
 export function withRequestLog(logger: ServerLogger): Filter {
   return (next) => async (ctx) => {
+    if (logger.enabled && !logger.enabled(2)) return next(ctx);
     try {
       await next(ctx);
     } finally {
