@@ -71,13 +71,10 @@ describe('request tracing', () => {
     expect(root.attributes).toMatchObject({
       'http.request.method': 'GET',
       'http.route': '/apis/certificates.plat.io/v1alpha1/clustertrustbundles/{name}',
-      'url.path': `${ctbPath}/traced-one`,
       'user_agent.original': 'tracing-test/1.0',
       'http.response.status_code': 200,
       'apiserver.verb': 'get',
       'apiserver.resource': 'clustertrustbundles',
-      'apiserver.api_group': 'certificates.plat.io',
-      'apiserver.user': 'reader',
     });
     expect(root.resource).toMatchObject({ 'service.name': 'apiserver', 'service.version': '0.1.0' });
     const names = childrenOf(spans, root).map((s) => s.name).sort();
@@ -85,7 +82,7 @@ describe('request tracing', () => {
     const authz = childrenOf(spans, root).find((s) => s.name === 'authorization')!;
     expect(authz.attributes).toMatchObject({ 'authorization.verb': 'get', 'authorization.decision': 'Allow' });
     const get = childrenOf(spans, root).find((s) => s.name === 'storage.get')!;
-    expect(get.attributes).toMatchObject({ 'storage.operation': 'get', 'storage.type': 'clustertrustbundles.certificates.plat.io' });
+    expect(get.attributes).toEqual({ 'storage.type': 'clustertrustbundles.certificates.plat.io' });
   });
 
   it('nests admission (with its attest authorization) and storage under a create, and records 4xx status codes', async () => {
