@@ -1,5 +1,5 @@
 import type { Argv } from 'yargs';
-import { validateAuthorizationModes, type AuthorizationMode } from '@plat/auth';
+import { completeAuthOptions, declareAuthFlags, type AuthOptions } from './auth-options.js';
 import { completeEgressTracingOptions, declareEgressTracingFlags } from './egress-tracing-options.js';
 import type { EgressTracingFlags } from './egress-tracing-setup.js';
 import { formatGoDuration, parseGoDuration } from './go-duration.js';
@@ -23,7 +23,10 @@ export interface ServerRunOptions {
   etcdPrefix: string;
   watchCache: boolean;
   dataDir: string;
-  authorizationModes: AuthorizationMode[];
+  /** --authorization-mode as given or defaulted (used only without --authorization-config). */
+  authorizationModes: string[];
+  /** The authentication and authorization flags (auth-options.ts). */
+  auth: AuthOptions;
   requestTimeoutMs: number;
   maxRequestsInflight: number;
   maxMutatingRequestsInflight: number;
@@ -41,7 +44,6 @@ export const defaults = {
   storageBackend: 'sqlite' as StorageBackend,
   etcdPrefix: '/registry',
   dataDir: '.plat',
-  authorizationMode: 'AlwaysDeny',
   requestTimeout: '1m0s',
   maxRequestsInflight: 400,
   maxMutatingRequestsInflight: 200,
@@ -50,7 +52,7 @@ export const defaults = {
 
 /** Declares the serve flags with Kubernetes' names and help texts. Values stay strings: parsed below. */
 export function declareServeFlags<T>(y: Argv<T>): Argv<T> {
-  return declareEgressTracingFlags(y)
+  const flags = declareEgressTracingFlags(y)
     .group(['bind-address', 'secure-port', 'tls-cert-file', 'tls-private-key-file', 'shutdown-delay-duration'], 'Secure serving flags:')
     .option('bind-address', {
       type: 'string',
@@ -83,13 +85,6 @@ export function declareServeFlags<T>(y: Argv<T>): Argv<T> {
     .option('token-auth-file', {
       type: 'string',
       description: 'If set, the file that will be used to secure the secure port of the API server via token authentication (CSV: token,user,uid,"group1,group2").',
-    })
-    .group(['authorization-mode'], 'Authorization flags:')
-    .option('authorization-mode', {
-      type: 'string',
-      default: defaults.authorizationMode,
-      description:
-        'Ordered list of plug-ins to do authorization on secure port, after the built-in rules (system:masters may do everything; authenticated users read clustertrustbundles, discovery, OpenAPI, version and health). Comma-delimited list of: AlwaysAllow,AlwaysDeny.',
     })
     .group(
       ['storage-backend', 'data-dir', 'etcd-servers', 'etcd-cafile', 'etcd-certfile', 'etcd-keyfile', 'etcd-prefix', 'watch-cache'],
@@ -133,6 +128,7 @@ export function declareServeFlags<T>(y: Argv<T>): Argv<T> {
     .group(['v', 'logging-format'], 'Logs flags:')
     .option('v', { type: 'string', default: '0', description: 'number for the log level verbosity (2 logs one line per request)' })
     .option('logging-format', { type: 'string', default: 'text', description: 'Sets the log format. Permitted formats: "json", "text".' });
+  return declareAuthFlags(flags);
 }
 
 export type RawFlags = Record<string, unknown>;
@@ -194,8 +190,7 @@ export function completeServeOptions(raw: RawFlags): { options?: ServerRunOption
   const etcdKeyFile = optionalString(raw, 'etcd-keyfile');
   if (!!etcdCertFile !== !!etcdKeyFile) errors.push('--etcd-certfile and --etcd-keyfile must be given together');
 
-  const modes = stringList(raw, 'authorization-mode');
-  errors.push(...validateAuthorizationModes(modes));
+  const auth = completeAuthOptions(raw, errors);
 
   let requestTimeoutMs = 0;
   try {
@@ -240,7 +235,8 @@ export function completeServeOptions(raw: RawFlags): { options?: ServerRunOption
       etcdPrefix: String(raw['etcd-prefix']),
       watchCache: raw['watch-cache'] !== false,
       dataDir,
-      authorizationModes: modes as AuthorizationMode[],
+      authorizationModes: auth.authorization.modes,
+      auth,
       requestTimeoutMs,
       maxRequestsInflight,
       maxMutatingRequestsInflight,

@@ -1,19 +1,13 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import {
-  authorizersForModes,
-  createAuthorizerChain,
-  createBearerTokenAuthenticator,
-  createBuiltinAuthorizer,
-  createStaticTokenAuthenticator,
-  createUnionAuthenticator,
-  createX509Authenticator,
-  parseTokenFile,
-  type Authenticator,
-} from '@plat/auth';
+import { createStaticTokenAuthenticator, createX509Authenticator, parseTokenFile, type Authenticator, type JwtAuthenticatorOptions, type TokenAuthenticator } from '@plat/auth';
 import { clusterTrustBundleResource, createApiServer } from '@plat/server';
 import { openStorage, type BackendOptions, type Storage } from '@plat/storage';
 import { adminKubeconfig, clientURL, writeAdminKubeconfig } from './admin-kubeconfig.js';
+import { AuthenticationConfigError } from './authentication-setup.js';
+import { AuthorizationConfigError } from './authorization-setup.js';
+import { configureIdentity, IdentityFileError } from './identity-setup.js';
+import { ServerIdentity } from './server-identity.js';
 import { ensureDevPki, type DevPki } from './dev-pki.js';
 import { setupEgressTracing } from './egress-tracing-setup.js';
 import type { Logger } from './logger.js';
@@ -63,7 +57,14 @@ function backendOptions(o: ServerRunOptions): BackendOptions {
 }
 
 /** Builds storage, identity and the HTTPS server from validated options and starts listening. */
-export async function runServer(o: ServerRunOptions, deps: { logger: Logger; version: string }): Promise<RunningServer> {
+/** Knobs for tests and benchmarks, not flags: JWT key loading and config-file polling. */
+export interface IdentityTuning {
+  keySet?: JwtAuthenticatorOptions['keySet'];
+  reloadIntervalMs?: number;
+  reloadReadyTimeoutMs?: number;
+}
+
+export async function runServer(o: ServerRunOptions, deps: { logger: Logger; version: string; identity?: IdentityTuning }): Promise<RunningServer> {
   const { logger } = deps;
   await fs.mkdir(o.dataDir, { recursive: true, mode: 0o700 });
   // Egress and tracing first: an invalid file stops the start before anything is opened.
@@ -83,14 +84,15 @@ export async function runServer(o: ServerRunOptions, deps: { logger: Logger; ver
   }
   const clientCA = o.clientCAFile ? await readFlagFile('--client-ca-file', o.clientCAFile) : devPki?.ca.certPem;
 
-  const authenticators: Authenticator[] = [];
+  let x509: Authenticator | undefined;
   if (clientCA) {
     try {
-      authenticators.push(createX509Authenticator({ clientCA }));
+      x509 = createX509Authenticator({ clientCA });
     } catch (err) {
       throw new StartupError(`--client-ca-file: ${(err as Error).message}`);
     }
   }
+  let tokenFile: TokenAuthenticator | undefined;
   if (o.tokenAuthFile) {
     const content = await readFlagFile('--token-auth-file', o.tokenAuthFile);
     let parsed;
@@ -100,13 +102,10 @@ export async function runServer(o: ServerRunOptions, deps: { logger: Logger; ver
       throw new StartupError(`--token-auth-file: ${(err as Error).message}`);
     }
     for (const w of parsed.warnings) logger.info(w.message, {}, 0);
-    authenticators.push(createBearerTokenAuthenticator(createStaticTokenAuthenticator(parsed.tokens)));
+    tokenFile = createStaticTokenAuthenticator(parsed.tokens);
   }
-  const authenticator = createUnionAuthenticator(authenticators);
-  const authorizer = createAuthorizerChain([
-    { name: 'builtin', authorizer: createBuiltinAuthorizer() },
-    ...authorizersForModes(o.authorizationModes),
-  ]);
+  // Authentication and authorization are reloadable (identity-setup.ts); the server sees stable wrappers.
+  const identity = new ServerIdentity(o.requestTimeoutMs > 0 ? o.requestTimeoutMs + 5_000 : 65_000);
 
   let storage: Storage;
   try {
@@ -119,8 +118,9 @@ export async function runServer(o: ServerRunOptions, deps: { logger: Logger; ver
 
   const server = createApiServer({
     storage,
-    authenticator,
-    authorizer,
+    authenticator: identity.authenticator,
+    authorizer: identity.authorizer,
+    readyzChecks: [identity.readyzCheck],
     resources: [clusterTrustBundleResource()],
     tls: { cert, key, ...(clientCA ? { clientCA } : {}) },
     limits: {
@@ -134,10 +134,23 @@ export async function runServer(o: ServerRunOptions, deps: { logger: Logger; ver
     tracing: egressTracing.tracing,
     metricsRegistry: egressTracing.metricsRegistry,
   });
+  let watchers: { stop(): void };
+  try {
+    watchers = await configureIdentity(identity, o.auth, { x509, tokenFile, registry: server.metrics, logger, ...deps.identity });
+  } catch (err) {
+    await storage.close();
+    await egressTracing.close();
+    if (err instanceof AuthenticationConfigError || err instanceof AuthorizationConfigError || err instanceof IdentityFileError) {
+      throw new StartupError(err.message);
+    }
+    throw err;
+  }
   let address;
   try {
     address = await server.listen({ host: o.bindAddress, port: o.securePort });
   } catch (err) {
+    watchers.stop();
+    await identity.close();
     await storage.close();
     await egressTracing.close();
     throw new StartupError(`failed to listen on ${o.bindAddress}:${o.securePort}: ${(err as Error).message}`);
@@ -159,9 +172,11 @@ export async function runServer(o: ServerRunOptions, deps: { logger: Logger; ver
     devPki,
     stop() {
       stopping ??= (async () => {
+        watchers.stop();
         try {
           await server.close();
         } finally {
+          await identity.close();
           await storage.close();
           await egressTracing.close();
         }

@@ -1,0 +1,134 @@
+import {
+  WebhookAuthorizer,
+  WebhookMetrics,
+  createAlwaysAllowAuthorizer,
+  createAlwaysDenyAuthorizer,
+  createAuthorizerChain,
+  createBuiltinAuthorizer,
+  type Authorizer,
+  type NamedAuthorizer,
+  type WebhookConnection,
+} from '@plat/auth';
+import { loadKubeConfig, resolveRestConfig } from '@plat/client';
+import {
+  authorizationConfigurationFromFlags,
+  loadAuthorizationConfiguration,
+  type AuthorizationConfiguration,
+  type AuthorizerConfiguration,
+  type LoadResult,
+} from '@plat/config';
+import type { AuthOptions } from './auth-options.js';
+import type { Logger } from './logger.js';
+
+export interface AuthorizationInstance {
+  authorizer: Authorizer;
+  close(): Promise<void>;
+}
+
+/** A start-up or reload problem in the authorization configuration. */
+export class AuthorizationConfigError extends Error {}
+
+function loadResultOrThrow<T>(result: LoadResult<T>, source: string, logger: Logger): T {
+  for (const w of result.warnings) logger.info(`${source}: ${w}`, {}, 0);
+  if (!result.ok) throw new AuthorizationConfigError(`${source} is invalid:\n${result.errors.map((e) => `  ${e.toString()}`).join('\n')}`);
+  return result.config;
+}
+
+/** The configuration in force: the --authorization-config file, or the one --authorization-mode and --authorization-webhook-* stand for. */
+export function loadAuthorization(auth: AuthOptions, text: string | undefined, logger: Logger): AuthorizationConfiguration {
+  if (auth.authorizationConfigFile) {
+    return loadResultOrThrow(loadAuthorizationConfiguration(text ?? ''), `--authorization-config ${auth.authorizationConfigFile}`, logger);
+  }
+  return loadResultOrThrow(authorizationConfigurationFromFlags(auth.authorization), 'the --authorization-mode flags', logger);
+}
+
+/**
+ * A webhook's connection from its PlatConfig file (kubeconfig format, current context): server,
+ * certificate-authority(-data), tls-server-name, client certificate and key, token.
+ */
+export function webhookConnection(authorizer: AuthorizerConfiguration): WebhookConnection {
+  const info = authorizer.webhook!.connectionInfo;
+  if (info.type !== 'PlatConfig') {
+    throw new AuthorizationConfigError(`authorizer ${JSON.stringify(authorizer.name)}: connectionInfo.type InClusterConfig needs the server to run inside a cluster, which plat's apiserver never does; use PlatConfig`);
+  }
+  let rest;
+  try {
+    rest = resolveRestConfig(loadKubeConfig({ explicitPath: info.platConfigFile }), {}, 'apiserver');
+  } catch (err) {
+    throw new AuthorizationConfigError(`authorizer ${JSON.stringify(authorizer.name)}: platConfigFile ${info.platConfigFile}: ${(err as Error).message}`);
+  }
+  if (!/^https:\/\//.test(rest.server)) {
+    throw new AuthorizationConfigError(`authorizer ${JSON.stringify(authorizer.name)}: platConfigFile ${info.platConfigFile}: the webhook server must be an https:// URL, got ${JSON.stringify(rest.server)}`);
+  }
+  return {
+    server: rest.server,
+    ca: rest.ca,
+    cert: rest.cert,
+    key: rest.key,
+    token: rest.token,
+    tlsServerName: rest.tlsServerName,
+    insecureSkipTLSVerify: rest.insecureSkipTlsVerify,
+  };
+}
+
+/** Counts every authorizer's decisions in the webhook metrics' decisions counter (type and name labels). */
+function counted(type: string, name: string, authorizer: Authorizer, metrics: WebhookMetrics): Authorizer {
+  return {
+    async authorize(attrs, opts) {
+      const result = await authorizer.authorize(attrs, opts);
+      metrics.decisions.inc({ type, name, decision: result.decision.toLowerCase() });
+      return result;
+    },
+  };
+}
+
+/**
+ * The authorizer chain of one configuration: the built-in rules first, then each configured
+ * authorizer in order (first Allow or Deny wins; no opinion from all is a denial).
+ */
+export function buildAuthorization(config: AuthorizationConfiguration, metrics: WebhookMetrics): AuthorizationInstance {
+  const webhooks: WebhookAuthorizer[] = [];
+  const chain: NamedAuthorizer[] = [{ name: 'builtin', authorizer: counted('Builtin', 'builtin', createBuiltinAuthorizer(), metrics) }];
+  try {
+    for (const a of config.authorizers) {
+      switch (a.type) {
+        case 'AlwaysAllow':
+          chain.push({ name: a.name, authorizer: counted(a.type, a.name, createAlwaysAllowAuthorizer(), metrics) });
+          break;
+        case 'AlwaysDeny':
+          chain.push({ name: a.name, authorizer: counted(a.type, a.name, createAlwaysDenyAuthorizer(), metrics) });
+          break;
+        case 'Webhook': {
+          const w = a.webhook!;
+          const webhook = new WebhookAuthorizer(
+            {
+              name: a.name,
+              timeoutMs: w.timeoutMs,
+              authorizedTTLMs: w.authorizedTTLMs,
+              unauthorizedTTLMs: w.unauthorizedTTLMs,
+              subjectAccessReviewVersion: w.subjectAccessReviewVersion,
+              failurePolicy: w.failurePolicy,
+              matchConditions: w.matchConditions.map((m) => ({ expression: m.expression })),
+            },
+            webhookConnection(a),
+            { metrics },
+          );
+          webhooks.push(webhook);
+          chain.push({ name: a.name, authorizer: webhook });
+          break;
+        }
+        default:
+          throw new AuthorizationConfigError(`authorizer ${JSON.stringify(a.name)}: type ${JSON.stringify(a.type)} is not supported by this server`);
+      }
+    }
+  } catch (err) {
+    void Promise.all(webhooks.map((w) => w.close()));
+    throw err;
+  }
+  return {
+    authorizer: createAuthorizerChain(chain),
+    close: async () => {
+      await Promise.all(webhooks.map((w) => w.close()));
+    },
+  };
+}

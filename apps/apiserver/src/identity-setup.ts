@@ -1,0 +1,112 @@
+import fs from 'node:fs/promises';
+import type { Registry } from 'prom-client';
+import { ConfigReloader, WebhookMetrics } from '@plat/auth';
+import type { AuthOptions } from './auth-options.js';
+import { buildAuthentication, jwtNotReady, loadAuthentication, type AuthenticationParts } from './authentication-setup.js';
+import { buildAuthorization, loadAuthorization } from './authorization-setup.js';
+import type { ServerIdentity } from './server-identity.js';
+
+export interface IdentitySetupOptions extends AuthenticationParts {
+  registry: Registry;
+  /** How often the configuration files are checked for changes (default 1 s; not a flag). */
+  reloadIntervalMs?: number;
+  /** How long a reloaded JWT configuration may take to load its issuers' keys before the reload is refused (default 10 s). */
+  reloadReadyTimeoutMs?: number;
+}
+
+/** A configuration file that cannot be read at start. */
+export class IdentityFileError extends Error {}
+
+async function readText(flag: string, file: string | undefined): Promise<string | undefined> {
+  if (!file) return undefined;
+  try {
+    return await fs.readFile(file, 'utf8');
+  } catch (err) {
+    throw new IdentityFileError(`${flag}: ${(err as Error).message}`);
+  }
+}
+
+async function waitForIssuers(instance: { jwt: { readiness(): { ready: boolean }[] } }, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (instance.jwt.readiness().some((r) => !r.ready)) {
+    if (Date.now() >= deadline) return false;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return true;
+}
+
+/**
+ * Builds the first authentication and authorization instances from the flags and files,
+ * installs them in `identity`, and watches `--authentication-config` / `--authorization-config`:
+ * a changed, valid version replaces the instance (in-flight requests keep theirs); an invalid
+ * one is logged and the previous stays in force. Answers a stop function for the watchers.
+ */
+export async function configureIdentity(identity: ServerIdentity, auth: AuthOptions, opts: IdentitySetupOptions): Promise<{ stop(): void }> {
+  const { logger, registry } = opts;
+  const authnText = await readText('--authentication-config', auth.authenticationConfigFile);
+  const authzText = await readText('--authorization-config', auth.authorizationConfigFile);
+  const webhookMetrics = new WebhookMetrics(registry);
+
+  const authn = buildAuthentication(await loadAuthentication(auth, authnText, logger), auth, opts);
+  let authz;
+  try {
+    authz = buildAuthorization(loadAuthorization(auth, authzText, logger), webhookMetrics);
+  } catch (err) {
+    await authn.close();
+    throw err;
+  }
+  // Keys load in the background: the server serves (and /readyz says which issuer waits) meanwhile.
+  authn.jwt.start();
+  identity.setAuthentication(authn);
+  identity.setAuthorization(authz);
+
+  const reloaders: ConfigReloader<unknown>[] = [];
+  const onReload = (kind: string, file: string) => (event: { ok: boolean; error?: Error }) => {
+    if (event.ok) logger.info(`Loaded a new ${kind} configuration`, { file }, 0);
+    else logger.error(`Keeping the current ${kind} configuration: the new version of the file is not usable`, { file, err: event.error?.message });
+  };
+  if (auth.authenticationConfigFile) {
+    reloaders.push(
+      new ConfigReloader({
+        path: auth.authenticationConfigFile,
+        kind: 'authentication',
+        initialText: authnText,
+        intervalMs: opts.reloadIntervalMs,
+        registry,
+        load: (text) => loadAuthentication(auth, text, logger),
+        apply: async (config) => {
+          const next = buildAuthentication(config, auth, opts);
+          next.jwt.start();
+          // Swap only once the new issuers' keys are there, so that JWT users see no gap.
+          if (!(await waitForIssuers(next, opts.reloadReadyTimeoutMs ?? 10_000))) {
+            const problem = jwtNotReady(next.jwt);
+            await next.close();
+            throw new Error(problem);
+          }
+          identity.setAuthentication(next);
+        },
+        onReload: onReload('authentication', auth.authenticationConfigFile),
+      }) as ConfigReloader<unknown>,
+    );
+  }
+  if (auth.authorizationConfigFile) {
+    reloaders.push(
+      new ConfigReloader({
+        path: auth.authorizationConfigFile,
+        kind: 'authorization',
+        initialText: authzText,
+        intervalMs: opts.reloadIntervalMs,
+        registry,
+        load: async (text) => loadAuthorization(auth, text, logger),
+        apply: (config) => identity.setAuthorization(buildAuthorization(config, webhookMetrics)),
+        onReload: onReload('authorization', auth.authorizationConfigFile),
+      }) as ConfigReloader<unknown>,
+    );
+  }
+  for (const r of reloaders) r.start();
+  return {
+    stop() {
+      for (const r of reloaders) r.stop();
+    },
+  };
+}
