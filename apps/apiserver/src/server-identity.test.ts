@@ -1,0 +1,86 @@
+import { JwtAuthenticator, type Attributes } from '@plat/auth';
+import type { AuthenticationInstance } from './authentication-setup.js';
+import type { AuthorizationInstance } from './authorization-setup.js';
+import { ServerIdentity } from './server-identity.js';
+
+function authn(name: string, closed: string[]): AuthenticationInstance {
+  return {
+    authenticator: { authenticate: async () => ({ user: { username: name, groups: [] } }) },
+    jwt: new JwtAuthenticator([]),
+    close: async () => void closed.push(name),
+  };
+}
+
+function authz(name: string, closed: string[]): AuthorizationInstance {
+  return {
+    authorizer: { authorize: async () => ({ decision: 'Allow', reason: name }) },
+    close: async () => void closed.push(name),
+  };
+}
+
+const attrs = (): Attributes => ({
+  user: { username: 'u', groups: [] },
+  verb: 'get',
+  resourceRequest: false,
+  apiGroup: '',
+  apiVersion: '',
+  resource: '',
+  subresource: '',
+  namespace: '',
+  name: '',
+  path: '/version',
+});
+
+const request = (signal: AbortSignal) => ({ method: 'GET', path: '/version', headers: {}, signal });
+
+describe('ServerIdentity', () => {
+  it('keeps the instances a request started with across a reload, and closes replaced ones later', async () => {
+    {
+      const closed: string[] = [];
+      const identity = new ServerIdentity(100);
+      identity.setAuthentication(authn('authn-1', closed));
+      identity.setAuthorization(authz('authz-1', closed));
+
+      const inFlight = new AbortController().signal;
+      expect((await identity.authenticator.authenticate(request(inFlight)))!.user.username).toBe('authn-1');
+
+      identity.setAuthentication(authn('authn-2', closed));
+      identity.setAuthorization(authz('authz-2', closed));
+
+      // The request that started before the reload is still decided by the old chain...
+      expect((await identity.authorizer.authorize(attrs(), { signal: inFlight })).reason).toBe('authz-1');
+      // ...while a new request gets the new instances.
+      const fresh = new AbortController().signal;
+      expect((await identity.authenticator.authenticate(request(fresh)))!.user.username).toBe('authn-2');
+      expect((await identity.authorizer.authorize(attrs(), { signal: fresh })).reason).toBe('authz-2');
+      expect((await identity.authorizer.authorize(attrs())).reason).toBe('authz-2');
+
+      expect(closed).toEqual([]);
+      await new Promise((r) => setTimeout(r, 250));
+      expect(closed.sort()).toEqual(['authn-1', 'authz-1']);
+
+      await identity.close();
+      expect(closed.sort()).toEqual(['authn-1', 'authn-2', 'authz-1', 'authz-2']);
+    }
+  });
+
+  it('closes retiring instances at once when the server stops', async () => {
+    const closed: string[] = [];
+    const identity = new ServerIdentity(60_000);
+    identity.setAuthorization(authz('a', closed));
+    identity.setAuthorization(authz('b', closed));
+    identity.setAuthentication(authn('n', closed));
+    await identity.close();
+    expect(closed.sort()).toEqual(['a', 'b', 'n']);
+  });
+
+  it('reports JWT issuers that are not ready in its readyz check', async () => {
+    const identity = new ServerIdentity(1000);
+    const jwt = new JwtAuthenticator([{ issuer: { url: 'https://issuer.invalid', audiences: ['a'] }, claimMappings: { username: { claim: 'sub', prefix: '' } } }]);
+    identity.setAuthentication({ authenticator: { authenticate: async () => null }, jwt, close: () => jwt.close() });
+    await expect(identity.readyzCheck.check(new AbortController().signal)).rejects.toThrow(
+      'JWT authenticator for issuer "https://issuer.invalid" is not initialized',
+    );
+    await identity.close();
+  });
+});
