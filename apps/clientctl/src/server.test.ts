@@ -1,4 +1,5 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createBuiltinAuthorizer, createX509Authenticator } from '@plat/auth';
@@ -179,6 +180,38 @@ describe('clientctl against a started API server', () => {
     expect(asOther.stderr).toMatch(/^Error from server \(Forbidden\): .*"someone"/);
     expect((await clientctl(['get', 'ctb', '--context', 'nope'], env)).stderr).toBe('Error in configuration: context was not found for specified context: nope\n');
   });
+
+  const kubectl = '/usr/bin/kubectl';
+  const readCases = [
+    ['get', 'clustertrustbundles'],
+    ['get', 'ctb', 'bundle-a', '-o', 'yaml'],
+    ['get', 'ctb', 'bundle-a', '-o', 'json'],
+    ['get', 'ctb', '-o', 'name'],
+    ['get', 'ctb', '-o', 'jsonpath={.items[*].metadata.name}'],
+    ['get', 'clustertrustbundles.certificates.plat.io/bundle-a', '-o', 'go-template={{.kind}} {{len .spec.trustBundle}}'],
+    ['get', 'ctb', 'nope'],
+    ['get', 'widgets'],
+    ['patch', 'ctb', 'bundle-a', '--type=merge', '-p', '{"metadata":{"labels":{"x":"y"}}}', '--dry-run=server', '-o', 'jsonpath={.metadata.labels}'],
+    ['patch', 'ctb', 'nope', '-p', '{}'],
+    ['delete', 'ctb', 'nope'],
+  ];
+  // kubectl runs asynchronously: the server lives in this process and must keep answering.
+  const runKubectl = (args: string[]) =>
+    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      execFile(kubectl, args, { encoding: 'utf8', env: { PATH: process.env.PATH, ...env }, timeout: 20_000 }, (err, stdout, stderr) =>
+        resolve({ code: err ? 1 : 0, stdout, stderr: stderr.replace(/kubectl/g, 'clientctl') }),
+      );
+    });
+  (existsSync(kubectl) ? it.each(readCases.map((args) => ({ args, line: args.join(' ') }))) : it.skip.each([]))(
+    'prints what kubectl prints against the same server: $line',
+    async ({ args }) => {
+      const ours = await clientctl(args, env);
+      const theirs = await runKubectl(args);
+      // Ages are computed by the server at request time; the two requests are a moment apart.
+      const age = (t: string) => t.replace(/\b\d+s$/gm, '<age>');
+      expect({ code: ours.code === 0 ? 0 : 1, stdout: age(ours.stdout), stderr: ours.stderr }).toEqual({ ...theirs, stdout: age(theirs.stdout) });
+    },
+  );
 
   it('deletes by name and reports missing objects', async () => {
     expect((await clientctl(['delete', 'ctb', 'bundle-b'], env)).stdout).toBe('clustertrustbundle.certificates.plat.io "bundle-b" deleted\n');

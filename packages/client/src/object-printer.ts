@@ -1,4 +1,4 @@
-import { stringify as stringifyYaml } from 'yaml';
+import { Document, Scalar, visit } from 'yaml';
 
 /**
  * Serialises like Go's encoding/json (what kubectl's printers use): map keys sorted, `<`, `>`
@@ -16,16 +16,93 @@ function sortedReplacer(_key: string, value: unknown): unknown {
   return out;
 }
 
-/** Serialises like sigs.k8s.io/yaml: sorted keys, sequences not indented, literal blocks for multi-line text. */
+/**
+ * Plain strings go-yaml v2 would read back as something else (YAML 1.1 booleans, nulls, ints
+ * including base 60, floats, timestamps): it writes them double-quoted.
+ */
+const yaml11Implicit = [
+  /^(y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$/,
+  /^(~|null|Null|NULL|)$/,
+  /^[-+]?(0b[01_]+|0x[0-9a-fA-F_]+|0[0-7_]+|0|[1-9][0-9_]*|[1-9][0-9_]*(:[0-5]?[0-9])+)$/,
+  /^[-+]?(\d[\d_]*(\.[\d_]*)?|\.\d[\d_]*)([eE][-+]?\d+)?$/,
+  /^[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+\.[0-9_]*$/,
+  /^[-+]?\.(inf|Inf|INF)$|^\.(nan|NaN|NAN)$/,
+  /^\d{4}-\d\d?-\d\d?(([Tt]|[ \t]+)\d\d?:\d\d:\d\d(\.\d*)?([ \t]*(Z|[-+]\d\d?(:\d\d)?))?)?$/,
+];
+
+function needsDoubleQuotes(s: string): boolean {
+  return yaml11Implicit.some((re) => re.test(s)) || /[\x00-\x08\x0b-\x1f\x7f\t]/.test(s);
+}
+
+const isLetter = (c: string) => /\p{L}/u.test(c);
+const isDigit = (c: string | undefined) => c !== undefined && c >= '0' && c <= '9';
+
+/** go-yaml v2's key order: runes compared one by one, runs of digits compared as numbers (k2 < k10). */
+export function goYamlKeyLess(a: string, b: string): boolean {
+  const ar = [...a];
+  const br = [...b];
+  for (let i = 0; i < ar.length && i < br.length; i++) {
+    if (ar[i] === br[i]) continue;
+    const al = isLetter(ar[i]);
+    const bl = isLetter(br[i]);
+    if (al && bl) return ar[i] < br[i];
+    if (al || bl) return bl;
+    let an = 0;
+    let bn = 0;
+    if (ar[i] === '0' || br[i] === '0') {
+      for (let j = i - 1; j >= 0 && isDigit(ar[j]); j--) {
+        if (ar[j] !== '0') {
+          an = 1;
+          bn = 1;
+          break;
+        }
+      }
+    }
+    let ai = i;
+    let bi = i;
+    for (; ai < ar.length && isDigit(ar[ai]); ai++) an = an * 10 + Number(ar[ai]);
+    for (; bi < br.length && isDigit(br[bi]); bi++) bn = bn * 10 + Number(br[bi]);
+    if (an !== bn) return an < bn;
+    if (ai !== bi) return ai < bi;
+    return ar[i] < br[i];
+  }
+  return ar.length < br.length;
+}
+
+function keyText(k: unknown): string {
+  return String(k instanceof Scalar ? k.value : k);
+}
+
+/**
+ * Serialises like sigs.k8s.io/yaml (go-yaml v2): sorted keys, sequences not indented, literal
+ * blocks for multi-line text, single quotes where YAML syntax needs quoting and double quotes for
+ * strings that would otherwise read back as another type.
+ */
 export function goYaml(value: unknown, sortKeys = true): string {
-  return stringifyYaml(value, {
-    sortMapEntries: sortKeys,
+  const doc = new Document(value, {
+    sortMapEntries: sortKeys
+      ? (a, b) => {
+          const x = keyText(a.key);
+          const y = keyText(b.key);
+          return goYamlKeyLess(x, y) ? -1 : goYamlKeyLess(y, x) ? 1 : 0;
+        }
+      : false,
+    aliasDuplicateObjects: false,
+  });
+  visit(doc, {
+    Scalar(_key, node: Scalar) {
+      if (typeof node.value !== 'string') return;
+      if (needsDoubleQuotes(node.value)) node.type = Scalar.QUOTE_DOUBLE;
+      else if (node.value.includes('\n')) node.type = Scalar.BLOCK_LITERAL;
+    },
+  });
+  return doc.toString({
     indentSeq: false,
     lineWidth: 0,
+    singleQuote: true,
     blockQuote: 'literal',
     defaultStringType: 'PLAIN',
     defaultKeyType: 'PLAIN',
-    aliasDuplicateObjects: false,
     nullStr: 'null',
   });
 }

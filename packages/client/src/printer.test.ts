@@ -65,6 +65,15 @@ describe('printers', () => {
     expect(ours).toBe(theirs.stdout);
   });
 
+  (haveKubectl ? it : it.skip)('quotes YAML strings as go-yaml v2 does (types of YAML 1.1, syntax, control characters)', () => {
+    const values = ['yes', 'y', 'on', '2026-01-01', '1:20', '0777', '1e3', 'null', '~', '', '2026-11-22T06:45:54Z', 'Y', '0x1F', '.5', '- x', 'a: b', '#x', ' lead', 'trail ', 'multi\nline', 'tab\there', '1_000', '+1', 'True', 'NO', '0b101', 'plain text', 'ends\n'];
+    const obj = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'q' }, data: Object.fromEntries(values.map((v, i) => [`k${i}`, v])) };
+    const file = path.join(tmp, 'quoting.json');
+    writeFileSync(file, JSON.stringify({ ...obj, data: { ...obj.data, n: 'keys', y: 'too' } }));
+    const r = spawnSync(kubectl, ['patch', '--local', '-f', file, '-p', '{}', '-o', 'yaml'], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: tmp, KUBECONFIG: path.join(tmp, 'none') } });
+    expect(createPrinter({ output: 'yaml' }).print({ ...obj, data: { ...obj.data, n: 'keys', y: 'too' } })).toBe(r.stdout);
+  });
+
   it('prints the operation with the default printer', () => {
     expect(createPrinter({}).print(deploy, 'patched')).toBe('deployment.apps/web patched\n');
     expect(createPrinter({ output: 'name' }).print({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } }, 'patched')).toBe('configmap/x\n');
