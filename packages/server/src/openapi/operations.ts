@@ -28,7 +28,12 @@ export interface ApiPath {
 export const metaRef = (name: string) => `#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.${name}`;
 const produces = ['application/json', 'application/yaml'];
 const watchProduces = [...produces, 'application/json;stream=watch'];
-const patchTypes = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
+const patchTypes = [
+  'application/json-patch+json',
+  'application/merge-patch+json',
+  'application/strategic-merge-patch+json',
+  'application/apply-patch+yaml',
+];
 
 function q(name: string): OpenApiParameter {
   const p = queryParameters[name];

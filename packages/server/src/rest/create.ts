@@ -5,7 +5,15 @@ import { contentTypeOf, decodeObjectBody, readBody } from '../request-body.js';
 import { writeObject } from '../response.js';
 import { parseDryRun, parseFieldManager, parseFieldValidation } from './options.js';
 import { scopeKey, withTypeMeta, type ResourceScope } from './scope.js';
-import { decodeForWrite, metaOf, recordManagedFields, runAdmission, toTypedObject, validateForCreate } from './write-pipeline.js';
+import {
+  decodeForWrite,
+  metaOf,
+  recordManagedFields,
+  runAdmission,
+  toTypedObject,
+  validateForCreate,
+  type ManagedFieldsMode,
+} from './write-pipeline.js';
 
 /** How often a generateName create retries after a name collision (Kubernetes retries too). */
 const generateNameAttempts = 8;
@@ -33,7 +41,7 @@ export async function createObject(
   scope: ResourceScope,
   ctx: RequestContext,
   obj: ApiObject,
-  opts: { dryRun: boolean; manager: string },
+  opts: { dryRun: boolean; manager: string; managedFields?: ManagedFieldsMode },
 ): Promise<ApiObject> {
   const { dryRun, manager } = opts;
   const meta = metaOf(obj);
@@ -47,14 +55,15 @@ export async function createObject(
   delete meta.uid;
   delete meta.creationTimestamp;
   delete meta.selfLink;
-  delete meta.managedFields;
+  // An apply has computed its managedFields already; any other create records them below.
+  if (opts.managedFields !== 'keep') delete meta.managedFields;
   scope.def.strategy.prepareForCreate?.(obj);
   const base = meta.generateName && !meta.name ? meta.generateName : undefined;
 
   for (let attempt = 1; ; attempt++) {
     const candidate: ApiObject = structuredClone(obj);
     if (base !== undefined) metaOf(candidate).name = generateName(base);
-    recordManagedFields(scope, candidate, undefined, manager);
+    if (opts.managedFields !== 'keep') recordManagedFields(scope, candidate, undefined, manager);
     validateForCreate(scope, candidate);
     ctx.warnings.push(...(scope.def.strategy.warnings?.(candidate) ?? []));
     await runAdmission(scope, ctx, 'CREATE', candidate, undefined, dryRun);

@@ -375,14 +375,12 @@ describe('patch', () => {
     expect(malformed.status).toBe(400);
   });
 
-  it('answers 415 for apply patches and unknown patch types', async () => {
-    const apply = await c.req('writer', 'PATCH', `${ctbPath}/p?fieldManager=x`, { raw: 'metadata: {}', contentType: 'application/apply-patch+yaml' });
-    expect(apply.status).toBe(415);
-    expect(apply.json['message']).toBe(
-      'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json',
-    );
+  it('answers 415 for unknown patch types, listing the apply type too', async () => {
     const other = await c.req('writer', 'PATCH', `${ctbPath}/p`, { raw: '{}', contentType: 'application/json' });
     expect(other.status).toBe(415);
+    expect(other.json['message']).toBe(
+      'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml',
+    );
   });
 
   it('answers 409 when the patch carries a stale resourceVersion and 404 for a missing object', async () => {

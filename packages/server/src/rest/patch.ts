@@ -1,31 +1,42 @@
 import {
   fieldError,
+  isStatusError,
   newBadRequest,
   newUnsupportedMediaType,
   type ApiObject,
   type FieldError,
 } from '@plat/api-model';
-import { applyPatch, type PatchType } from '@plat/patch';
+import { APPLY_PATCH_CONTENT_TYPE, apply, applyPatch, newApplyConflictError, type PatchType } from '@plat/patch';
+import { parseDocument } from 'yaml';
 import type { RequestContext } from '../context.js';
 import { findDuplicateJsonKeys } from '../json-duplicates.js';
 import { negotiateOutput } from '../negotiation.js';
 import { contentTypeOf, readBody } from '../request-body.js';
 import { writeObject } from '../response.js';
+import { createObject } from './create.js';
 import { finishDeletionIfFinalized } from './finalize.js';
-import { dryRunErrors, invalidOptions, parseBool, parseFieldManager, parseFieldValidation } from './options.js';
+import {
+  dryRunErrors,
+  invalidOptions,
+  parseBool,
+  parseFieldManager,
+  parseFieldValidation,
+  type FieldValidation,
+} from './options.js';
 import { scopeKey, withTypeMeta, type ResourceScope } from './scope.js';
 import { prepareUpdate } from './update.js';
 import { toTypedObject } from './write-pipeline.js';
 
-const patchMediaTypes: Record<string, PatchType> = {
+const patchMediaTypes: Record<string, PatchType | 'apply'> = {
   'application/json-patch+json': 'json',
   'application/merge-patch+json': 'merge',
   'application/strategic-merge-patch+json': 'strategic',
+  [APPLY_PATCH_CONTENT_TYPE]: 'apply',
 };
 
 /**
- * PATCH .../<resource>/<name> with a JSON patch, JSON merge patch or strategic merge patch.
- * Server-side apply (`application/apply-patch+yaml`) is not served yet: 415 like any other type.
+ * PATCH .../<resource>/<name> with a JSON patch, JSON merge patch, strategic merge patch or a
+ * server-side apply configuration (`application/apply-patch+yaml`).
  */
 export async function patchResource(scope: ResourceScope, ctx: RequestContext): Promise<void> {
   const choice = negotiateOutput(ctx.req.headers.accept, { allowedAs: [] });
@@ -35,8 +46,13 @@ export async function patchResource(scope: ResourceScope, ctx: RequestContext): 
 
   // Kubernetes' ValidatePatchOptions.
   const errs: FieldError[] = [];
-  if (parseBool(ctx.query.get('force'), 'force') !== undefined) {
+  const force = parseBool(ctx.query.get('force'), 'force');
+  if (type !== 'apply' && force !== undefined) {
     errs.push(fieldError.forbidden('force', 'may not be specified for non-apply patch'));
+  }
+  if (type === 'apply' && (ctx.query.get('fieldManager') ?? '') === '') {
+    // kubectl defaults it; every other client has to name itself.
+    errs.push(fieldError.required('fieldManager', 'is required for apply patch'));
   }
   errs.push(...dryRunErrors(ctx.query.getAll('dryRun')));
   if (errs.length) throw invalidOptions('PatchOptions', errs);
@@ -46,6 +62,10 @@ export async function patchResource(scope: ResourceScope, ctx: RequestContext): 
 
   const body = await readBody(ctx, scope.maxBodyBytes);
   const text = body.toString('utf8');
+  if (type === 'apply') {
+    await applyResource(scope, ctx, text, { manager, force: force ?? false, dryRun, mode, choice });
+    return;
+  }
   let patch: unknown;
   try {
     patch = JSON.parse(text);
@@ -78,4 +98,92 @@ export async function patchResource(scope: ResourceScope, ctx: RequestContext): 
   );
   const result = await finishDeletionIfFinalized(scope, ctx, updated, dryRun);
   writeObject(ctx, 200, withTypeMeta(scope, result), choice);
+}
+
+/**
+ * Decodes an apply configuration as kube-apiserver's applyPatcher: YAML (JSON is YAML) into an
+ * object, repeated keys tolerated (last wins); with fieldValidation Strict or Warn a repeated key
+ * is a 400 `error strict decoding YAML: ...` or a warning.
+ */
+function decodeApplyBody(ctx: RequestContext, text: string, mode: FieldValidation): unknown {
+  const doc = parseDocument(text, { uniqueKeys: false, prettyErrors: false });
+  if (doc.errors.length) throw newBadRequest(`error decoding YAML: yaml: ${doc.errors[0]!.message}`);
+  const value: unknown = doc.toJS({ maxAliasCount: 100 });
+  if (value === null || value === undefined) return {};
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    throw newBadRequest(`error decoding YAML: json: cannot unmarshal ${Array.isArray(value) ? 'array' : typeof value} into Go value of type map[string]interface {}`);
+  }
+  if (mode !== 'Ignore') {
+    const strict = parseDocument(text, { uniqueKeys: true, prettyErrors: false });
+    const repeated = strict.errors.filter((e) => e.code === 'DUPLICATE_KEY').map((e) => e.message.split('\n')[0]!);
+    if (repeated.length) {
+      const message = `yaml: unmarshal errors: ${repeated.join('; ')}`;
+      if (mode === 'Strict') throw newBadRequest(`error strict decoding YAML: ${message}`);
+      ctx.warnings.push(message);
+    }
+  }
+  return value;
+}
+
+/**
+ * Server-side apply: merges the manager's configuration into the stored object (creating it
+ * when missing, 201) with field ownership; conflicts with other managers are a 409 unless
+ * `force`. Validation, admission, dryRun and resourceVersion preconditions as any write.
+ */
+async function applyResource(
+  scope: ResourceScope,
+  ctx: RequestContext,
+  text: string,
+  o: { manager: string; force: boolean; dryRun: boolean; mode: FieldValidation; choice: ReturnType<typeof negotiateOutput> },
+): Promise<void> {
+  const applied = decodeApplyBody(ctx, text, o.mode);
+  const name = ctx.info.name;
+  const checkName = (obj: ApiObject): void => {
+    const objName = obj.metadata?.name ?? '';
+    if (objName !== name) throw newBadRequest(`the name of the object (${objName}) does not match the name on the URL (${name})`);
+  };
+  const applyTo = (live: ApiObject | undefined): ApiObject => {
+    const r = apply({
+      live: live ? withTypeMeta(scope, structuredClone(live)) : undefined,
+      applied: structuredClone(applied),
+      manager: o.manager,
+      force: o.force,
+      apiVersion: scope.apiVersion,
+      kind: scope.def.kind,
+      now: new Date(),
+    });
+    if (r.conflicts.length) throw newApplyConflictError(r.conflicts);
+    // An apply that changes nothing (not even managedFields) stores nothing: keep the stored
+    // object as it is, key order included, so the storage sees no change (no new resourceVersion).
+    const unchanged =
+      live && !r.changed && JSON.stringify(r.managedFields) === JSON.stringify(live.metadata?.managedFields ?? []);
+    const next = unchanged ? structuredClone(live) : r.object;
+    const obj = toTypedObject(scope, ctx, next as Record<string, unknown>, o.mode, []);
+    checkName(obj);
+    return obj;
+  };
+
+  let warningsBefore = ctx.warnings.length;
+  let updated: ApiObject;
+  try {
+    updated = await scope.storage.guaranteedUpdate(
+      scopeKey(scope, name),
+      async (current) => {
+        ctx.warnings.length = warningsBefore;
+        warningsBefore = ctx.warnings.length;
+        const obj = applyTo(current);
+        return prepareUpdate(scope, ctx, obj, current, { manager: o.manager, dryRun: o.dryRun, name, managedFields: 'keep' });
+      },
+      { dryRun: o.dryRun, signal: ctx.signal },
+    );
+  } catch (err) {
+    // Apply creates what is missing (kube-apiserver's forceAllowCreate for apply patches).
+    if (!isStatusError(err, 'NotFound')) throw err;
+    const obj = applyTo(undefined);
+    const created = await createObject(scope, ctx, obj, { dryRun: o.dryRun, manager: o.manager, managedFields: 'keep' });
+    writeObject(ctx, 201, withTypeMeta(scope, created), o.choice);
+    return;
+  }
+  const result = await finishDeletionIfFinalized(scope, ctx, updated, o.dryRun);
+  writeObject(ctx, 200, withTypeMeta(scope, result), o.choice);
 }

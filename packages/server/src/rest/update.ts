@@ -15,6 +15,7 @@ import {
   toTypedObject,
   decodeForWrite,
   validateForUpdate,
+  type ManagedFieldsMode,
 } from './write-pipeline.js';
 
 export const conflictMessage = 'the object has been modified; please apply your changes to the latest version and try again';
@@ -28,7 +29,7 @@ export async function prepareUpdate(
   ctx: RequestContext,
   next: ApiObject,
   current: ApiObject,
-  opts: { manager: string; dryRun: boolean; name: string },
+  opts: { manager: string; dryRun: boolean; name: string; managedFields?: ManagedFieldsMode },
 ): Promise<ApiObject> {
   const meta = metaOf(next);
   const currentRv = current.metadata?.resourceVersion;
@@ -46,7 +47,7 @@ export async function prepareUpdate(
   }
   carryOverSystemFields(next, current);
   scope.def.strategy.prepareForUpdate?.(next, current);
-  recordManagedFields(scope, next, current, opts.manager);
+  if (opts.managedFields !== 'keep') recordManagedFields(scope, next, current, opts.manager);
   validateForUpdate(scope, next, current);
   ctx.warnings.push(...(scope.def.strategy.warnings?.(next, current) ?? []));
   await runAdmission(scope, ctx, 'UPDATE', next, current, opts.dryRun);

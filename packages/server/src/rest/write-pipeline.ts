@@ -3,11 +3,10 @@ import {
   newBadRequest,
   newInvalid,
   type ApiObject,
-  type ManagedFieldsEntry,
   type ObjectMeta,
 } from '@plat/api-model';
 import type { RequestContext } from '../context.js';
-import { nowRfc3339, updateManagedFields } from '../managed-fields.js';
+import { applyTypeForKind, recordUpdate } from '@plat/patch';
 import type { AdmissionOperation } from '../resource.js';
 import { pruneToSchema } from '../schema-walk.js';
 import type { FieldValidation } from './options.js';
@@ -61,25 +60,26 @@ export function metaOf(obj: ApiObject): ObjectMeta {
   return obj.metadata;
 }
 
-/** Records the request's field manager in managedFields (Update operation). */
+/** `record`: the request is an Update and its changes are recorded; `keep`: an apply computed them. */
+export type ManagedFieldsMode = 'record' | 'keep';
+
+/**
+ * Records an Update operation (create, PUT, JSON/merge/strategic patch) of `manager` in
+ * managedFields with the structured-merge engine: `old` is the stored object as read
+ * (undefined on create); `obj.metadata.managedFields` as the client left it ([] resets tracking).
+ */
 export function recordManagedFields(scope: ResourceScope, obj: ApiObject, old: ApiObject | undefined, manager: string): void {
-  const meta = metaOf(obj);
-  const requested = meta.managedFields;
-  let previous: ManagedFieldsEntry[];
-  if (Array.isArray(requested) && requested.length === 0 && old) {
-    // An explicit empty list resets ownership, as Kubernetes allows.
-    previous = [];
-  } else {
-    previous = (old?.metadata?.managedFields ?? []) as ManagedFieldsEntry[];
-  }
-  const entries = updateManagedFields(obj, old, previous, {
+  const { object } = recordUpdate({
+    before: old as Record<string, unknown> | undefined,
+    after: obj as Record<string, unknown>,
     manager,
     apiVersion: scope.apiVersion,
-    now: nowRfc3339(),
-    schema: scope.schemas.get(scope.def.definitionName)!,
-    schemas: scope.schemas,
+    now: new Date(),
+    schema: applyTypeForKind(scope.apiVersion, scope.def.kind),
   });
-  if (entries.length) meta.managedFields = entries;
+  const meta = metaOf(obj);
+  const entries = (object.metadata as ObjectMeta | undefined)?.managedFields;
+  if (entries && entries.length) meta.managedFields = entries;
   else delete meta.managedFields;
 }
 
