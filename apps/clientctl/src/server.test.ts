@@ -213,6 +213,33 @@ describe('clientctl against a started API server', () => {
     },
   );
 
+  it('prints server warnings and fails with --warnings-as-errors', async () => {
+    const file = path.join(tmp, 'warn.yaml');
+    writeFileSync(file, ctb('bundle-w', anchor, '\n  unknownMetaField: 1'));
+    const warned = await clientctl(['create', '-f', file, '--validate=warn', '--dry-run=server'], env);
+    expect(warned.code).toBe(0);
+    expect(warned.stderr).toMatch(/^Warning: .*unknownMetaField/m);
+    expect(warned.stdout).toBe('clustertrustbundle.certificates.plat.io/bundle-w created (server dry run)\n');
+    const strict = await clientctl(['create', '-f', file, '--dry-run=server'], env);
+    expect(strict.code).toBe(1);
+    expect(strict.stderr).toMatch(/unknownMetaField/);
+    const asError = await clientctl(['create', '-f', file, '--validate=warn', '--dry-run=server', '--warnings-as-errors'], env);
+    expect(asError.code).toBe(1);
+    expect(asError.stderr).toMatch(/error: 1 warning received\n$/);
+  });
+
+  it('answers auth whoami and auth can-i from the server', async () => {
+    const who = await clientctl(['auth', 'whoami'], env);
+    expect(who).toMatchObject({ code: 0, stderr: '' });
+    expect(who.stdout).toMatch(/^ATTRIBUTE\s+VALUE\nUsername\s+admin\nGroups\s+\[system:masters( system:authenticated)?\]\n$/);
+    expect(JSON.parse((await clientctl(['auth', 'whoami', '-o', 'json'], env)).stdout).status.userInfo.username).toBe('admin');
+    expect(await clientctl(['auth', 'can-i', 'patch', 'clustertrustbundles'], env)).toEqual({ code: 0, stdout: 'yes\n', stderr: '' });
+    const viewer = await clientctl(['auth', 'can-i', 'delete', 'ctb/bundle-a', '--context', 'viewer'], env);
+    expect(viewer.code).toBe(1);
+    expect(viewer.stdout).toMatch(/^no/);
+    expect((await clientctl(['auth', 'can-i', 'get', 'ctb', '--context', 'viewer', '-q'], env))).toEqual({ code: 0, stdout: '', stderr: '' });
+  });
+
   it('deletes by name and reports missing objects', async () => {
     expect((await clientctl(['delete', 'ctb', 'bundle-b'], env)).stdout).toBe('clustertrustbundle.certificates.plat.io "bundle-b" deleted\n');
     const again = await clientctl(['delete', 'ctb', 'bundle-b'], env);
