@@ -128,6 +128,24 @@ describe('clientctl against a started API server', () => {
     expect((await clientctl(['get', 'ctb', 'bundle-a', '-o', 'json'], env)).stdout).not.toContain('managedFields');
   });
 
+  it('patches the objects named by -f and -k on the server', async () => {
+    const file = path.join(tmp, 'a-again.yaml');
+    writeFileSync(file, ctb('bundle-a', anchor));
+    expect(await clientctl(['patch', '-f', file, '--type=merge', '-p', '{"metadata":{"annotations":{"from":"file"}}}'], env)).toEqual({
+      code: 0,
+      stdout: 'clustertrustbundle.certificates.plat.io/bundle-a patched\n',
+      stderr: '',
+    });
+    const dir = mkdtempSync(path.join(tmp, 'k-'));
+    writeFileSync(path.join(dir, 'kustomization.yaml'), 'resources: [b.yaml]\n');
+    writeFileSync(path.join(dir, 'b.yaml'), ctb('bundle-a', anchor));
+    const k = await clientctl(['patch', '-k', dir, '--type=merge', '-p', '{"metadata":{"annotations":{"from":"kustomize"}}}', '-o', 'jsonpath={.metadata.annotations.from}'], env);
+    expect(k).toEqual({ code: 0, stdout: 'kustomize', stderr: '' });
+    const local = await clientctl(['patch', '--dry-run=client', 'ctb', 'bundle-a', '--type=merge', '-p', '{"metadata":{"annotations":{"from":"client"}}}', '-o', 'jsonpath={.metadata.annotations.from}'], env);
+    expect(local).toEqual({ code: 0, stdout: 'client', stderr: '' });
+    expect((await clientctl(['get', 'ctb', 'bundle-a', '-o', 'jsonpath={.metadata.annotations.from}'], env)).stdout).toBe('kustomize');
+  });
+
   it('fails on a subresource the resource does not have', async () => {
     const r = await clientctl(['patch', 'ctb', 'bundle-a', '--subresource=scale', '--type=merge', '-p', '{"spec":{"replicas":2}}'], env);
     expect(r.code).toBe(1);

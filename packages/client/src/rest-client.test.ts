@@ -197,6 +197,29 @@ describe('RestClient', () => {
   });
 });
 
+describe('RestClient over HTTP/2', () => {
+  it('speaks HTTP/2 when the server offers it through ALPN', async () => {
+    const { createSecureServer } = await import('node:http2');
+    const versions: string[] = [];
+    const h2 = createSecureServer({ cert: pki.serverCert, key: pki.serverKey, allowHTTP1: true }, (req, res) => {
+      versions.push(req.httpVersion);
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ via: req.httpVersion }));
+    });
+    await new Promise<void>((r) => h2.listen(0, '127.0.0.1', r));
+    const port = (h2.address() as import('node:net').AddressInfo).port;
+    const client = new RestClient(config({ server: `https://127.0.0.1:${port}` }));
+    try {
+      expect((await client.request({ path: '/' })).body).toEqual({ via: '2.0' });
+      expect((await client.request({ method: 'PATCH', path: '/', body: '{}', contentType: 'application/merge-patch+json' })).body).toEqual({ via: '2.0' });
+    } finally {
+      await client.close();
+      await new Promise<void>((r) => h2.close(() => r()));
+    }
+    expect(versions).toEqual(['2.0', '2.0']);
+  });
+});
+
 describe('parseWarningHeader', () => {
   it('reads code-299 warn-values with escapes and ignores other codes', () => {
     expect(parseWarningHeader('299 - "a \\"quoted\\" word"')).toEqual(['a "quoted" word']);
