@@ -102,6 +102,60 @@ describe('review APIs', () => {
     expect(noSubject.json.message).toContain('spec.user: Invalid value: "": at least one of user or group must be specified');
   });
 
+  it('reads protobuf review bodies as kubectl sends them, and answers JSON', async () => {
+    // Protobuf wire encoding of the few fields needed (k8s.io/api generated.proto field numbers).
+    const varint = (n: number) => {
+      const out: number[] = [];
+      while (n >= 0x80) {
+        out.push((n & 0x7f) | 0x80);
+        n >>>= 7;
+      }
+      out.push(n);
+      return Buffer.from(out);
+    };
+    const field = (n: number, value: Buffer | string) => {
+      const bytes = typeof value === 'string' ? Buffer.from(value) : value;
+      return Buffer.concat([varint(n * 8 + 2), varint(bytes.length), bytes]);
+    };
+    const envelope = (apiVersion: string, kind: string, raw: Buffer) =>
+      Buffer.concat([Buffer.from('k8s\0', 'binary'), field(1, Buffer.concat([field(1, apiVersion), field(2, kind)])), field(2, raw), field(3, ''), field(4, '')]);
+    const resourceAttributes = Buffer.concat([field(2, 'create'), field(3, 'certificates.plat.io'), field(5, 'clustertrustbundles')]);
+    const ssarBody = envelope(
+      'authorization.k8s.io/v1',
+      'SelfSubjectAccessReview',
+      Buffer.concat([field(1, field(1, '')), field(2, field(1, resourceAttributes))]),
+    );
+    const headers = { 'content-type': 'application/vnd.kubernetes.protobuf', accept: 'application/vnd.kubernetes.protobuf,application/json' };
+    const res = await c.req<{ status: unknown; spec: unknown; apiVersion: string }>('writer', 'POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', {
+      raw: ssarBody,
+      headers,
+    });
+    expect(res.status).toBe(201);
+    expect(res.headers['content-type']).toBe('application/json');
+    expect(res.json).toMatchObject({
+      apiVersion: 'authorization.k8s.io/v1',
+      spec: { resourceAttributes: { verb: 'create', group: 'certificates.plat.io', resource: 'clustertrustbundles' } },
+      status: { allowed: true },
+    });
+    const sarBody = envelope(
+      'authorization.plat.io/v1',
+      'SubjectAccessReview',
+      Buffer.concat([field(2, Buffer.concat([field(1, resourceAttributes), field(3, 'someone'), field(4, 'writers'), field(4, 'team')]))]),
+    );
+    const sarRes = await c.req<{ spec: unknown; status: unknown }>('admin', 'POST', sar, { raw: sarBody, headers });
+    expect(sarRes.json.spec).toMatchObject({ user: 'someone', groups: ['writers', 'team'] });
+    expect(sarRes.json.status).toEqual({ allowed: true });
+    const whoami = await c.req<{ status: unknown }>('reader', 'POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', {
+      raw: envelope('authentication.k8s.io/v1', 'SelfSubjectReview', field(1, field(1, ''))),
+      headers,
+    });
+    expect(whoami.status).toBe(201);
+    expect(whoami.json.status).toEqual({ userInfo: { username: 'reader', groups: ['system:authenticated'] } });
+    const garbage = await c.req<{ message: string }>('reader', 'POST', ssr, { raw: Buffer.from('not protobuf'), headers });
+    expect(garbage.status).toBe(400);
+    expect(garbage.json.message).toContain('does not appear to be a protobuf message');
+  });
+
   it('lists the review resources in discovery, create only', async () => {
     const list = await c.req<{ resources: unknown[] }>('reader', 'GET', '/apis/authorization.plat.io/v1');
     expect(list.status).toBe(200);

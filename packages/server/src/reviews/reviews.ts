@@ -22,6 +22,7 @@ import type { RequestContext } from '../context.js';
 import { negotiateOutput } from '../negotiation.js';
 import { contentTypeOf, decodeObjectBody, readBody } from '../request-body.js';
 import { newPathNotFound, writeObject } from '../response.js';
+import { decodeProtobufReview, protobufMediaType } from './protobuf.js';
 
 /**
  * The review APIs (Kubernetes' authentication.k8s.io and authorization.k8s.io, here under the
@@ -137,8 +138,9 @@ function validateEmptyMetadata(metadata: unknown): FieldError[] {
 
 async function decodeReview(ctx: RequestContext, maxBodyBytes: number, kind: string): Promise<Record<string, unknown>> {
   const body = await readBody(ctx, maxBodyBytes);
-  const { value } = decodeObjectBody(body, contentTypeOf(ctx) || 'application/json', false);
-  const obj = value as Record<string, unknown>;
+  const contentType = contentTypeOf(ctx) || 'application/json';
+  const obj =
+    contentType === protobufMediaType ? decodeProtobufReview(body) : (decodeObjectBody(body, contentType, false).value as Record<string, unknown>);
   const group = requestedGroup(ctx);
   if (obj.kind !== undefined && obj.kind !== kind) {
     throw newBadRequest(`the kind of the body ${JSON.stringify(obj.kind)} does not match the resource: expected ${JSON.stringify(kind)}`);
