@@ -1,0 +1,319 @@
+#!/usr/bin/env node
+// Cost of JWT authentication and of a webhook authorizer on GET throughput, as issue 6 asks.
+//
+//   node tools/bench/auth/bench.mjs [--duration 3] [--rounds 5] [--connections 16] [--json]
+//
+// It bundles apps/apiserver with esbuild (same options as the Nx build, through the e2e global
+// setup) and starts ONE server as a child process (--storage-backend=memory) with
+//   --authentication-config: a JWT authenticator for an OIDC provider served by this script over
+//     HTTPS (discovery + JWKS, RS256), with two CEL claim mappings (username and groups expressions);
+//   --authorization-config: a Webhook authorizer (SubjectAccessReview v1 over HTTPS, served by this
+//     script; authorizedTTL 5m) after the built-in rules.
+// autocannon then drives GET of one ClusterTrustBundle (HTTP/1.1 keep-alive) three ways, in turn,
+// --rounds times (the order rotates each round so machine noise hits all alike):
+//   (a) cert    — the development admin's client certificate (the baseline);
+//   (b) jwt     — a bearer JWT: verified once, then answered from the per-token cache;
+//   (c) webhook — the same JWT plus `Impersonate-User: bench-reader`. The built-in rules allow every
+//                 authenticated user to read ClusterTrustBundles before any configured authorizer
+//                 is asked, so a plain GET never reaches the webhook; the impersonation check
+//                 (verb impersonate on users) is decided by the webhook, from its warm cache, on
+//                 every request. The webhook's call count is printed: it stays at the warm-up's.
+// Figures: requests per second and requests per server CPU second (from /proc), each as a ratio of (a).
+// Targets: (b) >= 0.7 and (c) >= 0.6 of (a).
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import https from 'node:https';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { SignJWT, exportJWK, generateKeyPair } from 'jose';
+import { Agent, request } from 'undici';
+import YAML from 'yaml';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '../../..');
+
+const args = process.argv.slice(2);
+const flag = (name, dflt) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 && i + 1 < args.length ? args[i + 1] : dflt;
+};
+const duration = Number(flag('duration', '3'));
+const rounds = Number(flag('rounds', '5'));
+const connections = Number(flag('connections', '16'));
+const asJson = args.includes('--json');
+const log = (...m) => {
+  if (!asJson) console.error(...m);
+};
+
+const collection = '/apis/certificates.plat.io/v1alpha1/clustertrustbundles';
+
+async function buildBundle() {
+  const { default: globalSetup } = await import(path.join(root, 'apps/apiserver/test/global-setup.mjs'));
+  await globalSetup();
+  return process.env.PLAT_APISERVER_BUNDLE;
+}
+
+/** A self-signed serving certificate for 127.0.0.1 / localhost (openssl; it is its own trust anchor). */
+function selfSigned(dir, name) {
+  const key = path.join(dir, `${name}.key`);
+  const cert = path.join(dir, `${name}.crt`);
+  execFileSync('openssl', [
+    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1',
+    '-keyout', key, '-out', cert, '-subj', `/CN=${name}`, '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1',
+  ], { stdio: 'ignore' });
+  return { key: fs.readFileSync(key, 'utf8'), cert: fs.readFileSync(cert, 'utf8') };
+}
+
+function listen(server) {
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server.address().port)));
+}
+
+async function startOidcProvider(tls) {
+  const { privateKey, publicKey } = await generateKeyPair('RS256');
+  const jwk = { ...(await exportJWK(publicKey)), kid: 'bench', alg: 'RS256', use: 'sig' };
+  let url = '';
+  const server = https.createServer(tls, (req, res) => {
+    res.setHeader('content-type', 'application/json');
+    if (req.url === '/.well-known/openid-configuration') res.end(JSON.stringify({ issuer: url, jwks_uri: `${url}/keys` }));
+    else if (req.url === '/keys') res.end(JSON.stringify({ keys: [jwk] }));
+    else res.writeHead(404).end('{}');
+  });
+  url = `https://localhost:${await listen(server)}`;
+  return {
+    url,
+    sign: (claims) => new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: 'bench', typ: 'JWT' }).sign(privateKey),
+    close: () => new Promise((r) => server.close(r)),
+  };
+}
+
+async function startWebhook(tls) {
+  let calls = 0;
+  const server = https.createServer(tls, (req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      calls++;
+      const review = JSON.parse(body);
+      const a = review.spec.resourceAttributes ?? {};
+      const allowed = a.verb === 'impersonate' && a.resource === 'users' && review.spec.user === 'bench:jwt-user';
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ apiVersion: review.apiVersion, kind: 'SubjectAccessReview', status: { allowed } }));
+    });
+  });
+  const port = await listen(server);
+  return { url: `https://127.0.0.1:${port}/authorize`, calls: () => calls, close: () => new Promise((r) => { server.closeAllConnections(); server.close(r); }) };
+}
+
+function startServer(bundle, dataDir, extra) {
+  const child = spawn(process.execPath, [bundle, '--secure-port=0', `--data-dir=${dataDir}`, '--storage-backend=memory', ...extra], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NODE_OPTIONS: '' },
+  });
+  let out = '';
+  let err = '';
+  child.stdout.setEncoding('utf8').on('data', (c) => (out += c));
+  child.stderr.setEncoding('utf8').on('data', (c) => (err += c));
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const url = new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`apiserver did not start\n${out}\n${err}`)), 30_000);
+    const poll = setInterval(() => {
+      const m = /is serving at (https:\/\/\S+)/.exec(out);
+      if (m) {
+        clearInterval(poll);
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    }, 20);
+    exited.then((code) => {
+      clearInterval(poll);
+      clearTimeout(timer);
+      reject(new Error(`apiserver exited with ${code}\n${out}\n${err}`));
+    });
+  });
+  return {
+    child,
+    url,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(t);
+    },
+  };
+}
+
+function credentials(kubeconfig) {
+  const doc = YAML.parse(fs.readFileSync(kubeconfig, 'utf8'));
+  const b = (s) => Buffer.from(s, 'base64').toString('utf8');
+  return { ca: b(doc.clusters[0].cluster['certificate-authority-data']), cert: b(doc.users[0].user['client-certificate-data']), key: b(doc.users[0].user['client-key-data']) };
+}
+
+function cpuSeconds(pid) {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
+function cannon(opts) {
+  return new Promise((resolve, reject) => {
+    const instance = autocannon({ connections, pipelining: 1, duration, ...opts }, (err, result) => (err ? reject(err) : resolve(result)));
+    autocannon.track(instance, { renderProgressBar: false, renderResultsTable: false, renderLatencyTable: false, outputStream: new (class { write() {} })() });
+  });
+}
+
+async function main() {
+  const bundle = await buildBundle();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'plat-bench-auth-'));
+  const tls = selfSigned(dir, 'localhost');
+  const idp = await startOidcProvider(tls);
+  const webhook = await startWebhook(tls);
+  const authn = path.join(dir, 'authn.yaml');
+  fs.writeFileSync(
+    authn,
+    YAML.stringify({
+      apiVersion: 'apiserver.plat.io/v1beta1',
+      kind: 'AuthenticationConfiguration',
+      jwt: [
+        {
+          issuer: { url: idp.url, audiences: ['plat'], certificateAuthority: tls.cert },
+          claimMappings: {
+            username: { expression: "'bench:' + claims.sub" },
+            groups: { expression: "claims.roles.map(r, 'role:' + r)" },
+          },
+        },
+      ],
+    }),
+  );
+  const platConfig = path.join(dir, 'webhook.conf');
+  fs.writeFileSync(
+    platConfig,
+    YAML.stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'w', cluster: { server: webhook.url, 'certificate-authority-data': Buffer.from(tls.cert).toString('base64') } }],
+      users: [{ name: 'w', user: {} }],
+      contexts: [{ name: 'w', context: { cluster: 'w', user: 'w' } }],
+      'current-context': 'w',
+    }),
+  );
+  const authz = path.join(dir, 'authz.yaml');
+  fs.writeFileSync(
+    authz,
+    YAML.stringify({
+      apiVersion: 'apiserver.plat.io/v1beta1',
+      kind: 'AuthorizationConfiguration',
+      authorizers: [
+        {
+          type: 'Webhook',
+          name: 'bench',
+          webhook: {
+            timeout: '3s',
+            authorizedTTL: '5m',
+            unauthorizedTTL: '30s',
+            subjectAccessReviewVersion: 'v1',
+            matchConditionSubjectAccessReviewVersion: 'v1',
+            failurePolicy: 'Deny',
+            connectionInfo: { type: 'PlatConfig', platConfigFile: platConfig },
+          },
+        },
+      ],
+    }),
+  );
+  const dataDir = path.join(dir, 'data');
+  const server = startServer(bundle, dataDir, [`--authentication-config=${authn}`, `--authorization-config=${authz}`]);
+  try {
+    const url = await server.url;
+    const creds = credentials(path.join(dataDir, 'admin.conf'));
+    const dispatcher = new Agent({ connect: creds });
+    // Wait until the JWT authenticator has its keys (readyz), then create the bundle to GET.
+    for (let i = 0; ; i++) {
+      const res = await request(`${url}/readyz`, { dispatcher });
+      await res.body.text();
+      if (res.statusCode === 200) break;
+      if (i > 200) throw new Error('the server did not become ready');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const created = await request(`${url}${collection}`, {
+      method: 'POST',
+      dispatcher,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ apiVersion: 'certificates.plat.io/v1alpha1', kind: 'ClusterTrustBundle', metadata: { name: 'bench' }, spec: { trustBundle: creds.ca } }),
+    });
+    const text = await created.body.text();
+    if (created.statusCode !== 201) throw new Error(`create failed: ${created.statusCode} ${text}`);
+    await dispatcher.close();
+
+    const now = Math.floor(Date.now() / 1000);
+    const token = await idp.sign({ iss: idp.url, aud: 'plat', sub: 'jwt-user', roles: ['dev', 'ops'], iat: now, exp: now + 3600 });
+    const target = `${url}${collection}/bench`;
+    const kinds = [
+      { name: 'cert', opts: { tlsOptions: { ca: creds.ca, cert: creds.cert, key: creds.key }, headers: { accept: 'application/json' } } },
+      { name: 'jwt', opts: { tlsOptions: { ca: creds.ca }, headers: { accept: 'application/json', authorization: `Bearer ${token}` } } },
+      {
+        name: 'webhook',
+        opts: { tlsOptions: { ca: creds.ca }, headers: { accept: 'application/json', authorization: `Bearer ${token}`, 'impersonate-user': 'bench-reader' } },
+      },
+    ].map((k) => ({ ...k, runs: [] }));
+    // Warm-up: fills the token cache and the webhook's cache; every answer must be 200.
+    for (const k of kinds) {
+      const r = await cannon({ url: target, duration: 1, ...k.opts });
+      if (r.non2xx > 0 || r['2xx'] === 0) throw new Error(`warm-up of ${k.name}: ${r.non2xx} non-2xx answers of ${r.requests.total}`);
+    }
+    const webhookCallsAfterWarmUp = webhook.calls();
+    for (let r = 0; r < rounds; r++) {
+      for (const k of [...kinds.slice(r % kinds.length), ...kinds.slice(0, r % kinds.length)]) {
+        await new Promise((res) => setTimeout(res, 500));
+        const before = cpuSeconds(server.child.pid);
+        const result = await cannon({ url: target, ...k.opts });
+        k.runs.push({ total: result.requests.total, seconds: result.duration, cpu: cpuSeconds(server.child.pid) - before, non2xx: result.non2xx, errors: result.errors + result.timeouts, p99: result.latency.p99 });
+      }
+      log(`round ${r + 1}/${rounds}: ${kinds.map((k) => `${k.name} ${Math.round(k.runs.at(-1).total / k.runs.at(-1).seconds)} req/s`).join(', ')}`);
+    }
+    const out = {};
+    for (const k of kinds) {
+      const total = k.runs.reduce((n, x) => n + x.total, 0);
+      const seconds = k.runs.reduce((n, x) => n + x.seconds, 0);
+      const cpu = k.runs.reduce((n, x) => n + x.cpu, 0);
+      out[k.name] = {
+        rps: Math.round(total / seconds),
+        perCpuSecond: Math.round(total / cpu),
+        p99ms: Math.max(...k.runs.map((x) => x.p99)),
+        non2xx: k.runs.reduce((n, x) => n + x.non2xx, 0),
+        errors: k.runs.reduce((n, x) => n + x.errors, 0),
+      };
+    }
+    for (const name of ['jwt', 'webhook']) {
+      out[name].ratio = Number((out[name].rps / out.cert.rps).toFixed(3));
+      out[name].cpuRatio = Number((out[name].perCpuSecond / out.cert.perCpuSecond).toFixed(3));
+    }
+    out.webhookCalls = { afterWarmUp: webhookCallsAfterWarmUp, atEnd: webhook.calls() };
+    out.settings = { duration, rounds, connections, node: process.version, cpus: os.cpus().length };
+    if (asJson) {
+      console.log(JSON.stringify(out, null, 2));
+    } else {
+      console.log('| credential | GET req/s | ÷ (a) | req per CPU-s | ÷ (a) | p99 ms | non-2xx | errors |');
+      console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+      const label = { cert: '(a) client certificate', jwt: '(b) JWT, 2 CEL mappings', webhook: '(c) JWT + webhook (warm cache)' };
+      for (const k of kinds) {
+        const o = out[k.name];
+        console.log(`| ${label[k.name]} | ${o.rps} | ${o.ratio ?? 1} | ${o.perCpuSecond} | ${o.cpuRatio ?? 1} | ${o.p99ms} | ${o.non2xx} | ${o.errors} |`);
+      }
+      console.log(`webhook calls: ${out.webhookCalls.afterWarmUp} during warm-up, ${out.webhookCalls.atEnd} at the end`);
+      console.log(`target (b) >= 0.7 of (a): ${out.jwt.ratio >= 0.7 ? 'met' : 'NOT met'} (CPU ratio ${out.jwt.cpuRatio})`);
+      console.log(`target (c) >= 0.6 of (a): ${out.webhook.ratio >= 0.6 ? 'met' : 'NOT met'} (CPU ratio ${out.webhook.cpuRatio})`);
+    }
+  } finally {
+    await server.stop();
+    await idp.close();
+    await webhook.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
