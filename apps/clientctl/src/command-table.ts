@@ -91,6 +91,7 @@ export const commands: CommandSpec[] = [
       ...fileFlags('use to apply the resource'),
       { name: 'validate', type: 'string', default: 'strict', bareValue: 'strict', usage: 'Must be one of: strict (or true), warn, ignore (or false).' },
       { name: 'server-side', type: 'bool', usage: 'If true, apply runs in the server instead of the client.' },
+      { name: 'force-conflicts', type: 'bool', usage: 'If true, server-side apply will force the changes against conflicts.' },
     ],
     load: async () => (await import('./commands/apply.js')).runApply,
   },

@@ -56,9 +56,14 @@ function sortKeys(v: unknown): unknown {
 /** `clientctl apply -f` (client-side): create with the annotation, else patch the three-way difference. */
 export async function runApply(ctx: CommandContext): Promise<void> {
   const f = ctx.flags;
-  if (f.bool('server-side')) throw new CommandError('server-side apply is not supported by clientctl; use client-side apply');
   if (!f.list('filename').length && !f.str('kustomize')) throw new CommandError('must specify one of -f and -k', { usageOf: 'apply' });
   const dryRun = ctx.dryRun();
+  if (f.bool('force-conflicts') && !f.bool('server-side')) throw new CommandError('--force-conflicts only works with --server-side');
+  if (f.bool('server-side')) {
+    if (dryRun === 'client') throw new CommandError("--dry-run=client doesn't work with --server-side (did you mean --dry-run=server instead?)");
+    await runServerSideApply(ctx, dryRun);
+    return;
+  }
   const validation = fieldValidation(f.str('validate'));
   const printer = ctx.printer();
   const rest = ctx.rest();
@@ -122,6 +127,64 @@ export async function runApply(ctx: CommandContext): Promise<void> {
     } catch (err) {
       if (failed !== undefined) ctx.io.stderr(errorText(failed, 'apply'));
       failed = err;
+    }
+  }
+  if (failed !== undefined) throw failed;
+}
+
+/** The server-side apply manager when --field-manager is not given (kubectl's is `kubectl`). */
+export const serverSideApplyManager = 'clientctl';
+
+/** What kubectl adds to an apply conflict: how to resolve it. */
+const conflictAdvice = `Please review the fields above--they currently have other managers. Here
+are the ways you can resolve this warning:
+* If you intend to manage all of these fields, please re-run the apply
+  command with the \`--force-conflicts\` flag.
+* If you do not intend to manage all of the fields, please edit your
+  manifest to remove references to the fields that should keep their
+  current managers.
+* You may co-own fields by updating your manifest to match the existing
+  value; in this case, you'll become the manager if the other manager(s)
+  stop managing the field (remove it from their configuration).
+See https://kubernetes.io/docs/reference/using-api/server-side-apply/#conflicts`;
+
+/**
+ * `clientctl apply --server-side`: each object is sent whole as an apply patch
+ * (`application/apply-patch+yaml`); the server merges it, tracks field ownership and answers a
+ * conflict, which is printed with kubectl's advice, unless --force-conflicts.
+ */
+async function runServerSideApply(ctx: CommandContext, dryRun: 'none' | 'server'): Promise<void> {
+  const f = ctx.flags;
+  const printer = ctx.printer();
+  const rest = ctx.rest();
+  const manager = f.changed('field-manager') ? f.str('field-manager') : serverSideApplyManager;
+  const query = {
+    fieldManager: manager,
+    fieldValidation: fieldValidation(f.str('validate')),
+    force: f.bool('force-conflicts') ? 'true' : 'false',
+    dryRun: dryRun === 'server' ? 'All' : undefined,
+  };
+  const infos = await ctx.resources();
+  if (!infos.length) throw new CommandError('no objects passed to apply');
+  let failed: unknown;
+  for (const info of infos) {
+    try {
+      const target = await mapObject(ctx, info);
+      const res = await rest.request<KubeObject>({
+        method: 'PATCH',
+        path: resourcePath(target.resource, target.namespace, target.name),
+        body: JSON.stringify(info.object),
+        contentType: 'application/apply-patch+yaml',
+        query,
+      });
+      ctx.io.stdout(printer.print(res.body, `serverside-applied${dryRunSuffix(dryRun)}`));
+    } catch (err) {
+      const status = (err as { name?: string; status?: { reason?: string; message?: string } }).status;
+      const e = (err as { name?: string }).name === 'StatusError' && status?.reason === 'Conflict'
+        ? new CommandError(`${status.message ?? ''}\n${conflictAdvice}`)
+        : err;
+      if (failed !== undefined) ctx.io.stderr(errorText(failed, 'apply'));
+      failed = e;
     }
   }
   if (failed !== undefined) throw failed;
