@@ -31,21 +31,34 @@ export function currentTraceContext(signal: AbortSignal | undefined): Context | 
 }
 
 /**
- * Runs `fn` inside a child span of the current span of the request `signal` belongs to. Outside
- * a traced request, or under a span that is not recorded (sampled out), `fn` runs as is.
+ * Runs `traced` inside a child span of the current span of the request `signal` belongs to.
+ * Outside a traced request, or under a span that is not recorded (sampled out), `plain` runs
+ * instead, with no span, closure or promise of ours in between (rate 0 must cost nothing).
  */
-export async function inChildSpan<T>(
+export function inChildSpan<T>(
   tracing: Tracing,
   signal: AbortSignal | undefined,
   name: string,
   attributes: () => SpanAttributes,
-  fn: (span: Span | undefined) => Promise<T>,
+  plain: () => Promise<T>,
+  traced: (span: Span) => Promise<T> = plain,
 ): Promise<T> {
   const parent = signal ? contexts.get(signal) : undefined;
-  if (!parent || !trace.getSpan(parent)?.isRecording()) return fn(undefined);
+  if (!parent || !trace.getSpan(parent)?.isRecording()) return plain();
+  return inSpan(tracing, signal!, parent, name, attributes, traced);
+}
+
+async function inSpan<T>(
+  tracing: Tracing,
+  signal: AbortSignal,
+  parent: Context,
+  name: string,
+  attributes: () => SpanAttributes,
+  fn: (span: Span) => Promise<T>,
+): Promise<T> {
   const span = tracing.tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes: attributes() }, parent);
   const current = trace.setSpan(parent, span);
-  contexts.set(signal!, current);
+  contexts.set(signal, current);
   try {
     return await fn(span);
   } catch (err) {
@@ -54,7 +67,7 @@ export async function inChildSpan<T>(
     throw err;
   } finally {
     // Calls of one request run one after another; restore the parent unless another took over.
-    if (contexts.get(signal!) === current) contexts.set(signal!, parent);
+    if (contexts.get(signal) === current) contexts.set(signal, parent);
     span.end();
   }
 }
@@ -110,12 +123,13 @@ function header(ctx: RequestContext, name: string): string {
 export function withTracing(tracing: Tracing): Filter {
   return (next) => async (ctx) => {
     const parent = tracing.extract(ctx.req.headers);
-    const route = routeTemplate(ctx);
-    // The samplers in use (parent-based, trace-id ratio) do not read attributes: they are only
-    // built for spans that are recorded.
-    const span = tracing.tracer.startSpan(`${ctx.method} ${route}`, { kind: SpanKind.SERVER }, parent);
+    // The samplers in use (parent-based, trace-id ratio) read neither name nor attributes: both
+    // are only built for spans that are recorded.
+    const span = tracing.tracer.startSpan(ctx.method, { kind: SpanKind.SERVER }, parent);
     const recording = span.isRecording();
     if (recording) {
+      const route = routeTemplate(ctx);
+      span.updateName(`${ctx.method} ${route}`);
       // Few attributes: every one is encoded and exported for every request at full sampling.
       // The route template carries group and version; the audit id links the span to logs.
       span.setAttributes({
@@ -150,16 +164,22 @@ export function withTracing(tracing: Tracing): Filter {
 export function traceAuthenticator(tracing: Tracing, authenticator: Authenticator): Authenticator {
   return {
     authenticate: (req: AuthenticationRequest) =>
-      inChildSpan(tracing, req.signal, 'authentication', noAttributes, async (span) => {
-        const result = await authenticator.authenticate(req);
-        span?.setAttribute('authentication.authenticated', result !== null && result !== undefined);
-        return result;
-      }),
+      inChildSpan(
+        tracing,
+        req.signal,
+        'authentication',
+        noAttributes,
+        () => authenticator.authenticate(req),
+        async (span) => {
+          const result = await authenticator.authenticate(req);
+          span.setAttribute('authentication.authenticated', result !== null && result !== undefined);
+          return result;
+        },
+      ),
   };
 }
 
-function recordDecision(span: Span | undefined, result: AuthorizationResult): void {
-  if (!span) return;
+function recordDecision(span: Span, result: AuthorizationResult): void {
   span.setAttribute('authorization.decision', result.decision);
   // Reasons of denials explain a 403; those of allowed requests are rarely read.
   if (result.reason && result.decision !== 'Allow') span.setAttribute('authorization.reason', result.reason.slice(0, 512));
@@ -178,11 +198,18 @@ function authorizationAttributes(attrs: Attributes): SpanAttributes {
 export function traceAuthorization(tracing: Tracing, authorizer: Authorizer): Authorizer {
   return {
     authorize: (attrs, opts) =>
-      inChildSpan(tracing, opts?.signal, 'authorization', () => authorizationAttributes(attrs), async (span) => {
-        const result = await authorizer.authorize(attrs, opts);
-        recordDecision(span, result);
-        return result;
-      }),
+      inChildSpan(
+        tracing,
+        opts?.signal,
+        'authorization',
+        () => authorizationAttributes(attrs),
+        () => authorizer.authorize(attrs, opts),
+        async (span) => {
+          const result = await authorizer.authorize(attrs, opts);
+          recordDecision(span, result);
+          return result;
+        },
+      ),
   };
 }
 
@@ -193,21 +220,31 @@ export function traceAuthorization(tracing: Tracing, authorizer: Authorizer): Au
  */
 export function traceAuthorizer(tracing: Tracing | undefined, type: string, name: string, authorizer: Authorizer): Authorizer {
   if (!tracing?.enabled) return authorizer;
+  // The request's context (sampled or not) is visible to injectHeaders during the synchronous start.
+  const start = (attrs: Attributes, opts: { signal?: AbortSignal } | undefined): Promise<AuthorizationResult> => {
+    const previous = synchronousContext;
+    synchronousContext = currentTraceContext(opts?.signal);
+    try {
+      return authorizer.authorize(attrs, opts);
+    } finally {
+      synchronousContext = previous;
+    }
+  };
+  const attributes = () => ({ 'authorizer.type': type, 'authorizer.name': name });
   return {
     authorize: (attrs, opts) =>
-      inChildSpan(tracing, opts?.signal, `authorizer ${type}/${name}`, () => ({ 'authorizer.type': type, 'authorizer.name': name }), async (span) => {
-        const previous = synchronousContext;
-        synchronousContext = currentTraceContext(opts?.signal);
-        let pending: Promise<AuthorizationResult>;
-        try {
-          pending = authorizer.authorize(attrs, opts);
-        } finally {
-          synchronousContext = previous;
-        }
-        const result = await pending;
-        recordDecision(span, result);
-        return result;
-      }),
+      inChildSpan(
+        tracing,
+        opts?.signal,
+        `authorizer ${type}/${name}`,
+        attributes,
+        () => start(attrs, opts),
+        async (span) => {
+          const result = await start(attrs, opts);
+          recordDecision(span, result);
+          return result;
+        },
+      ),
   };
 }
 
