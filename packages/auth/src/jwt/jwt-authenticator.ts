@@ -29,6 +29,8 @@ interface IssuerAuthenticator {
 interface CacheEntry {
   result: AuthenticationResult | Error;
   expiresAt: number;
+  /** The issuer that verified the token (the token's bytes include its `iss`). */
+  issuer: string;
 }
 
 const hmacOrNone = /^(HS\d+|none)$/i;
@@ -92,6 +94,17 @@ export class JwtAuthenticator implements TokenAuthenticator {
   }
 
   async authenticateToken(token: string): Promise<AuthenticationResult | null> {
+    // A token verified before is answered from the cache by its hash alone: no decoding (this is
+    // the path of every request of a busy client).
+    const now = this.opts.now?.() ?? Date.now();
+    const key = crypto.createHash('sha256').update(token).digest('base64url');
+    const cached = this.cache.get(key);
+    if (cached && cached.expiresAt > now) {
+      this.count(cached.issuer, 'cached');
+      if (cached.result instanceof Error) throw cached.result;
+      return cached.result;
+    }
+
     // Only JWS compact tokens are ours; anything else belongs to another token authenticator.
     if (token.split('.').length !== 3) return null;
     let issuer: unknown;
@@ -104,26 +117,30 @@ export class JwtAuthenticator implements TokenAuthenticator {
     const authenticator = this.byIssuer.get(issuer);
     if (!authenticator) return null;
 
-    const now = this.opts.now?.() ?? Date.now();
-    const key = crypto.createHash('sha256').update(token).digest('base64url');
-    const cached = this.cache.get(key);
-    if (cached && cached.expiresAt > now) {
-      this.validations.inc({ issuer, result: 'cached' });
-      if (cached.result instanceof Error) throw cached.result;
-      return cached.result;
-    }
-
     try {
-      const result = await this.verify(authenticator, token, now);
-      this.validations.inc({ issuer, result: 'success' });
+      const result = await this.verify(authenticator, token, now, key);
+      this.count(issuer, 'success');
       return result;
     } catch (err) {
-      this.validations.inc({ issuer, result: 'failure' });
+      this.count(issuer, 'failure');
       throw err instanceof AuthenticationError ? err : new AuthenticationError((err as Error).message);
     }
   }
 
-  private async verify(a: IssuerAuthenticator, token: string, now: number): Promise<AuthenticationResult> {
+  private readonly counters = new Map<string, { inc(): void }>();
+
+  /** Per-issuer children of the validations counter, looked up once. */
+  private count(issuer: string, result: 'cached' | 'success' | 'failure'): void {
+    const id = `${result} ${issuer}`;
+    let child = this.counters.get(id);
+    if (!child) {
+      child = this.validations.labels({ issuer, result });
+      this.counters.set(id, child);
+    }
+    child.inc();
+  }
+
+  private async verify(a: IssuerAuthenticator, token: string, now: number, key: string): Promise<AuthenticationResult> {
     if (!a.keys.ready) throw new AuthenticationError('oidc: authenticator not initialized');
     const { spec } = a;
     let payload: Record<string, unknown>;
@@ -143,18 +160,18 @@ export class JwtAuthenticator implements TokenAuthenticator {
     const user = a.mapper.map(payload);
     const result: AuthenticationResult = { user, audiences: spec.issuer.audiences };
     const exp = typeof payload.exp === 'number' ? payload.exp * 1000 : now;
-    this.remember(crypto.createHash('sha256').update(token).digest('base64url'), result, Math.min(exp, now + 3_600_000));
+    this.remember(key, { result, expiresAt: Math.min(exp, now + 3_600_000), issuer: spec.issuer.url });
     return result;
   }
 
-  private remember(key: string, result: AuthenticationResult, expiresAt: number): void {
+  private remember(key: string, entry: CacheEntry): void {
     const max = this.opts.maxCacheEntries ?? 10_000;
     if (this.cache.size >= max) {
       // Drop the oldest entry (Map keeps insertion order).
       const oldest = this.cache.keys().next().value;
       if (oldest !== undefined) this.cache.delete(oldest);
     }
-    this.cache.set(key, { result, expiresAt });
+    this.cache.set(key, entry);
   }
 }
 
