@@ -41,7 +41,6 @@ export {
   type KubeObject,
   type ResourceInfo,
 } from './resource-builder.js';
-export { runKustomization } from './kustomize.js';
 export { goJson, goYaml, resourceName, stripManagedFields } from './object-printer.js';
 export { JsonPath, type JsonPathOptions } from './jsonpath.js';
 export { GoTemplate, goValue, type GoTemplateOptions } from './go-template.js';

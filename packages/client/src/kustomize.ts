@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { applyPatch } from '@plat/patch';
 import { ClientError } from './client-error.js';
 import { decodeObjects, type KubeObject } from './resource-builder.js';
 
@@ -178,7 +179,6 @@ async function build(dir: string, depth: number): Promise<KubeObject[]> {
 
   const needPatch = (k.patches?.length ?? 0) + (k.patchesStrategicMerge?.length ?? 0) + (k.patchesJson6902?.length ?? 0) > 0;
   if (needPatch) {
-    const { applyPatch } = await import('@plat/patch');
     const strategic = (patchObj: KubeObject, targets: KubeObject[]) => {
       const pmeta = patchObj.metadata ?? {};
       const hits = targets.filter((o) => o.kind === patchObj.kind && o.metadata?.name === pmeta.name && (!pmeta.namespace || pmeta.namespace === o.metadata?.namespace));

@@ -45,7 +45,7 @@ export async function runPatch(ctx: CommandContext): Promise<void> {
   if (local || dryRun === 'client') {
     const infos = f.list('filename').length || f.str('kustomize') ? await ctx.resources() : [];
     if (!infos.length && !args.length) throw noResourcesError();
-    const { applyPatch } = await import('@plat/patch');
+    const { applyPatch } = await import('./local-patch.js');
     const sources = infos.length ? infos.map((i) => i.object) : await fetchTargets(ctx, args, f.str('subresource'));
     for (const obj of sources) {
       count++;
