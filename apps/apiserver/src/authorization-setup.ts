@@ -7,6 +7,7 @@ import {
   createBuiltinAuthorizer,
   type Authorizer,
   type NamedAuthorizer,
+  type WebhookAuthorizerOptions,
   type WebhookConnection,
 } from '@plat/auth';
 import { loadKubeConfig, resolveRestConfig } from '@plat/client';
@@ -86,20 +87,35 @@ function counted(type: string, name: string, authorizer: Authorizer, metrics: We
  * The authorizer chain of one configuration: the built-in rules first, then each configured
  * authorizer in order (first Allow or Deny wins; no opinion from all is a denial).
  */
-export function buildAuthorization(config: AuthorizationConfiguration, metrics: WebhookMetrics): AuthorizationInstance {
+/**
+ * What the egress and tracing setup adds to the authorizers (egress-tracing-setup.ts): the
+ * `controlplane` dialer and traceparent headers for webhooks, a span per authorizer.
+ */
+export interface AuthorizationHooks {
+  webhookOptions(connection: WebhookConnection): Pick<WebhookAuthorizerOptions, 'connect' | 'injectHeaders'>;
+  trace(type: string, name: string, authorizer: Authorizer): Authorizer;
+}
+
+export function buildAuthorization(config: AuthorizationConfiguration, metrics: WebhookMetrics, hooks?: AuthorizationHooks): AuthorizationInstance {
   const webhooks: WebhookAuthorizer[] = [];
-  const chain: NamedAuthorizer[] = [{ name: 'builtin', authorizer: counted('Builtin', 'builtin', createBuiltinAuthorizer(), metrics) }];
+  const chain: NamedAuthorizer[] = [];
+  const add = (type: string, name: string, authorizer: Authorizer) => {
+    const traced = hooks ? hooks.trace(type, name, authorizer) : authorizer;
+    chain.push({ name, authorizer: type === 'Webhook' ? traced : counted(type, name, traced, metrics) });
+  };
+  add('Builtin', 'builtin', createBuiltinAuthorizer());
   try {
     for (const a of config.authorizers) {
       switch (a.type) {
         case 'AlwaysAllow':
-          chain.push({ name: a.name, authorizer: counted(a.type, a.name, createAlwaysAllowAuthorizer(), metrics) });
+          add(a.type, a.name, createAlwaysAllowAuthorizer());
           break;
         case 'AlwaysDeny':
-          chain.push({ name: a.name, authorizer: counted(a.type, a.name, createAlwaysDenyAuthorizer(), metrics) });
+          add(a.type, a.name, createAlwaysDenyAuthorizer());
           break;
         case 'Webhook': {
           const w = a.webhook!;
+          const connection = webhookConnection(a);
           const webhook = new WebhookAuthorizer(
             {
               name: a.name,
@@ -110,11 +126,12 @@ export function buildAuthorization(config: AuthorizationConfiguration, metrics: 
               failurePolicy: w.failurePolicy,
               matchConditions: w.matchConditions.map((m) => ({ expression: m.expression })),
             },
-            webhookConnection(a),
-            { metrics },
+            connection,
+            { metrics, ...hooks?.webhookOptions(connection) },
           );
           webhooks.push(webhook);
-          chain.push({ name: a.name, authorizer: webhook });
+          // The webhook counts its own decisions.
+          add('Webhook', a.name, webhook);
           break;
         }
         default:

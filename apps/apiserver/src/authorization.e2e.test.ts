@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
 import path from 'node:path';
 import { eventually, startOidcProvider, startServer, startWebhook, tempDir, type TestServer, type WebhookAnswer } from '../test/auth-fixtures.js';
 
@@ -198,6 +200,49 @@ describe('webhook failures', () => {
     await expect(startServer(path.join(dir, 'data'), [`--authorization-config=${authzFile}`])).rejects.toThrow(
       /platConfigFile: Invalid value: .*missing\.conf.*no such file or directory/,
     );
+  });
+});
+
+describe('a webhook behind the controlplane egress selection', () => {
+  it('is reached through the HTTP CONNECT proxy of --egress-selector-config-file, with its own TLS end to end', async () => {
+    const dir = tempDir('plat-authz-egress-');
+    const webhook = await startWebhook(dir, policy);
+    const tunnels: string[] = [];
+    const proxy = http.createServer((_req, res) => res.writeHead(405).end());
+    proxy.on('connect', (req: http.IncomingMessage, client: net.Socket, head: Buffer) => {
+      tunnels.push(req.url ?? '');
+      const [host, port] = (req.url ?? '').split(':');
+      const upstream = net.connect(Number(port), host, () => {
+        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        upstream.write(head);
+        upstream.pipe(client);
+        client.pipe(upstream);
+      });
+      upstream.on('error', () => client.destroy());
+      client.on('error', () => upstream.destroy());
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    const egress = path.join(dir, 'egress.yaml');
+    fs.writeFileSync(
+      egress,
+      `apiVersion: apiserver.plat.io/v1beta1\nkind: EgressSelectorConfiguration\negressSelections:\n- name: controlplane\n  connection:\n    proxyProtocol: HTTPConnect\n    transport:\n      tcp:\n        url: http://127.0.0.1:${(proxy.address() as net.AddressInfo).port}\n`,
+    );
+    const authzFile = path.join(dir, 'authz.yaml');
+    fs.writeFileSync(authzFile, authorizationConfig(webhook.configFile));
+    const tokens = path.join(dir, 'tokens.csv');
+    fs.writeFileSync(tokens, 'writer-token,writer,u1,"writers"\n');
+    const s = await startServer(path.join(dir, 'data'), [`--authorization-config=${authzFile}`, `--token-auth-file=${tokens}`, `--egress-selector-config-file=${egress}`]);
+    try {
+      const res = await s.req(writer, 'POST', ctbPath, bundle('example.com:one:e', 'example.com/one', s.running.devPki!.ca.certPem));
+      expect(res.status).toBe(201);
+      expect(tunnels).toContain(new URL(webhook.url).host);
+      expect(webhook.calls.every((c) => c.clientCN === 'apiserver')).toBe(true);
+    } finally {
+      await s.stop();
+      await webhook.close();
+      proxy.closeAllConnections();
+      await new Promise<void>((r) => proxy.close(() => r()));
+    }
   });
 });
 

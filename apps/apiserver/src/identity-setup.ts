@@ -3,7 +3,7 @@ import type { Registry } from 'prom-client';
 import { ConfigReloader, WebhookMetrics } from '@plat/auth';
 import type { AuthOptions } from './auth-options.js';
 import { buildAuthentication, jwtNotReady, loadAuthentication, type AuthenticationParts } from './authentication-setup.js';
-import { buildAuthorization, loadAuthorization } from './authorization-setup.js';
+import { buildAuthorization, loadAuthorization, type AuthorizationHooks } from './authorization-setup.js';
 import type { ServerIdentity } from './server-identity.js';
 
 export interface IdentitySetupOptions extends AuthenticationParts {
@@ -12,6 +12,8 @@ export interface IdentitySetupOptions extends AuthenticationParts {
   reloadIntervalMs?: number;
   /** How long a reloaded JWT configuration may take to load its issuers' keys before the reload is refused (default 10 s). */
   reloadReadyTimeoutMs?: number;
+  /** Egress (controlplane dialer) and tracing for the authorizers. */
+  authorizerHooks?: AuthorizationHooks;
 }
 
 /** A configuration file that cannot be read at start. */
@@ -50,7 +52,7 @@ export async function configureIdentity(identity: ServerIdentity, auth: AuthOpti
   const authn = buildAuthentication(await loadAuthentication(auth, authnText, logger), auth, opts);
   let authz;
   try {
-    authz = buildAuthorization(loadAuthorization(auth, authzText, logger), webhookMetrics);
+    authz = buildAuthorization(loadAuthorization(auth, authzText, logger), webhookMetrics, opts.authorizerHooks);
   } catch (err) {
     await authn.close();
     throw err;
@@ -98,7 +100,7 @@ export async function configureIdentity(identity: ServerIdentity, auth: AuthOpti
         intervalMs: opts.reloadIntervalMs,
         registry,
         load: async (text) => loadAuthorization(auth, text, logger),
-        apply: (config) => identity.setAuthorization(buildAuthorization(config, webhookMetrics)),
+        apply: (config) => identity.setAuthorization(buildAuthorization(config, webhookMetrics, opts.authorizerHooks)),
         onReload: onReload('authorization', auth.authorizationConfigFile),
       }) as ConfigReloader<unknown>,
     );

@@ -136,7 +136,14 @@ export async function runServer(o: ServerRunOptions, deps: { logger: Logger; ver
   });
   let watchers: { stop(): void };
   try {
-    watchers = await configureIdentity(identity, o.auth, { x509, tokenFile, registry: server.metrics, logger, ...deps.identity });
+    watchers = await configureIdentity(identity, o.auth, {
+      x509,
+      tokenFile,
+      registry: server.metrics,
+      logger,
+      authorizerHooks: egressTracing.authorizerHooks,
+      ...deps.identity,
+    });
   } catch (err) {
     await storage.close();
     await egressTracing.close();
