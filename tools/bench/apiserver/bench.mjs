@@ -8,11 +8,12 @@
 // process on a free port with a fresh data directory, and drives it from this process with
 // autocannon (HTTP/1.1 keep-alive, the admin client certificate):
 //   GET one ClusterTrustBundle, LIST 1,000 ClusterTrustBundles, CREATE (generateName), merge PATCH
-// (round-robin over the 1,000 objects), each for --duration seconds; then GET again at 50% of the
-// measured maximum rate to read the p99 latency; then watch fan-out: --watchers watch connections
-// on the collection, one object updated 5 times, p99 of the delay from sending the update to each
-// watcher receiving its MODIFIED event. In the same run it starts a bare node:https server (bare-server.mjs,
-// same certificates, answers the same GET bytes) and prints our GET throughput as a ratio of it;
+// (round-robin over the 1,000 objects), each for --duration seconds (GET after a 3 s warm-up);
+// then GET again at 50% of the measured maximum rate to read the p99 latency; then watch fan-out:
+// --watchers watch connections on the collection, one object updated 5 times, p99 of the delay
+// from sending the update to each watcher receiving its MODIFIED event. In the same run it starts
+// a bare node:https server (bare-server.mjs, same certificates, answers the same GET bytes) and
+// prints our GET throughput as a ratio of it;
 // the two GET measurements alternate in --rounds slices so that machine load hits both alike, and
 // the CPU time each server process used is read from /proc, so that requests per CPU-second give a
 // second ratio that other jobs on the machine hardly move.
@@ -190,6 +191,10 @@ async function main() {
     const results = {};
     // Bare and apiserver GET alternate in `rounds` slices (same total duration each), so that load
     // from other processes on the machine weighs on both alike.
+    // Both servers first get a short warm-up, so that the measurement sees JIT-compiled code.
+    log('warm-up (3 s each)...');
+    await cannon({ url: `${bareUrl}${getPath}`, tlsOptions, duration: 3 });
+    await cannon({ url: `${url}${getPath}`, tlsOptions, headers: { accept: 'application/json' }, duration: 3 });
     const bareRuns = [];
     const getRuns = [];
     for (let r = 0; r < rounds; r++) {
