@@ -32,6 +32,14 @@ export interface RestClientOptions {
 
 const idempotent = new Set(['GET', 'HEAD', 'PUT', 'DELETE']);
 
+type Undici = typeof import('undici');
+
+/** undici, loaded on the first request; a bundler may hand the CommonJS package over as `default`. */
+async function loadUndici(): Promise<Undici> {
+  const mod = (await import('undici')) as Undici & { default?: Undici };
+  return typeof mod.Agent === 'function' ? mod : (mod.default as Undici);
+}
+
 /** Parses RFC 7234 warn-values (`299 - "text" "date"`) and returns the texts. */
 export function parseWarningHeader(value: string | string[] | undefined): string[] {
   if (value === undefined) return [];
@@ -66,7 +74,7 @@ export class RestClient {
 
   private async agent(): Promise<Dispatcher> {
     if (this.dispatcher) return this.dispatcher;
-    const { Agent } = await import('undici');
+    const { Agent } = await loadUndici();
     const c = this.config;
     this.dispatcher = new Agent({
       allowH2: true,
@@ -119,7 +127,7 @@ export class RestClient {
     const url = this.url(opts.path, opts.query);
     const payload = opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
     const dispatcher = await this.agent();
-    const { request } = await import('undici');
+    const { request } = await loadUndici();
     for (let attempt = 0; ; attempt++) {
       const signals = [opts.signal, this.config.timeoutMs > 0 ? AbortSignal.timeout(this.config.timeoutMs) : undefined].filter(
         (s): s is AbortSignal => s !== undefined,
