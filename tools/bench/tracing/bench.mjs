@@ -1,0 +1,255 @@
+#!/usr/bin/env node
+// Cost of tracing on GET throughput, as issue 8 asks.
+//
+//   node tools/bench/tracing/bench.mjs [--duration 3] [--rounds 5] [--connections 16] [--configs off,rate0,full] [--json]
+//
+// It bundles apps/apiserver with esbuild (same options as the Nx build, through the e2e global
+// setup) and starts three servers as child processes, each on a free port with --storage-backend=memory:
+//   off   — no --tracing-config-file (the no-op tracer, no SDK loaded)
+//   rate0 — samplingRatePerMillion: 0 (spans are started but none is sampled or exported)
+//   full  — samplingRatePerMillion: 1000000 (every request exported: root + 3 child spans)
+// The traced servers export over OTLP/gRPC to a real receiver in a child process (receiver.mjs:
+// @grpc/grpc-js, TraceService/Export taking the raw protobuf bytes; it counts calls and bytes, so
+// we can tell that spans did arrive). autocannon drives GET of one ClusterTrustBundle (HTTP/1.1 keep-alive,
+// admin client certificate) against each server in turn, --rounds times, so that load from other
+// jobs on the machine hits all three alike (the order rotates each round, with --settle-ms between slices). Figures: requests per second, and requests per CPU
+// second of the server process (from /proc), each as a ratio of "off": the median of the
+// per-round ratios, and the ratio of the totals.
+// Targets: rate0 >= 0.95 of off; full >= 0.7 of off.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { Agent, request } from 'undici';
+import YAML from 'yaml';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '../../..');
+
+const args = process.argv.slice(2);
+const flag = (name, dflt) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 && i + 1 < args.length ? args[i + 1] : dflt;
+};
+const duration = Number(flag('duration', '3'));
+const rounds = Number(flag('rounds', '5'));
+const connections = Number(flag('connections', '16'));
+const asJson = args.includes('--json');
+const settleMs = Number(flag('settle-ms', '1500'));
+const log = (...m) => {
+  if (!asJson) console.error(...m);
+};
+
+const collection = '/apis/certificates.plat.io/v1alpha1/clustertrustbundles';
+
+async function buildBundle() {
+  const { default: globalSetup } = await import(path.join(root, 'apps/apiserver/test/global-setup.mjs'));
+  await globalSetup();
+  return process.env.PLAT_APISERVER_BUNDLE;
+}
+
+/** The OTLP/gRPC receiver (receiver.mjs) in a child process; `stats()` asks it for its counts. */
+async function startReceiver() {
+  const child = spawn(process.execPath, [path.join(here, 'receiver.mjs')], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines = [];
+  const waiters = [];
+  readline.createInterface({ input: child.stdout }).on('line', (line) => {
+    const w = waiters.shift();
+    if (w) w(line);
+    else lines.push(line);
+  });
+  const next = () => (lines.length ? Promise.resolve(lines.shift()) : new Promise((r) => waiters.push(r)));
+  const port = /^listening (\d+)$/.exec(await next())[1];
+  const exited = new Promise((r) => child.once('exit', r));
+  return {
+    endpoint: `127.0.0.1:${port}`,
+    async stats() {
+      child.stdin.write('stats\n');
+      return JSON.parse(await next());
+    },
+    async close() {
+      child.stdin.end();
+      await exited;
+    },
+  };
+}
+
+function startServer(bundle, dataDir, extra) {
+  const child = spawn(process.execPath, [bundle, '--secure-port=0', `--data-dir=${dataDir}`, '--storage-backend=memory', ...extra], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NODE_OPTIONS: '' },
+  });
+  let out = '';
+  let err = '';
+  child.stdout.setEncoding('utf8').on('data', (c) => (out += c));
+  child.stderr.setEncoding('utf8').on('data', (c) => (err += c));
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const url = new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`apiserver did not start\n${out}\n${err}`)), 30_000);
+    const poll = setInterval(() => {
+      const m = /is serving at (https:\/\/\S+)/.exec(out);
+      if (m) {
+        clearInterval(poll);
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    }, 20);
+    exited.then((code) => {
+      clearInterval(poll);
+      clearTimeout(timer);
+      reject(new Error(`apiserver exited with ${code}\n${out}\n${err}`));
+    });
+  });
+  return {
+    child,
+    url,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(t);
+    },
+  };
+}
+
+function credentials(kubeconfig) {
+  const doc = YAML.parse(fs.readFileSync(kubeconfig, 'utf8'));
+  const b = (s) => Buffer.from(s, 'base64').toString('utf8');
+  return { ca: b(doc.clusters[0].cluster['certificate-authority-data']), cert: b(doc.users[0].user['client-certificate-data']), key: b(doc.users[0].user['client-key-data']) };
+}
+
+function cpuSeconds(pid) {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
+function cannon(opts) {
+  return new Promise((resolve, reject) => {
+    const instance = autocannon({ connections, pipelining: 1, duration, ...opts }, (err, result) => (err ? reject(err) : resolve(result)));
+    autocannon.track(instance, { renderProgressBar: false, renderResultsTable: false, renderLatencyTable: false, outputStream: new (class { write() {} })() });
+  });
+}
+
+async function main() {
+  const bundle = await buildBundle();
+  const receiver = await startReceiver();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'plat-bench-tracing-'));
+  const tracingFile = (rate) => {
+    const file = path.join(dir, `tracing-${rate}.yaml`);
+    fs.writeFileSync(file, `apiVersion: apiserver.plat.io/v1beta1\nkind: TracingConfiguration\nendpoint: ${receiver.endpoint}\nsamplingRatePerMillion: ${rate}\n`);
+    return file;
+  };
+  const kinds = {
+    off: [],
+    rate0: [`--tracing-config-file=${tracingFile(0)}`],
+    full: [`--tracing-config-file=${tracingFile(1_000_000)}`],
+  };
+  // --configs off,rate0,full (default); a repeated kind (off,off-2) measures the benchmark's own noise.
+  const configs = flag('configs', 'off,rate0,full')
+    .split(',')
+    .map((name) => ({ name, args: kinds[name.split('-')[0]] }));
+  if (configs[0].name !== 'off' || configs.some((c) => !c.args)) throw new Error('--configs: a list of off, rate0, full (first off)');
+  const servers = [];
+  try {
+    for (const c of configs) {
+      const dataDir = path.join(dir, c.name);
+      const s = startServer(bundle, dataDir, c.args);
+      servers.push(s);
+      const url = await s.url;
+      const creds = credentials(path.join(dataDir, 'admin.conf'));
+      // The dev PKI's CA certificate is a valid trust anchor to publish.
+      const caPem = creds.ca;
+      const dispatcher = new Agent({ connect: creds });
+      const res = await request(`${url}${collection}`, {
+        method: 'POST',
+        dispatcher,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ apiVersion: 'certificates.plat.io/v1alpha1', kind: 'ClusterTrustBundle', metadata: { name: 'bench' }, spec: { trustBundle: caPem } }),
+      });
+      const text = await res.body.text();
+      if (res.statusCode !== 201) throw new Error(`create failed on ${c.name}: ${res.statusCode} ${text}`);
+      await dispatcher.close();
+      Object.assign(c, { url, creds, pid: s.child.pid, runs: [] });
+    }
+    // Warm-up, then alternate the three servers round by round.
+    for (const c of configs) await cannon({ url: `${c.url}${collection}/bench`, duration: 1, tlsOptions: tlsOptions(c.creds), headers: { accept: 'application/json' } });
+    for (let r = 0; r < rounds; r++) {
+      // Rotate the order so that each server follows each other one equally often, and pause
+      // between slices: the full-rate server keeps exporting what it buffered for a moment.
+      for (const c of [...configs.slice(r % configs.length), ...configs.slice(0, r % configs.length)]) {
+        await new Promise((res) => setTimeout(res, settleMs));
+        const before = cpuSeconds(c.pid);
+        const result = await cannon({ url: `${c.url}${collection}/bench`, tlsOptions: tlsOptions(c.creds), headers: { accept: 'application/json' } });
+        c.runs.push({ total: result.requests.total, seconds: result.duration, cpu: cpuSeconds(c.pid) - before, non2xx: result.non2xx, errors: result.errors + result.timeouts, p99: result.latency.p99 });
+      }
+      log(`round ${r + 1}/${rounds}: ${configs.map((c) => `${c.name} ${Math.round(c.runs.at(-1).total / c.runs.at(-1).seconds)} req/s`).join(', ')}`);
+    }
+    // Let the full-rate server export what it buffered (5 s batch delay).
+    await new Promise((r) => setTimeout(r, 6000));
+    const out = {};
+    for (const c of configs) {
+      const total = c.runs.reduce((n, x) => n + x.total, 0);
+      const seconds = c.runs.reduce((n, x) => n + x.seconds, 0);
+      const cpu = c.runs.reduce((n, x) => n + x.cpu, 0);
+      out[c.name] = {
+        rps: Math.round(total / seconds),
+        perCpuSecond: Math.round(total / cpu),
+        p99ms: Math.max(...c.runs.map((x) => x.p99)),
+        non2xx: c.runs.reduce((n, x) => n + x.non2xx, 0),
+        errors: c.runs.reduce((n, x) => n + x.errors, 0),
+      };
+    }
+    // Ratios per round (the servers of one round ran within seconds of each other, under about
+    // the same machine load), then the median over the rounds: steadier than ratios of totals
+    // when other jobs come and go.
+    const median = (xs) => {
+      const v = [...xs].sort((x, y) => x - y);
+      return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+    };
+    const off = configs[0];
+    for (const c of configs.slice(1)) {
+      const rpsRatios = c.runs.map((x, i) => x.total / x.seconds / (off.runs[i].total / off.runs[i].seconds));
+      const cpuRatios = c.runs.map((x, i) => x.total / x.cpu / (off.runs[i].total / off.runs[i].cpu));
+      out[c.name].ratio = Number(median(rpsRatios).toFixed(3));
+      out[c.name].cpuRatio = Number(median(cpuRatios).toFixed(3));
+      out[c.name].ratioOfTotals = Number((out[c.name].rps / out.off.rps).toFixed(3));
+      out[c.name].cpuRatioOfTotals = Number((out[c.name].perCpuSecond / out.off.perCpuSecond).toFixed(3));
+    }
+    const received = await receiver.stats();
+    out.receiver = { exportCalls: received.calls, bytes: received.bytes };
+    out.settings = { duration, rounds, connections, node: process.version };
+    if (asJson) {
+      console.log(JSON.stringify(out, null, 2));
+    } else {
+      console.log('| tracing | GET req/s | ÷ off (median of rounds; of totals) | req per CPU-s | ÷ off (median; totals) | p99 ms | non-2xx | errors |');
+      console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+      for (const { name } of configs) {
+        const o = out[name];
+        const r = o.ratio === undefined ? '1' : `${o.ratio}; ${o.ratioOfTotals}`;
+        const c = o.cpuRatio === undefined ? '1' : `${o.cpuRatio}; ${o.cpuRatioOfTotals}`;
+        console.log(`| ${name} | ${o.rps} | ${r} | ${o.perCpuSecond} | ${c} | ${o.p99ms} | ${o.non2xx} | ${o.errors} |`);
+      }
+      console.log(`receiver: ${out.receiver.exportCalls} OTLP export calls, ${out.receiver.bytes} bytes`);
+      if (out.rate0) console.log(`target rate0 >= 0.95 of off: ${out.rate0.ratio >= 0.95 ? 'met' : 'NOT met'} (CPU ratio ${out.rate0.cpuRatio})`);
+      if (out.full) console.log(`target full >= 0.7 of off: ${out.full.ratio >= 0.7 ? 'met' : 'NOT met'} (CPU ratio ${out.full.cpuRatio})`);
+    }
+  } finally {
+    await Promise.all(servers.map((s) => s.stop()));
+    await receiver.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function tlsOptions(creds) {
+  return { ca: creds.ca, cert: creds.cert, key: creds.key };
+}
+
+await main();
