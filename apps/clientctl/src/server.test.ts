@@ -212,6 +212,16 @@ describe('clientctl against a started API server', () => {
     ['patch', 'ctb', 'bundle-a', '--type=merge', '-p', '{"metadata":{"labels":{"x":"y"}}}', '--dry-run=server', '-o', 'jsonpath={.metadata.labels}'],
     ['patch', 'ctb', 'nope', '-p', '{}'],
     ['delete', 'ctb', 'nope'],
+    ['api-resources'],
+    ['api-resources', '-o', 'wide', '--api-group', 'certificates.plat.io'],
+    ['get', 'ctb', '-o', 'wide'],
+    ['get', 'ctb', '--show-labels'],
+    ['get', 'ctb', '-l', 'team=c'],
+    ['get', 'ctb', '--no-headers'],
+    ['get', 'ctb', '--field-selector', 'spec.signerName=example.com/none'],
+    ['get', 'ctb', 'bundle-a', 'nope', '-o', 'name'],
+    ['patch', 'ctb', 'bundle-a', '-p', '{}'],
+    ['get', 'ctb', 'bundle-a', '--template', '{{.metadata.name}}'],
   ];
   // kubectl runs asynchronously: the server lives in this process and must keep answering.
   const runKubectl = (args: string[]) =>

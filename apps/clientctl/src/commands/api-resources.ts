@@ -16,7 +16,11 @@ export async function runApiResources(ctx: CommandContext): Promise<void> {
   if (f.changed('namespaced')) resources = resources.filter((r) => r.namespaced === f.bool('namespaced'));
   const verbs = f.list('verbs');
   if (verbs.length) resources = resources.filter((r) => verbs.every((v) => r.verbs.includes(v)));
-  if (sortBy) resources = [...resources].sort((a, b) => (sortBy === 'kind' ? a.kind.localeCompare(b.kind) : a.name.localeCompare(b.name)));
+  // kubectl's order: by group (or the --sort-by field), then by name; byte-wise like Go strings.
+  const cmp = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+  resources = [...resources].sort(
+    (a, b) => cmp(sortBy === 'kind' ? a.kind : sortBy === 'name' ? a.name : a.group, sortBy === 'kind' ? b.kind : sortBy === 'name' ? b.name : b.group) || cmp(a.name, b.name),
+  );
   if (output === 'name') {
     ctx.io.stdout(resources.map((r) => (r.group ? `${r.name}.${r.group}` : r.name)).join('\n') + (resources.length ? '\n' : ''));
     return;
@@ -25,7 +29,7 @@ export async function runApiResources(ctx: CommandContext): Promise<void> {
   if (output === 'wide') header.push('VERBS', 'CATEGORIES');
   const rows = resources.map((r) => {
     const row = [r.name, r.shortNames.join(','), r.group ? `${r.group}/${r.version}` : r.version, String(r.namespaced), r.kind];
-    if (output === 'wide') row.push(`[${r.verbs.join(' ')}]`, r.categories.join(','));
+    if (output === 'wide') row.push([...new Set(r.verbs)].sort().join(','), r.categories.join(','));
     return row;
   });
   ctx.io.stdout(formatColumns(f.bool('no-headers') ? rows : [header, ...rows]));

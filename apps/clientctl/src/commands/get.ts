@@ -1,7 +1,7 @@
 import { resourcePath, type ApiResource, type KubeObject } from '@plat/client';
 import type { CommandContext } from '../context.js';
-import { CommandError } from '../errors.js';
-import { groupResource, mapObject, noResourcesError, targetsFromArgs } from './resource-target.js';
+import { errorText } from '../errors.js';
+import { mapObject, noResourcesError, targetsFromArgs } from './resource-target.js';
 import { printTable, type Table } from './table.js';
 
 const tableAccept = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1;g=meta.plat.io,application/json';
@@ -17,8 +17,8 @@ export async function runGet(ctx: CommandContext): Promise<void> {
   const f = ctx.flags;
   const args = f.args;
   const output = f.str('output');
-  const tableMode = output === '' || output === 'wide';
-  if (tableMode && f.str('template')) throw new CommandError('--template requires -o go-template or similar');
+  // `--template` alone selects go-template output, as in kubectl.
+  const tableMode = (output === '' && !f.str('template')) || output === 'wide';
   const printer = tableMode ? undefined : ctx.printer();
   const requests: Request[] = [];
   if (f.list('filename').length || f.str('kustomize')) {
@@ -39,6 +39,7 @@ export async function runGet(ctx: CommandContext): Promise<void> {
     fieldSelector: list ? f.str('field-selector') || undefined : undefined,
   });
   const items: KubeObject[] = [];
+  const errors: unknown[] = [];
   let printedTable = false;
   for (const r of requests) {
     if (r.name !== undefined) {
@@ -53,7 +54,8 @@ export async function runGet(ctx: CommandContext): Promise<void> {
         } else items.push(res.body);
       } catch (err) {
         if (f.bool('ignore-not-found') && (err as { status?: { reason?: string } }).status?.reason === 'NotFound') continue;
-        throw err;
+        // kubectl reports every failed name and prints what it found.
+        errors.push(err);
       }
       continue;
     }
@@ -84,13 +86,14 @@ export async function runGet(ctx: CommandContext): Promise<void> {
       printedTable = true;
     } else {
       items.push(...found);
-      if (!found.length && requests.length === 1 && printer?.format === 'name') {
-        ctx.io.stderr(r.resource.namespaced && !f.bool('all-namespaces') ? `No resources found in ${r.namespace} namespace.\n` : 'No resources found\n');
-      }
     }
-    void groupResource;
   }
-  if (!printer) return;
+  const fail = () => {
+    if (!errors.length) return;
+    for (const e of errors.slice(0, -1)) ctx.io.stderr(errorText(e, 'get'));
+    throw errors[errors.length - 1];
+  };
+  if (!printer) return fail();
   const single = requests.length === 1 && requests[0].name !== undefined;
   if (printer.format === 'name') {
     for (const i of items) ctx.io.stdout(printer.print(i));
@@ -99,6 +102,7 @@ export async function runGet(ctx: CommandContext): Promise<void> {
   } else {
     ctx.io.stdout(printer.print({ apiVersion: 'v1', kind: 'List', items, metadata: { resourceVersion: '' } }));
   }
+  fail();
 }
 
 function mergeTables(tables: Table[]): Table {
