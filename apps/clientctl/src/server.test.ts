@@ -146,6 +146,15 @@ describe('clientctl against a started API server', () => {
     expect((await clientctl(['get', 'ctb', 'bundle-a', '-o', 'jsonpath={.metadata.annotations.from}'], env)).stdout).toBe('kustomize');
   });
 
+  it('warns that --namespace is ignored for a cluster-scoped kind', async () => {
+    const r = await clientctl(['patch', 'ctb', 'bundle-a', '-n', 'team-a', '--type=merge', '-p', '{"metadata":{"labels":{"ns":"ignored"}}}'], env);
+    expect(r).toEqual({
+      code: 0,
+      stdout: 'clustertrustbundle.certificates.plat.io/bundle-a patched\n',
+      stderr: 'Warning: --namespace is ignored for the cluster-scoped resource clustertrustbundles.certificates.plat.io\n',
+    });
+  });
+
   it('fails on a subresource the resource does not have', async () => {
     const r = await clientctl(['patch', 'ctb', 'bundle-a', '--subresource=scale', '--type=merge', '-p', '{"spec":{"replicas":2}}'], env);
     expect(r.code).toBe(1);
@@ -222,6 +231,8 @@ describe('clientctl against a started API server', () => {
     ['get', 'ctb', 'bundle-a', 'nope', '-o', 'name'],
     ['patch', 'ctb', 'bundle-a', '-p', '{}'],
     ['get', 'ctb', 'bundle-a', '--template', '{{.metadata.name}}'],
+    ['get', 'ctb', '-o', 'yaml'],
+    ['get', 'ctb', '-o', 'jsonpath-as-json={.items[*].metadata.name}'],
   ];
   // kubectl runs asynchronously: the server lives in this process and must keep answering.
   const runKubectl = (args: string[]) =>
