@@ -1,4 +1,5 @@
 // Server-side apply over HTTPS: PATCH with Content-Type application/apply-patch+yaml.
+import { MemoryStorage } from '@plat/storage';
 import { stringify } from 'yaml';
 import { bundle, ctbPath, startCluster, type TestCluster, type UserName } from '../../test/cluster.js';
 
@@ -177,6 +178,17 @@ describe('server-side apply', () => {
     ]);
   });
 
+  it('a PUT by another manager takes the fields it changes from the applier', async () => {
+    const applied = await applyReq('ssa-put', bundle('ssa-put', c.anchorPem, undefined, { metadata: { labels: { a: '1' } } }), 'fieldManager=alpha');
+    const body = { ...applied.json, spec: { trustBundle: c.anchorPem2 } };
+    const put = await c.req<Obj>('writer', 'PUT', `${ctbPath}/ssa-put?fieldManager=editor`, { body });
+    expect(put.status).toBe(200);
+    expect(entries(put.json)).toEqual([
+      { manager: 'alpha', operation: 'Apply', fieldsV1: { 'f:metadata': { 'f:labels': { 'f:a': {} } } } },
+      { manager: 'editor', operation: 'Update', fieldsV1: { 'f:spec': { 'f:trustBundle': {} } } },
+    ]);
+  });
+
   it('dryRun=All answers as a real apply and stores nothing', async () => {
     const created = await applyReq('ssa-dry', bundle('ssa-dry', c.anchorPem), 'fieldManager=alpha&dryRun=All');
     expect(created.status).toBe(201);
@@ -297,5 +309,35 @@ describe('server-side apply', () => {
       '/openapi/v3/apis/certificates.plat.io/v1alpha1',
     );
     expect(Object.keys(v3.json.paths[`${ctbPath}/{name}`]!.patch!.requestBody.content)).toContain(applyType);
+  });
+});
+
+describe('server-side apply racing to create', () => {
+  /** Creates take 150 ms: two appliers of a missing object both find it missing, one loses the create. */
+  class SlowCreateStorage extends MemoryStorage {
+    override async create(...a: Parameters<MemoryStorage['create']>): ReturnType<MemoryStorage['create']> {
+      await new Promise((r) => setTimeout(r, 150));
+      return super.create(...a);
+    }
+  }
+  let slow: TestCluster;
+  beforeAll(async () => {
+    slow = await startCluster({ storage: new SlowCreateStorage({}) });
+  });
+  afterAll(async () => {
+    await slow.close();
+  });
+
+  it('one creates (201), the other applies again as an update (200); both own their fields', async () => {
+    const send = (manager: string, labels: Record<string, string>) =>
+      slow.req<Obj>('writer', 'PATCH', `${ctbPath}/ssa-race?fieldManager=${manager}`, {
+        raw: JSON.stringify(bundle('ssa-race', slow.anchorPem, undefined, { metadata: { labels } })),
+        contentType: applyType,
+      });
+    const [a, b] = await Promise.all([send('alpha', { a: '1' }), send('beta', { b: '2' })]);
+    expect([a.status, b.status].sort()).toEqual([200, 201]);
+    const got = await slow.req<Obj>('reader', 'GET', `${ctbPath}/ssa-race`);
+    expect(got.json.metadata.labels).toEqual({ a: '1', b: '2' });
+    expect(entries(got.json).map((e) => e.manager).sort()).toEqual(['alpha', 'beta']);
   });
 });

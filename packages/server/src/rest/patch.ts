@@ -135,6 +135,9 @@ function decodeApplyBody(ctx: RequestContext, text: string, mode: FieldValidatio
   return value;
 }
 
+/** How often an apply that lost a create race to another writer starts over as an update. */
+const maxCreateRaces = 3;
+
 /**
  * Server-side apply: merges the manager's configuration into the stored object (creating it
  * when missing, 201) with field ownership; conflicts with other managers are a 409 unless
@@ -174,25 +177,34 @@ async function applyResource(
   };
 
   let warningsBefore = ctx.warnings.length;
-  let updated: ApiObject;
-  try {
-    updated = await scope.storage.guaranteedUpdate(
-      scopeKey(scope, name),
-      async (current) => {
-        ctx.warnings.length = warningsBefore;
-        warningsBefore = ctx.warnings.length;
-        const obj = applyTo(current);
-        return prepareUpdate(scope, ctx, obj, current, { manager: o.manager, dryRun: o.dryRun, name, managedFields: 'keep' });
-      },
-      { dryRun: o.dryRun, signal: ctx.signal },
-    );
-  } catch (err) {
-    // Apply creates what is missing (kube-apiserver's forceAllowCreate for apply patches).
-    if (!isStatusError(err, 'NotFound')) throw err;
-    const obj = applyTo(undefined);
-    const created = await createObject(scope, ctx, obj, { dryRun: o.dryRun, manager: o.manager, managedFields: 'keep' });
-    writeObject(ctx, 201, withTypeMeta(scope, created), o.choice);
-    return;
+  let updated: ApiObject | undefined;
+  // Two appliers racing to create the same object: the one that loses the create applies again,
+  // now as an update of what the other created (kube-apiserver does both in one update loop).
+  for (let attempt = 1; !updated; attempt++) {
+    try {
+      updated = await scope.storage.guaranteedUpdate(
+        scopeKey(scope, name),
+        async (current) => {
+          ctx.warnings.length = warningsBefore;
+          warningsBefore = ctx.warnings.length;
+          const obj = applyTo(current);
+          return prepareUpdate(scope, ctx, obj, current, { manager: o.manager, dryRun: o.dryRun, name, managedFields: 'keep' });
+        },
+        { dryRun: o.dryRun, signal: ctx.signal },
+      );
+    } catch (err) {
+      // Apply creates what is missing (kube-apiserver's forceAllowCreate for apply patches).
+      if (!isStatusError(err, 'NotFound')) throw err;
+      ctx.warnings.length = warningsBefore;
+      const obj = applyTo(undefined);
+      try {
+        const created = await createObject(scope, ctx, obj, { dryRun: o.dryRun, manager: o.manager, managedFields: 'keep' });
+        writeObject(ctx, 201, withTypeMeta(scope, created), o.choice);
+        return;
+      } catch (createErr) {
+        if (!isStatusError(createErr, 'AlreadyExists') || attempt >= maxCreateRaces) throw createErr;
+      }
+    }
   }
   const result = await finishDeletionIfFinalized(scope, ctx, updated, o.dryRun);
   writeObject(ctx, 200, withTypeMeta(scope, result), o.choice);
