@@ -111,6 +111,33 @@ if (!hasKubectl) {
       expect(refused.stderr.split('\n')[0]).toBe('error: Apply failed with 1 conflict: conflict with "pki-operator": .spec.trustBundle');
     });
 
+    it('moves a client-side applied bundle to server-side apply without conflicts, as kubectl migrates', async () => {
+      const file = write('csa.json', bundleYaml('csa', caPem, { tier: 'one' }));
+      expect((await kubectl(env, ['apply', '-f', file])).stdout.trim()).toBe('clustertrustbundle.certificates.plat.io/csa created');
+      const before = await getObj('csa');
+      expect((before.metadata.managedFields as Entry[]).map((e) => [e.manager, e.operation])).toEqual([['kubectl-client-side-apply', 'Update']]);
+
+      write('csa.json', bundleYaml('csa', caPem, { tier: 'two' }));
+      const r = await kubectl(env, ['apply', '--server-side', '-f', file]);
+      expect(r.stderr).toBe('');
+      expect(r.stdout.trim()).toBe('clustertrustbundle.certificates.plat.io/csa serverside-applied');
+      const obj = await getObj('csa');
+      expect(obj.metadata.labels).toEqual({ tier: 'two' });
+      const entries = obj.metadata.managedFields as Entry[];
+      // kubectl then upgrades the client-side entries (a JSON patch of managedFields, csaupgrade):
+      // its Update entry becomes Apply entries, as against kube-apiserver.
+      expect(entries.map((e) => ({ manager: e.manager, operation: e.operation, fieldsV1: e.fieldsV1 }))).toEqual([
+        {
+          manager: 'kubectl-last-applied',
+          operation: 'Apply',
+          fieldsV1: { 'f:metadata': { 'f:annotations': { 'f:kubectl.kubernetes.io/last-applied-configuration': {} } } },
+        },
+        { manager: 'kubectl', operation: 'Apply', fieldsV1: { 'f:metadata': { 'f:labels': { 'f:tier': {} } }, 'f:spec': { 'f:trustBundle': {} } } },
+      ]);
+      // The last-applied annotation follows the configuration kubectl applied.
+      expect(obj.metadata.annotations['kubectl.kubernetes.io/last-applied-configuration']).toContain('"tier":"two"');
+    });
+
     it('runs --dry-run=server without storing, and shows the field error of an invalid bundle', async () => {
       const file = write('dry.json', bundleYaml('dry', caPem));
       const dry = await kubectl(env, ['apply', '--server-side', '--dry-run=server', '-f', file]);
