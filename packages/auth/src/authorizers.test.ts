@@ -1,11 +1,9 @@
 import {
-  authorizersForModes,
   createAlwaysAllowAuthorizer,
   createAlwaysDenyAuthorizer,
   createAuthorizerChain,
   createBuiltinAuthorizer,
   isAllowed,
-  validateAuthorizationModes,
   type Attributes,
   type Authorizer,
   type UserInfo,
@@ -114,7 +112,7 @@ describe('authorizer chain', () => {
   });
 
   it('builds built-in rules then AlwaysDeny: users read bundles, cannot write them', async () => {
-    const chain = createAuthorizerChain([{ name: 'builtin', authorizer: createBuiltinAuthorizer() }, ...authorizersForModes(['AlwaysDeny'])]);
+    const chain = createAuthorizerChain([{ name: 'builtin', authorizer: createBuiltinAuthorizer() }, { name: 'alwaysdeny', authorizer: createAlwaysDenyAuthorizer() }]);
     expect((await chain.authorize(resource(authenticated('bob'), 'list', 'certificates.plat.io', 'clustertrustbundles'))).decision).toBe('Allow');
     expect(await chain.authorize(attrs)).toEqual({ decision: 'NoOpinion', reason: 'Everything is forbidden.' });
   });
@@ -122,16 +120,5 @@ describe('authorizer chain', () => {
   it('AlwaysAllow allows and AlwaysDeny never allows', async () => {
     expect((await createAlwaysAllowAuthorizer().authorize(attrs)).decision).toBe('Allow');
     expect((await createAlwaysDenyAuthorizer().authorize(attrs)).decision).not.toBe('Allow');
-  });
-});
-
-describe('validateAuthorizationModes', () => {
-  it('accepts known modes and reports unknown, duplicate and missing ones as Kubernetes does', () => {
-    expect(validateAuthorizationModes(['AlwaysAllow'])).toEqual([]);
-    expect(validateAuthorizationModes([])).toEqual(['at least one authorization-mode must be passed']);
-    expect(validateAuthorizationModes(['RBAC'])).toEqual(['authorization-mode "RBAC" is not a valid mode']);
-    expect(validateAuthorizationModes(['AlwaysDeny', 'AlwaysDeny'])).toEqual([
-      'authorization-mode "AlwaysDeny,AlwaysDeny" has mode specified more than once',
-    ]);
   });
 });

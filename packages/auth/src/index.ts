@@ -23,12 +23,6 @@ export { builtinRoles, createBuiltinAuthorizer, type BuiltinAuthorizerOptions, t
 export { createAlwaysAllowAuthorizer, createAlwaysDenyAuthorizer } from './mode-authorizers.js';
 export { createAuthorizerChain, isAllowed, type NamedAuthorizer } from './authorizer-chain.js';
 export {
-  authorizationModes,
-  authorizersForModes,
-  validateAuthorizationModes,
-  type AuthorizationMode,
-} from './authorization-modes.js';
-export {
   ImpersonationError,
   authenticationGroup,
   forbiddenMessage,
