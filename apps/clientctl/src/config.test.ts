@@ -66,6 +66,9 @@ const cases: { name: string; args: string[] }[] = [
   { name: 'config get-contexts NAME', args: ['config', 'get-contexts', 'ctx2'] },
   { name: 'config get-contexts missing', args: ['config', 'get-contexts', 'nope'] },
   { name: 'config use-context missing', args: ['config', 'use-context', 'nope'] },
+  { name: 'config view of a missing --kubeconfig', args: ['config', 'view', '--kubeconfig', path.join(tmp, 'absent')] },
+  { name: 'get with a missing --kubeconfig', args: ['get', 'ctb', '--kubeconfig', path.join(tmp, 'absent')] },
+  { name: 'patch --local with a missing --kubeconfig', args: ['patch', '--local', '-f', one, '-p', '{}', '--kubeconfig', path.join(tmp, 'absent')] },
 ];
 
 describe('clientctl config', () => {

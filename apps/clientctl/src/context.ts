@@ -5,6 +5,7 @@ import {
   RestClient,
   buildResources,
   createPrinter,
+  emptyKubeConfig,
   loadKubeConfig,
   resolveRestConfig,
   type LoadedKubeConfig,
@@ -43,8 +44,10 @@ export class CommandContext {
       try {
         this.loaded = loadKubeConfig({ explicitPath: explicit || undefined, envValue: this.io.env.KUBECONFIG, homeDir: this.home });
       } catch (err) {
-        if ((err as { code?: string }).code === 'ConfigNotFound') throw new CommandError(`${(err as Error).message}`);
-        throw err;
+        if ((err as { code?: string }).code !== 'ConfigNotFound') throw err;
+        // kubectl's config commands show (and write) a missing --kubeconfig file as empty.
+        if (!this.command.startsWith('config ')) throw new CommandError(`${(err as Error).message}`);
+        this.loaded = { config: emptyKubeConfig(), files: [], defaultFile: explicit, origin: { clusters: new Map(), users: new Map(), contexts: new Map() } };
       }
     }
     return this.loaded;

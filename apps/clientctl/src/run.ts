@@ -99,6 +99,8 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
       io.stdout(found.spec ? commandHelp(found.spec) : rootHelp());
       return 0;
     }
+    // kubectl loads the client configuration before any command, even `patch --local`.
+    if (!name.startsWith('config ') && !name.startsWith('completion')) ctx.kubeconfig();
     const profile = flags.str('profile');
     if (profile !== 'none') {
       const { startProfile } = await import('./profile.js');
