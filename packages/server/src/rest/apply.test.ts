@@ -189,6 +189,37 @@ describe('server-side apply', () => {
     ]);
   });
 
+  it('a create that carries managedFields starts from them; the fields it sets go to its manager, as kube-apiserver', async () => {
+    const sent: Entry[] = [
+      {
+        manager: 'alpha',
+        operation: 'Apply',
+        apiVersion: 'certificates.plat.io/v1alpha1',
+        time: '2026-01-02T03:04:05Z',
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:metadata': { 'f:annotations': { 'f:note': {} } }, 'f:spec': { 'f:trustBundle': {} } },
+      },
+      {
+        manager: 'gone',
+        operation: 'Update',
+        apiVersion: 'certificates.plat.io/v1alpha1',
+        time: '2026-01-02T03:04:05Z',
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:spec': { 'f:trustBundle': {} } },
+      },
+    ];
+    const made = await c.req<Obj>('writer', 'POST', `${ctbPath}?fieldManager=restorer`, {
+      body: bundle('ssa-restore', c.anchorPem, undefined, { metadata: { labels: { r: '1' }, managedFields: sent } }),
+    });
+    expect(made.status).toBe(201);
+    // The create compares with the empty object: every field it sets is added, and taken from the
+    // entries sent; alpha keeps what the object does not set, `gone` is left with nothing.
+    expect(entries(made.json)).toEqual([
+      { manager: 'alpha', operation: 'Apply', fieldsV1: { 'f:metadata': { 'f:annotations': { 'f:note': {} } } } },
+      { manager: 'restorer', operation: 'Update', fieldsV1: { 'f:metadata': { 'f:labels': { '.': {}, 'f:r': {} } }, 'f:spec': { 'f:trustBundle': {} } } },
+    ]);
+  });
+
   it('dryRun=All answers as a real apply and stores nothing', async () => {
     const created = await applyReq('ssa-dry', bundle('ssa-dry', c.anchorPem), 'fieldManager=alpha&dryRun=All');
     expect(created.status).toBe(201);

@@ -55,8 +55,9 @@ export async function createObject(
   delete meta.uid;
   delete meta.creationTimestamp;
   delete meta.selfLink;
-  // An apply has computed its managedFields already; any other create records them below.
-  if (opts.managedFields !== 'keep') delete meta.managedFields;
+  // managedFields sent with a create are kept, as kube-apiserver's field manager keeps them (how
+  // backups restore ownership); the create's own fields are recorded on top below. An apply has
+  // computed them already.
   scope.def.strategy.prepareForCreate?.(obj);
   const base = meta.generateName && !meta.name ? meta.generateName : undefined;
 
