@@ -1,4 +1,4 @@
-// Shared jest settings: TypeScript sources run as native ESM through @swc/jest,
+// Shared jest settings: TypeScript sources run as native ESM through esbuild (tools/jest),
 // and workspace imports (@plat/x) resolve to the sibling package's src/index.ts.
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
@@ -14,14 +14,7 @@ export function jestConfig(projectRoot, displayName) {
     testMatch: ['<rootDir>/src/**/*.test.ts', '<rootDir>/test/**/*.test.ts'],
     extensionsToTreatAsEsm: ['.ts'],
     transform: {
-      '^.+\\.ts$': [
-        '@swc/jest',
-        {
-          jsc: { parser: { syntax: 'typescript' }, target: 'es2022' },
-          module: { type: 'es6' },
-          sourceMaps: 'inline',
-        },
-      ],
+      '^.+\\.ts$': `${root}/tools/jest/esbuild-transformer.cjs`,
     },
     moduleNameMapper: {
       '^@plat/([a-z0-9-]+)$': `${root}/packages/$1/src/index.ts`,

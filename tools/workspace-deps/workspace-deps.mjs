@@ -1,0 +1,99 @@
+#!/usr/bin/env node
+// Lists (and with --fix, writes) the dependencies each workspace package imports from its
+// non-test sources but does not declare in its package.json, so that every @plat package can be
+// installed and used on its own. Workspace packages are declared with their exact version.
+//   node tools/workspace-deps/workspace-deps.mjs          # report; exit 1 when something is missing
+//   node tools/workspace-deps/workspace-deps.mjs --fix    # add the missing entries
+import fs from 'node:fs';
+import path from 'node:path';
+import { builtinModules } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const builtins = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
+const rootPkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+
+function projects() {
+  const out = [];
+  for (const group of ['packages', 'apps']) {
+    for (const dir of fs.readdirSync(path.join(root, group))) {
+      const file = path.join(root, group, dir, 'package.json');
+      if (fs.existsSync(file)) out.push({ dir: path.join(root, group, dir), file });
+    }
+  }
+  return out;
+}
+
+function sources(dir) {
+  const out = [];
+  const walk = (d) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const full = path.join(d, e.name);
+      if (e.isDirectory()) walk(full);
+      else if (/\.(ts|mts|mjs|js)$/.test(e.name) && !/\.test\.ts$/.test(e.name) && !e.name.endsWith('.d.ts')) out.push(full);
+    }
+  };
+  if (fs.existsSync(dir)) walk(dir);
+  return out;
+}
+
+const importPattern = /(?:^|[\s;])(?:import|export)\s(?:type\s)?(?:[^'"]*?\sfrom\s)?['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/gm;
+
+function packageName(spec) {
+  if (spec.startsWith('.') || spec.startsWith('/') || builtins.has(spec)) return undefined;
+  const parts = spec.split('/');
+  return spec.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+}
+
+function installedVersion(name) {
+  const file = path.join(root, 'node_modules', name, 'package.json');
+  return fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')).version : undefined;
+}
+
+export function missingDependencies() {
+  const report = [];
+  for (const { dir, file } of projects()) {
+    const pkg = JSON.parse(fs.readFileSync(file, 'utf8'));
+    const declared = new Set([...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})]);
+    const needed = new Set();
+    for (const src of sources(path.join(dir, 'src'))) {
+      const text = fs.readFileSync(src, 'utf8');
+      for (const m of text.matchAll(importPattern)) {
+        const name = packageName(m[1] ?? m[2]);
+        if (name && name !== pkg.name) needed.add(name);
+      }
+    }
+    const missing = [...needed].filter((n) => !declared.has(n)).sort();
+    if (missing.length) report.push({ file, pkg, missing });
+  }
+  return report;
+}
+
+/** The range another workspace package already declares for a dependency, so all agree. */
+function declaredRange(name) {
+  for (const { file } of projects()) {
+    const pkg = JSON.parse(fs.readFileSync(file, 'utf8'));
+    const range = pkg.dependencies?.[name] ?? pkg.devDependencies?.[name];
+    if (range) return range;
+  }
+  return undefined;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const fix = process.argv.includes('--fix');
+  const report = missingDependencies();
+  for (const { file, pkg, missing } of report) {
+    console.log(`${path.relative(root, file)}: missing ${missing.join(', ')}`);
+    if (!fix) continue;
+    pkg.dependencies ??= {};
+    for (const name of missing) {
+      const version = name.startsWith('@plat/')
+        ? installedVersion(name)
+        : declaredRange(name) ?? rootPkg.devDependencies?.[name] ?? `^${installedVersion(name)}`;
+      pkg.dependencies[name] = version;
+    }
+    pkg.dependencies = Object.fromEntries(Object.entries(pkg.dependencies).sort(([a], [b]) => (a < b ? -1 : 1)));
+    fs.writeFileSync(file, JSON.stringify(pkg, null, 2) + '\n');
+  }
+  if (report.length && !fix) process.exit(1);
+}
