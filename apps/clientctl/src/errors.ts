@@ -33,11 +33,16 @@ export function errorText(err: unknown, command: string): string {
   const status = statusOf(err);
   if (status) {
     const msg = status.message ?? '';
-    if (status.reason === 'Invalid' && status.details?.kind && status.details.causes?.length) {
-      const kind = status.details.group ? `${status.details.kind}.${status.details.group}` : status.details.kind;
-      const causes = status.details.causes.map((c) => (c.field ? `${c.field}: ${c.message ?? ''}` : (c.message ?? '')));
-      const list = causes.length === 1 ? causes[0] : `\n* ${causes.join('\n* ')}`;
-      return `The ${kind} "${status.details.name ?? ''}" is invalid: ${list}\n`;
+    if (status.reason === 'Invalid') {
+      // kubectl's checkErr for Invalid: "The <Kind> <name> is invalid" with the causes, one per line when several.
+      const d = status.details;
+      let s = 'The request is invalid';
+      if (!d) return `${msg ? `${s}: ${msg}` : s}\n`;
+      if (d.kind || d.name) s = `The ${d.kind ?? ''} ${JSON.stringify(d.name ?? '')} is invalid`;
+      else if (msg && !d.causes?.length) s += `: ${msg}`;
+      if (!d.causes?.length) return `${s}\n`;
+      const causes = d.causes.map((c) => `${c.field ?? ''}: ${c.message ?? ''}`);
+      return `${s}: ${causes.length === 1 ? causes[0] : `\n* ${causes.join('\n* ')}`}\n`;
     }
     if (status.reason === 'Unauthorized') return `error: You must be logged in to the server (${msg})\n`;
     if (!status.reason) return `Error from server: ${msg}\n`;

@@ -164,7 +164,7 @@ describe('clientctl against a started API server', () => {
   it('shows server errors for invalid patches in kubectl\'s shape', async () => {
     const r = await clientctl(['patch', 'ctb', 'bundle-a', '--type=merge', '-p', '{"spec":{"trustBundle":"not a pem"}}'], env);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^The ClusterTrustBundle(\.certificates\.plat\.io)? "bundle-a" is invalid: spec\.trustBundle/);
+    expect(r.stderr).toMatch(/^The ClusterTrustBundle "bundle-a" is invalid: spec\.trustBundle/);
     const missing = await clientctl(['patch', 'ctb', 'nope', '-p', '{}'], env);
     expect(missing.stderr).toBe('Error from server (NotFound): clustertrustbundles.certificates.plat.io "nope" not found\n');
     const unknown = await clientctl(['patch', 'widgets', 'x', '-p', '{}'], env);
@@ -233,6 +233,12 @@ describe('clientctl against a started API server', () => {
     ['get', 'ctb', 'bundle-a', '--template', '{{.metadata.name}}'],
     ['get', 'ctb', '-o', 'yaml'],
     ['get', 'ctb', '-o', 'jsonpath-as-json={.items[*].metadata.name}'],
+    ['patch', 'ctb', 'bundle-a', '--subresource=scale', '--type=merge', '-p', '{"spec":{"replicas":2}}'],
+    ['patch', 'ctb', 'bundle-a', '--subresource=status', '--type=merge', '-p', '{"status":{}}'],
+    ['patch', 'ctb', 'bundle-a', '--type=json', '-p', '[{"op":"test","path":"/metadata/name","value":"other"}]'],
+    ['patch', 'ctb', 'bundle-a', '--type=merge', '-p', '{"spec":{"trustBundle":"garbage"}}'],
+    ['get', 'ctb', 'bundle-a', '--request-timeout=5s', '--disable-compression', '-o', 'name'],
+    ['get', 'ctb', '--request-timeout=abc'],
   ];
   // kubectl runs asynchronously: the server lives in this process and must keep answering.
   const runKubectl = (args: string[]) =>

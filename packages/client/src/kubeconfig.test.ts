@@ -145,7 +145,7 @@ describe('parseDuration', () => {
     expect(parseDuration('1.5h')).toBe(5400000);
     expect(parseDuration('250ms')).toBe(250);
     expect(() => parseDuration('abc')).toThrow(
-      'invalid argument "abc" for "--request-timeout" flag: Invalid timeout value. Timeout must be a single integer in seconds, or an integer followed by a corresponding time unit (e.g. 1s | 2m | 3h)',
+      'Invalid timeout value. Timeout must be a single integer in seconds, or an integer followed by a corresponding time unit (e.g. 1s | 2m | 3h)',
     );
   });
 });

@@ -54,7 +54,7 @@ export interface RestConfig {
 const unitMs: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1000, m: 60000, h: 3600000 };
 
 /** Parses a Go duration (`1s`, `2m30s`, `1.5h`); a bare integer is seconds, as for `--request-timeout`. */
-export function parseDuration(value: string, flag = '--request-timeout'): number {
+export function parseDuration(value: string): number {
   const v = value.trim();
   if (/^\d+$/.test(v)) return Number(v) * 1000;
   const re = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)/gy;
@@ -74,10 +74,10 @@ export function parseDuration(value: string, flag = '--request-timeout'): number
   if (s === '' || consumed !== s.length) {
     throw new ClientError(
       'InvalidFlag',
-      `invalid argument "${value}" for "${flag}" flag: Invalid timeout value. Timeout must be a single integer in seconds, or an integer followed by a corresponding time unit (e.g. 1s | 2m | 3h)`,
+      'Invalid timeout value. Timeout must be a single integer in seconds, or an integer followed by a corresponding time unit (e.g. 1s | 2m | 3h)',
     );
   }
-  if (sign < 0) throw new ClientError('InvalidFlag', `invalid argument "${value}" for "${flag}" flag: Invalid timeout value. Timeout must be a single integer in seconds, or an integer followed by a corresponding time unit (e.g. 1s | 2m | 3h)`);
+  if (sign < 0) throw new ClientError('InvalidFlag', 'Invalid timeout value. Timeout must be a single integer in seconds, or an integer followed by a corresponding time unit (e.g. 1s | 2m | 3h)');
   return total;
 }
 
