@@ -57,3 +57,17 @@ export function errorText(err: unknown, command: string): string {
   }
   return `error: ${err instanceof Error ? err.message : String(err)}\n`;
 }
+
+/** kubectl's AddSourceToErr: names the input file in an error about one of its objects. */
+export function addSourceToErr(verb: string, source: string, err: unknown): unknown {
+  if (!source) return err;
+  const e = err as { name?: string; status?: { message?: string } };
+  if (e && e.name === 'StatusError' && e.status) {
+    const copy = Object.create(Object.getPrototypeOf(err) as object) as { name: string; status: object; message: string };
+    Object.assign(copy, err);
+    copy.status = { ...e.status, message: `error when ${verb} ${JSON.stringify(source)}: ${e.status.message ?? ''}` };
+    copy.message = (copy.status as { message: string }).message;
+    return copy;
+  }
+  return new CommandError(`error when ${verb} ${JSON.stringify(source)}: ${err instanceof Error ? err.message : String(err)}`);
+}

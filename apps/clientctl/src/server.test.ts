@@ -82,7 +82,7 @@ describe('clientctl against a started API server', () => {
     expect(await clientctl(['create', '-f', file], env)).toEqual({ code: 0, stdout: 'clustertrustbundle.certificates.plat.io/bundle-a created\n', stderr: '' });
     const again = await clientctl(['create', '-f', file], env);
     expect(again.code).toBe(1);
-    expect(again.stderr).toBe('Error from server (AlreadyExists): clustertrustbundles.certificates.plat.io "bundle-a" already exists\n');
+    expect(again.stderr).toBe(`Error from server (AlreadyExists): error when creating ${JSON.stringify(file)}: clustertrustbundles.certificates.plat.io "bundle-a" already exists\n`);
     const got = await clientctl(['get', 'ctb', 'bundle-a', '-o', 'jsonpath={.metadata.name} {.spec.trustBundle}'], env);
     expect(got.stdout).toBe(`bundle-a ${anchor.trim()}\n`.replace(/\n$/, got.stdout.endsWith('\n') ? '\n' : ''));
     const table = await clientctl(['get', 'clustertrustbundles'], env);
@@ -283,6 +283,34 @@ describe('clientctl against a started API server', () => {
     expect(viewer.code).toBe(1);
     expect(viewer.stdout).toMatch(/^no/);
     expect((await clientctl(['auth', 'can-i', 'get', 'ctb', '--context', 'viewer', '-q'], env))).toEqual({ code: 0, stdout: '', stderr: '' });
+  });
+
+  (existsSync(kubectl) ? it : it.skip)('creates, re-creates, applies and deletes with the same output as kubectl', async () => {
+    const files = (who: string) => {
+      const f = path.join(tmp, `${who}-pair.yaml`);
+      writeFileSync(f, `${ctb(`${who}-one`, anchor)}---\n${ctb(`${who}-two`, anchor2)}`);
+      return f;
+    };
+    const k = files('k');
+    const c = files('c');
+    const same = async (args: (f: string) => string[]) => {
+      const ours = await clientctl(args(c), env);
+      const theirs = await runKubectl(args(k));
+      const norm = (t: string) => t.replaceAll(k, 'FILE').replaceAll(c, 'FILE').replace(/\b[kc]-(one|two)\b/g, 'X-$1');
+      expect({ code: ours.code === 0 ? 0 : 1, stdout: norm(ours.stdout), stderr: norm(ours.stderr) }).toEqual({
+        code: theirs.code,
+        stdout: norm(theirs.stdout),
+        stderr: norm(theirs.stderr),
+      });
+    };
+    await same((f) => ['create', '-f', f]);
+    await same((f) => ['create', '-f', f]);
+    await same((f) => ['create', '-f', f, '--dry-run=client', '-o', 'name']);
+    await same((f) => ['get', '-f', f, '-o', 'name']);
+    await same((f) => ['delete', '-f', f]);
+    await same((f) => ['apply', '-f', f]);
+    await same((f) => ['apply', '-f', f]);
+    await same((f) => ['delete', '-f', f, '-o', 'name']);
   });
 
   it('deletes by name and reports missing objects', async () => {

@@ -1,6 +1,6 @@
 import { resourcePath, type KubeObject } from '@plat/client';
 import type { CommandContext } from '../context.js';
-import { CommandError, errorText } from '../errors.js';
+import { CommandError, addSourceToErr, errorText } from '../errors.js';
 import { dryRunSuffix, fieldValidation } from './create.js';
 import { deepEqual, mapObject } from './resource-target.js';
 
@@ -86,7 +86,11 @@ export async function runApply(ctx: CommandContext): Promise<void> {
           ctx.io.stdout(printer.print(modified, `created${dryRunSuffix(dryRun)}`));
           continue;
         }
-        const res = await rest.request<KubeObject>({ method: 'POST', path: resourcePath(target.resource, target.namespace), body: modified, query });
+        const res = await rest
+          .request<KubeObject>({ method: 'POST', path: resourcePath(target.resource, target.namespace), body: modified, query })
+          .catch((err: unknown) => {
+            throw addSourceToErr('creating', info.source, err);
+          });
         ctx.io.stdout(printer.print(res.body, `created${dryRunSuffix(dryRun)}`));
         continue;
       }

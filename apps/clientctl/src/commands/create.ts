@@ -1,6 +1,6 @@
 import { resourcePath, type KubeObject } from '@plat/client';
 import type { CommandContext } from '../context.js';
-import { CommandError } from '../errors.js';
+import { CommandError, addSourceToErr } from '../errors.js';
 import { mapObject } from './resource-target.js';
 
 /** kubectl's --validate values mapped to the server's fieldValidation directive. */
@@ -42,12 +42,17 @@ export async function runCreate(ctx: CommandContext): Promise<void> {
         continue;
       }
       const target = await mapObject(ctx, info);
-      const res = await ctx.rest().request<KubeObject>({
-        method: 'POST',
-        path: resourcePath(target.resource, target.namespace),
-        body: info.object,
-        query: { fieldManager: f.str('field-manager'), fieldValidation: validation, dryRun: dryRun === 'server' ? 'All' : undefined },
-      });
+      const res = await ctx
+        .rest()
+        .request<KubeObject>({
+          method: 'POST',
+          path: resourcePath(target.resource, target.namespace),
+          body: info.object,
+          query: { fieldManager: f.str('field-manager'), fieldValidation: validation, dryRun: dryRun === 'server' ? 'All' : undefined },
+        })
+        .catch((err: unknown) => {
+          throw addSourceToErr('creating', info.source, err);
+        });
       ctx.io.stdout(printer.print(res.body, `created${dryRunSuffix(dryRun)}`));
     } catch (err) {
       // kubectl reports every failure and keeps going, then exits non-zero.
