@@ -14,6 +14,8 @@ import { createCertificateAuthority, issueClientCertificate, issueServingCertifi
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { startConnectProxy, type TestProxy } from '../../../packages/egress/test/connect-proxy.js';
 // eslint-disable-next-line @nx/enforce-module-boundaries
+import { startKonnectivityServer } from '../../../packages/egress/test/konnectivity-server.js';
+// eslint-disable-next-line @nx/enforce-module-boundaries
 import { hasEtcd, TestEtcd } from '../../../packages/storage/test/etcd-server.js';
 import { ConfigFileError } from './config-file.js';
 import { loadEgressConfigFile, setupEgress, startEtcdEgress, webhookAuthorizerOptions, type Egress } from './egress-setup.js';
@@ -165,6 +167,45 @@ describe('webhook authorizer through the controlplane egress selection', () => {
     expect(p.connects).toEqual([`127.0.0.1:${webhookPort}`]);
   });
 
+  it('reaches the webhook through an HTTP CONNECT proxy on a unix socket (uds transport)', async () => {
+    const udsName = path.join(dir, 'connect-proxy.sock');
+    const p = await proxy({ unixPath: udsName });
+    const file = writeFile(
+      'egress-uds.yaml',
+      `apiVersion: apiserver.plat.io/v1beta1\nkind: EgressSelectorConfiguration\negressSelections:\n- name: controlplane\n  connection:\n    proxyProtocol: HTTPConnect\n    transport:\n      uds:\n        udsName: ${udsName}\n`,
+    );
+    const egress = await setupEgress(await loadEgressConfigFile(file, dir, logger), { cwd: dir, logger });
+    cleanups.push(() => egress.close());
+    expect(await webhookAuthorizer(egress).authorize(attrs)).toEqual({ decision: 'Allow', reason: '' });
+    expect(p.connects).toEqual([`127.0.0.1:${webhookPort}`]);
+  });
+
+  it('reaches the webhook through the Konnectivity gRPC tunnel (GRPC over uds), and names the tunnel when the dial fails', async () => {
+    const udsName = path.join(dir, 'konnectivity.sock');
+    const tunnel = await startKonnectivityServer(udsName);
+    cleanups.push(() => tunnel.close());
+    const file = writeFile(
+      'egress-grpc.yaml',
+      `apiVersion: apiserver.plat.io/v1beta1\nkind: EgressSelectorConfiguration\negressSelections:\n- name: controlplane\n  connection:\n    proxyProtocol: GRPC\n    transport:\n      uds:\n        udsName: ${udsName}\n`,
+    );
+    const egress = await setupEgress(await loadEgressConfigFile(file, dir, logger), { cwd: dir, logger });
+    cleanups.push(() => egress.close());
+    expect(await webhookAuthorizer(egress).authorize(attrs)).toEqual({ decision: 'Allow', reason: '' });
+    expect(tunnel.dials).toEqual([`127.0.0.1:${webhookPort}`]);
+    expect(webhookCalls).toEqual([{ clientCN: 'apiserver', traceparent: undefined }]);
+    // A webhook nothing listens on: the tunnel server's failed dial comes back with the tunnel named.
+    const conn = { ...connection(), server: 'https://127.0.0.1:1/authorize' };
+    const a = new WebhookAuthorizer(
+      { name: 'corp', timeoutMs: 5000, authorizedTTLMs: 0, unauthorizedTTLMs: 0, subjectAccessReviewVersion: 'v1', failurePolicy: 'NoOpinion', matchConditions: [] },
+      conn,
+      webhookAuthorizerOptions({ egress }, conn),
+    );
+    cleanups.push(() => a.close());
+    const result = await a.authorize(attrs);
+    expect(result.decision).toBe('NoOpinion');
+    expect(result.reason).toMatch(new RegExp(`^authorizer "corp": egress "controlplane" via grpc\\+unix://${udsName.replace(/[.]/g, '\\.')}: dial 127\\.0\\.0\\.1:1: `));
+  });
+
   it('does not route the webhook when no configuration is given, or when only other selections are configured', async () => {
     const none = await setupEgress(undefined, { cwd: dir, logger });
     expect(webhookAuthorizerOptions({ egress: none }, connection())).toEqual({});
@@ -272,7 +313,8 @@ const tinyproxyBin = ['/usr/bin/tinyproxy', '/usr/sbin/tinyproxy'].find((p) => f
   });
 
   it('keeps the TLS handshake with etcd end to end and checks its real host name', async () => {
-    const etcdServing = await issueServingCertificate(ca, { commonName: 'etcd', dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
+    // Named localhost only: reached as 127.0.0.1, the certificate check must fail.
+    const etcdServing = await issueServingCertificate(ca, { commonName: 'etcd', dnsNames: ['localhost'] });
     const etcdClient = await issueClientCertificate(ca, { commonName: 'apiserver' });
     const files = {
       certFile: writeFile('etcd.pem', etcdServing.certPem),
@@ -299,6 +341,21 @@ const tinyproxyBin = ['/usr/bin/tinyproxy', '/usr/sbin/tinyproxy'].find((p) => f
     cleanups.push(() => storage.close());
     expect(await storage.currentRevision()).toBeGreaterThan(0);
     expect(new Set(p.connects)).toEqual(new Set([`localhost:${etcd.clientPort}`]));
+
+    const byAddress = [`https://127.0.0.1:${etcd.clientPort}`];
+    const wrongName = await startEtcdEgress(egress.selector.dialer('etcd'), byAddress, logger);
+    cleanups.push(() => wrongName.close());
+    expect(wrongName.clientOptions.grpcOptions['grpc.ssl_target_name_override']).toBe('127.0.0.1');
+    await expect(
+      openStorage({
+        backend: 'etcd3',
+        servers: byAddress,
+        caFile: files.clientCaFile,
+        certFile: path.join(dir, 'apiserver-etcd.pem'),
+        keyFile: path.join(dir, 'apiserver-etcd-key.pem'),
+        dial: { ...wrongName.clientOptions, dialTimeout: 2000 },
+      }),
+    ).rejects.toThrow("Hostname/IP does not match certificate's altnames: IP: 127.0.0.1");
   });
 
   it('refuses TLS etcd servers with different host names (one name override per client)', async () => {
