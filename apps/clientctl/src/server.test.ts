@@ -253,7 +253,7 @@ describe('clientctl against a started API server', () => {
       const ours = await clientctl(args, env);
       const theirs = await runKubectl(args);
       // Ages are computed by the server at request time; the two requests are a moment apart.
-      const age = (t: string) => t.replace(/\b\d+s$/gm, '<age>');
+      const age = (t: string) => t.replace(/\b\d+s\b/g, '<age>').replace(/[ \t]+/g, ' ');
       expect({ code: ours.code === 0 ? 0 : 1, stdout: age(ours.stdout), stderr: ours.stderr }).toEqual({ ...theirs, stdout: age(theirs.stdout) });
     },
   );
