@@ -95,11 +95,11 @@ describe('ClusterTrustBundle trust bundle rules', () => {
     );
     expect(err.status.details?.causes).toEqual([
       {
-        type: 'FieldValueInvalid',
+        reason: 'FieldValueInvalid',
         field: 'metadata.name',
         message: 'Invalid value: "a:b": ClusterTrustBundle without signer name must not have ":" in its name',
       },
-      { type: 'FieldValueInvalid', field: 'spec.trustBundle', message: 'Invalid value: "<value omitted>": entry 0 does not have the CA bit set' },
+      { reason: 'FieldValueInvalid', field: 'spec.trustBundle', message: 'Invalid value: "<value omitted>": entry 0 does not have the CA bit set' },
     ]);
   });
 });

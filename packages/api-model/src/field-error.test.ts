@@ -45,7 +45,7 @@ describe('field errors', () => {
     expect(err.code).toBe(422);
     expect(err.status.message).toBe('ClusterTrustBundle.certificates.plat.io "x" is invalid: spec.trustBundle: Required value');
     expect(err.status.details?.causes).toEqual([
-      { type: 'FieldValueRequired', message: 'Required value', field: 'spec.trustBundle' },
+      { reason: 'FieldValueRequired', message: 'Required value', field: 'spec.trustBundle' },
     ]);
   });
 });

@@ -26,7 +26,8 @@ export const StatusReason = {
 export type StatusReason = (typeof StatusReason)[keyof typeof StatusReason];
 
 export const statusCauseSchema = z.object({
-  type: z.string().optional(),
+  // Kubernetes' Go field is CauseType `Type`, serialised as `reason`.
+  reason: z.string().optional(),
   message: z.string().optional(),
   field: z.string().optional(),
 });
@@ -156,7 +157,7 @@ export function newApplyConflict(causes: StatusCause[], message: string): Status
 }
 
 export function newInvalid(gk: GroupKind, name: string, errors: readonly FieldError[]): StatusError {
-  const causes: StatusCause[] = errors.map((e) => ({ type: e.type, message: e.body(), field: e.field }));
+  const causes: StatusCause[] = errors.map((e) => ({ reason: e.type, message: e.body(), field: e.field }));
   const what = `${groupKindString(gk)} ${goQuote(name)} is invalid`;
   return new StatusError({
     code: 422,

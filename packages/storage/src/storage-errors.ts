@@ -90,7 +90,7 @@ export function tooLargeResourceVersion(requested: number, current: number): Sta
   const err = newTimeout(`Too large resource version: ${requested}, current: ${current}`, 1);
   err.status.details = {
     ...err.status.details,
-    causes: [{ type: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
+    causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
   };
   return err;
 }

@@ -508,9 +508,9 @@ describe('apply: whole requests', () => {
       'Apply failed with 3 conflicts: conflicts with "clientctl-patch" using test.plat.io/v1:\n- .spec.a\n- .spec.m.x\nconflicts with "other":\n- .spec.b',
     );
     expect(err.status.details?.causes).toEqual([
-      { type: 'FieldManagerConflict', message: 'conflict with "clientctl-patch" using test.plat.io/v1', field: '.spec.a' },
-      { type: 'FieldManagerConflict', message: 'conflict with "clientctl-patch" using test.plat.io/v1', field: '.spec.m.x' },
-      { type: 'FieldManagerConflict', message: 'conflict with "other"', field: '.spec.b' },
+      { reason: 'FieldManagerConflict', message: 'conflict with "clientctl-patch" using test.plat.io/v1', field: '.spec.a' },
+      { reason: 'FieldManagerConflict', message: 'conflict with "clientctl-patch" using test.plat.io/v1', field: '.spec.m.x' },
+      { reason: 'FieldManagerConflict', message: 'conflict with "other"', field: '.spec.b' },
     ]);
   });
 

@@ -253,7 +253,7 @@ export function describeManager(c: Pick<ApplyConflict, 'manager' | 'operation' |
 export function newApplyConflictError(conflicts: readonly ApplyConflict[]): StatusError {
   const sorted = sortConflicts([...conflicts]);
   const causes: StatusCause[] = sorted.map((c) => ({
-    type: 'FieldManagerConflict',
+    reason: 'FieldManagerConflict',
     message: `conflict with ${describeManager(c)}`,
     field: pathString(c.path),
   }));

@@ -79,7 +79,7 @@ describe('ClusterTrustBundle', () => {
     );
     expect(err.status.details?.causes).toEqual([
       {
-        type: 'FieldManagerConflict',
+        reason: 'FieldManagerConflict',
         message: 'conflict with "clientctl-create" using certificates.plat.io/v1alpha1',
         field: '.spec.trustBundle',
       },

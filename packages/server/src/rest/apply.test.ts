@@ -103,8 +103,8 @@ describe('server-side apply', () => {
         message: 'Apply failed with 2 conflicts: conflicts with "alpha":\n- .metadata.labels.owner\n- .spec.trustBundle',
         details: {
           causes: [
-            { type: 'FieldManagerConflict', message: 'conflict with "alpha"', field: '.metadata.labels.owner' },
-            { type: 'FieldManagerConflict', message: 'conflict with "alpha"', field: '.spec.trustBundle' },
+            { reason: 'FieldManagerConflict', message: 'conflict with "alpha"', field: '.metadata.labels.owner' },
+            { reason: 'FieldManagerConflict', message: 'conflict with "alpha"', field: '.spec.trustBundle' },
           ],
         },
       });
@@ -134,7 +134,7 @@ describe('server-side apply', () => {
       'Apply failed with 1 conflict: conflict with "clientctl-patch" using certificates.plat.io/v1alpha1: .spec.trustBundle',
     );
     expect((res.json['details'] as { causes: unknown[] }).causes).toEqual([
-      { type: 'FieldManagerConflict', message: 'conflict with "clientctl-patch" using certificates.plat.io/v1alpha1', field: '.spec.trustBundle' },
+      { reason: 'FieldManagerConflict', message: 'conflict with "clientctl-patch" using certificates.plat.io/v1alpha1', field: '.spec.trustBundle' },
     ]);
   });
 

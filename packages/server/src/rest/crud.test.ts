@@ -88,8 +88,8 @@ describe('create', () => {
     const res = await c.req('writer', 'POST', ctbPath, { body: bundle('bad-pem', 'hello') });
     expect(res.status).toBe(422);
     expect(res.json).toMatchObject({ reason: 'Invalid', code: 422, details: { name: 'bad-pem', group: 'certificates.plat.io', kind: 'ClusterTrustBundle' } });
-    const causes = (res.json['details'] as { causes: Array<{ field: string; type: string }> }).causes;
-    expect(causes.some((cause) => cause.field === 'spec.trustBundle' && cause.type === 'FieldValueInvalid')).toBe(true);
+    const causes = (res.json['details'] as { causes: Array<{ field: string; reason: string }> }).causes;
+    expect(causes.some((cause) => cause.field === 'spec.trustBundle' && cause.reason === 'FieldValueInvalid')).toBe(true);
     expect(String(res.json['message'])).toMatch(/^ClusterTrustBundle\.certificates\.plat\.io "bad-pem" is invalid: spec\.trustBundle: Invalid value/);
   });
 
