@@ -35,9 +35,6 @@ export {
   newTooManyRequests,
   newUnauthorized,
   newUnsupportedMediaType,
-  statusCauseSchema,
-  statusDetailsSchema,
-  statusSchema,
   successStatus,
   type GroupKind,
   type GroupResource,
@@ -45,6 +42,7 @@ export {
   type StatusCause,
   type StatusDetails,
 } from './status.js';
+export { statusCauseSchema, statusDetailsSchema, statusSchema } from './status-schema.js';
 export {
   listMetaSchema,
   managedFieldsEntrySchema,

@@ -16,9 +16,9 @@ import {
   newTimeout,
   newTooManyRequests,
   newUnauthorized,
-  statusSchema,
   successStatus,
 } from './status.js';
+import { statusSchema } from './status-schema.js';
 
 const ctb = { group: 'certificates.plat.io', resource: 'clustertrustbundles' };
 

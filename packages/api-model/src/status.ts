@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { aggregateFieldErrors, type FieldError } from './field-error.js';
 import { goQuote } from './go-quote.js';
 
@@ -25,42 +24,36 @@ export const StatusReason = {
 } as const;
 export type StatusReason = (typeof StatusReason)[keyof typeof StatusReason];
 
-export const statusCauseSchema = z.object({
-  // Kubernetes' Go field is CauseType `Type`, serialised as `reason`.
-  reason: z.string().optional(),
-  message: z.string().optional(),
-  field: z.string().optional(),
-});
-export type StatusCause = z.infer<typeof statusCauseSchema>;
+/** One cause of a failure; Kubernetes' Go field is CauseType `Type`, serialised as `reason`. */
+export interface StatusCause {
+  reason?: string;
+  message?: string;
+  field?: string;
+}
 
-export const statusDetailsSchema = z.object({
-  name: z.string().optional(),
-  group: z.string().optional(),
-  kind: z.string().optional(),
-  uid: z.string().optional(),
-  causes: z.array(statusCauseSchema).optional(),
-  retryAfterSeconds: z.number().int().optional(),
-});
-export type StatusDetails = z.infer<typeof statusDetailsSchema>;
+export interface StatusDetails {
+  name?: string;
+  group?: string;
+  kind?: string;
+  uid?: string;
+  causes?: StatusCause[];
+  retryAfterSeconds?: number;
+}
 
-export const statusSchema = z.object({
-  kind: z.literal('Status'),
-  apiVersion: z.literal('v1'),
-  metadata: z
-    .object({
-      resourceVersion: z.string().optional(),
-      continue: z.string().optional(),
-      selfLink: z.string().optional(),
-      remainingItemCount: z.number().int().optional(),
-    })
-    .default({}),
-  status: z.enum(['Success', 'Failure']).optional(),
-  message: z.string().optional(),
-  reason: z.string().optional(),
-  details: statusDetailsSchema.optional(),
-  code: z.number().int().optional(),
-});
-export type Status = z.infer<typeof statusSchema>;
+/**
+ * Kubernetes' meta/v1 Status. Plain types here so that raising and printing errors never loads
+ * zod (clientctl's start-up path); the wire schema is in status-schema.ts.
+ */
+export interface Status {
+  kind: 'Status';
+  apiVersion: 'v1';
+  metadata: { resourceVersion?: string; continue?: string; selfLink?: string; remainingItemCount?: number };
+  status?: 'Success' | 'Failure';
+  message?: string;
+  reason?: string;
+  details?: StatusDetails;
+  code?: number;
+}
 
 /** A group and resource (`clustertrustbundles.certificates.plat.io`) or kind, as errors name it. */
 export interface GroupResource {
