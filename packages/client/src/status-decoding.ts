@@ -1,4 +1,41 @@
-import { StatusError, statusSchema } from '@plat/api-model';
+import { StatusError, type Status } from '@plat/api-model';
+
+/**
+ * Reads a Status body by hand rather than with api-model's zod schema: clientctl's start-up
+ * target (docs/performance.md) cannot afford loading zod, and esbuild keeps the schema module in
+ * the chunk every command shares once anything in the bundle uses it. Wrongly typed fields are
+ * dropped, as a lenient decoder would.
+ */
+function asStatus(value: unknown): Status | undefined {
+  if (!value || typeof value !== 'object') return undefined;
+  const v = value as Record<string, unknown>;
+  if (v.kind !== 'Status' || v.apiVersion !== 'v1') return undefined;
+  const str = (x: unknown) => (typeof x === 'string' ? x : undefined);
+  const int = (x: unknown) => (typeof x === 'number' && Number.isInteger(x) ? x : undefined);
+  const d = v.details && typeof v.details === 'object' ? (v.details as Record<string, unknown>) : undefined;
+  const status = str(v.status);
+  return {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: status === 'Success' || status === 'Failure' ? status : undefined,
+    message: str(v.message),
+    reason: str(v.reason),
+    code: int(v.code),
+    details: d && {
+      name: str(d.name),
+      group: str(d.group),
+      kind: str(d.kind),
+      uid: str(d.uid),
+      retryAfterSeconds: int(d.retryAfterSeconds),
+      causes: Array.isArray(d.causes)
+        ? d.causes
+            .filter((c): c is Record<string, unknown> => !!c && typeof c === 'object')
+            .map((c) => ({ reason: str(c.reason), message: str(c.message), field: str(c.field) }))
+        : undefined,
+    },
+  };
+}
 
 function reasonForCode(code: number): { reason: string; message: string } {
   switch (code) {
@@ -25,9 +62,9 @@ function reasonForCode(code: number): { reason: string; message: string } {
 /** Turns a non-2xx answer into a StatusError: the server's Status when it sent one, else client-go's generic text. */
 export function decodeErrorResponse(statusCode: number, text: string, method: string): StatusError {
   try {
-    const parsed = statusSchema.safeParse(JSON.parse(text));
-    if (parsed.success && parsed.data.status !== 'Success') {
-      return StatusError.fromStatus({ ...parsed.data, code: parsed.data.code ?? statusCode });
+    const status = asStatus(JSON.parse(text));
+    if (status && status.status !== 'Success') {
+      return StatusError.fromStatus({ ...status, code: status.code ?? statusCode });
     }
   } catch {
     // not JSON: fall through to the generic error
