@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// `npm start`: builds the apiserver bundle when it is missing or older than the sources, then
-// runs it with the embedded defaults (SQLite under .plat/, a dev PKI on first start).
+// `npm start`: builds the apiserver and clientctl bundles when they are missing or older than the
+// sources (the start banner suggests `npx clientctl ...`), then runs the apiserver with the embedded
+// defaults (SQLite under .plat/, a dev PKI on first start).
 import { spawnSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -8,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const bundle = path.join(root, 'apps/apiserver/dist/main.mjs');
+const bundles = [bundle, path.join(root, 'apps/clientctl/dist/main.mjs')];
 
 function newestSource(dir) {
   let newest = 0;
@@ -20,12 +22,11 @@ function newestSource(dir) {
   return newest;
 }
 
-const stale =
-  !fs.existsSync(bundle) ||
-  fs.statSync(bundle).mtimeMs < Math.max(newestSource(path.join(root, 'packages')), newestSource(path.join(root, 'apps')));
+const newest = Math.max(newestSource(path.join(root, 'packages')), newestSource(path.join(root, 'apps')));
+const stale = bundles.some((b) => !fs.existsSync(b) || fs.statSync(b).mtimeMs < newest);
 if (stale) {
-  console.error('Building the apiserver (npx nx run apiserver:build)...');
-  const built = spawnSync('npx', ['nx', 'run', 'apiserver:build', '--outputStyle=static'], {
+  console.error('Building the apiserver and clientctl (npx nx run-many -t build -p apiserver,clientctl)...');
+  const built = spawnSync('npx', ['nx', 'run-many', '-t', 'build', '-p', 'apiserver,clientctl', '--outputStyle=static'], {
     cwd: root,
     stdio: ['ignore', 'ignore', 'inherit'],
     env: { ...process.env, NX_DAEMON: 'false', NX_NO_CLOUD: 'true' },
