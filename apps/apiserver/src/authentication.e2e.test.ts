@@ -49,7 +49,7 @@ describe('JWT authentication from --authentication-config', () => {
   let s: TestServer;
   beforeAll(async () => {
     dir = tempDir('plat-authn-');
-    idp = await startOidcProvider(dir);
+    idp = await startOidcProvider(dir, { extraAlgs: ['ES256'] });
     const file = path.join(dir, 'authn.yaml');
     fs.writeFileSync(file, authenticationConfig(idp));
     s = await startServer(path.join(dir, 'data'), [`--authentication-config=${file}`], { keySet: { minUnknownKidRefreshMs: 0, initialRetryMs: 50 } });
@@ -74,6 +74,8 @@ describe('JWT authentication from --authentication-config', () => {
     });
     // The same user reads clustertrustbundles (built-in rule for authenticated users).
     expect((await s.req({ token }, 'GET', ctbList)).status).toBe(200);
+    // A configuration file accepts every asymmetric algorithm.
+    expect((await s.req({ token: await idp.sign(claims(idp, { sub: 'es' }), { alg: 'ES256' }) }, 'GET', ctbList)).status).toBe(200);
   });
 
   it.each([
@@ -91,7 +93,8 @@ describe('JWT authentication from --authentication-config', () => {
   });
 
   it('picks up a rotated key (an unknown kid refreshes the key set)', async () => {
-    const goodKid = await idp.sign(claims(idp));
+    const goodKid = await idp.sign(claims(idp, { sub: 'before-rotation' }));
+    expect((await s.req({ token: goodKid }, 'GET', ctbList)).status).toBe(200);
     const newKid = await idp.rotate();
     const rotated = await idp.sign(claims(idp, { sub: 'bob' }), { kid: newKid });
     const res = await s.req({ token: rotated }, 'POST', ssr, {});
@@ -156,7 +159,7 @@ describe('an issuer that is down', () => {
 describe('the --oidc-* flags', () => {
   it('build the same JWT authenticator, with the issuer-prefixed username and the required claims', async () => {
     const dir = tempDir('plat-oidc-flags-');
-    const idp = await startOidcProvider(dir);
+    const idp = await startOidcProvider(dir, { extraAlgs: ['ES256'] });
     const s = await startServer(path.join(dir, 'data'), [
       `--oidc-issuer-url=${idp.url}`,
       '--oidc-client-id=plat',
@@ -173,6 +176,8 @@ describe('the --oidc-* flags', () => {
       expect(res.status).toBe(201);
       expect(res.json.status).toEqual({ userInfo: { username: `${idp.url}#alice`, groups: ['oidc:dev', 'oidc:ops', 'system:authenticated'] } });
       expect((await s.req({ token: await idp.sign(claims(idp, { hd: 'other.org' })) }, 'GET', ctbList)).status).toBe(401);
+      // --oidc-signing-algs defaults to RS256: an ES256 token of the same issuer is refused.
+      expect((await s.req({ token: await idp.sign(claims(idp), { alg: 'ES256' }) }, 'GET', ctbList)).status).toBe(401);
       // --anonymous-auth=false: no credential is a 401.
       expect((await s.req('none', 'GET', '/version')).status).toBe(401);
     } finally {

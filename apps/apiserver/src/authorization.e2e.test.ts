@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
-import { eventually, startOidcProvider, startServer, startWebhook, tempDir, type TestServer, type WebhookAnswer } from '../test/auth-fixtures.js';
+import { eventually, replaceFile, startOidcProvider, startServer, startWebhook, tempDir, type TestServer, type WebhookAnswer } from '../test/auth-fixtures.js';
 
 // The authorizer chain over real HTTPS: built-in rules, then a Webhook authorizer reached with a
 // client certificate from its PlatConfig file, the attest admission through that webhook, the
@@ -152,18 +152,18 @@ describe('webhook authorization from --authorization-config', () => {
       return m ? Number(m[1]) : 0;
     };
     // v2: everything the built-in rules leave open is allowed.
-    fs.writeFileSync(authzFile, 'apiVersion: apiserver.plat.io/v1beta1\nkind: AuthorizationConfiguration\nauthorizers:\n- type: AlwaysAllow\n  name: alwaysallow\n');
+    replaceFile(authzFile, 'apiVersion: apiserver.plat.io/v1beta1\nkind: AuthorizationConfiguration\nauthorizers:\n- type: AlwaysAllow\n  name: alwaysallow\n');
     await eventually(async () => (await s.req(reader, 'POST', ctbPath, unsigned('open-1', pem))).status === 201);
     expect(await reloads('success')).toBeGreaterThanOrEqual(1);
 
     // v3 is invalid: logged, counted, and v2 stays in force.
-    fs.writeFileSync(authzFile, 'apiVersion: apiserver.plat.io/v1beta1\nkind: AuthorizationConfiguration\nauthorizers:\n- type: Magic\n  name: x\n');
+    replaceFile(authzFile, 'apiVersion: apiserver.plat.io/v1beta1\nkind: AuthorizationConfiguration\nauthorizers:\n- type: Magic\n  name: x\n');
     await eventually(async () => (await reloads('failure')) >= 1);
     expect(s.logs.some((l) => l.includes('Keeping the current authorization configuration') && l.includes('authorizers[0].type'))).toBe(true);
     expect((await s.req(reader, 'POST', ctbPath, unsigned('open-2', pem))).status).toBe(201);
 
     // Back to the webhook policy.
-    fs.writeFileSync(authzFile, authorizationConfig(webhook.configFile));
+    replaceFile(authzFile, authorizationConfig(webhook.configFile));
     await eventually(async () => (await s.req(reader, 'POST', ctbPath, unsigned('open-3', pem))).status === 403);
   });
 });
@@ -283,14 +283,14 @@ describe('automatic reload of --authentication-config', () => {
       expect((await s.req({ token }, 'GET', ctbPath)).status).toBe(401);
 
       const ca = fs.readFileSync(idp.caFile, 'utf8').trim().split('\n').map((l) => `      ${l}`).join('\n');
-      fs.writeFileSync(
+      replaceFile(
         file,
         `${head}anonymous:\n  enabled: false\njwt:\n- issuer:\n    url: ${idp.url}\n    audiences: [plat]\n    certificateAuthority: |\n${ca}\n  claimMappings:\n    username: {claim: sub, prefix: 'idp:'}\n`,
       );
       await eventually(async () => (await s.req({ token }, 'GET', ctbPath)).status === 200);
       expect((await s.req('none', 'GET', '/livez')).status).toBe(401);
 
-      fs.writeFileSync(file, `${head}jwt:\n- issuer:\n    url: http://not-https.example.com\n    audiences: [plat]\n  claimMappings:\n    username: {claim: sub, prefix: ''}\n`);
+      replaceFile(file, `${head}jwt:\n- issuer:\n    url: http://not-https.example.com\n    audiences: [plat]\n  claimMappings:\n    username: {claim: sub, prefix: ''}\n`);
       await eventually(() => s.logs.some((l) => l.includes('Keeping the current authentication configuration')));
       expect(s.logs.find((l) => l.includes('Keeping the current authentication configuration'))).toContain('jwt[0].issuer.url');
       expect((await s.req({ token }, 'GET', ctbPath)).status).toBe(200);

@@ -24,7 +24,8 @@ type PrivateKey = Awaited<ReturnType<typeof generateKeyPair>>['privateKey'];
 export interface OidcProvider {
   readonly url: string;
   caFile: string;
-  sign(claims: JWTPayload, opts?: { kid?: string }): Promise<string>;
+  /** Signs with the key of `kid`, or the first key of `alg` (default: the first key, RS256). */
+  sign(claims: JWTPayload, opts?: { kid?: string; alg?: string }): Promise<string>;
   /** Replaces the signing keys with one new key; answers its kid. */
   rotate(): Promise<string>;
   stop(): Promise<void>;
@@ -33,18 +34,19 @@ export interface OidcProvider {
 }
 
 /** Discovery and JWKS over HTTPS on a fixed port (so that it can go down and come back at the same URL). */
-export async function startOidcProvider(dir: string, opts: { listen?: boolean } = {}): Promise<OidcProvider> {
+export async function startOidcProvider(dir: string, opts: { listen?: boolean; extraAlgs?: string[] } = {}): Promise<OidcProvider> {
   const ca = await createCertificateAuthority({ commonName: 'oidc-ca' });
   const serving = await issueServingCertificate(ca, { commonName: 'localhost', dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
   const caFile = path.join(dir, 'oidc-ca.crt');
   fs.writeFileSync(caFile, ca.certPem);
-  const keys: { kid: string; privateKey: PrivateKey; jwk: JWK }[] = [];
-  const newKey = async () => {
+  const keys: { kid: string; alg: string; privateKey: PrivateKey; jwk: JWK }[] = [];
+  const newKey = async (alg = 'RS256') => {
     const kid = `k${keys.length}-${Math.random().toString(36).slice(2, 8)}`;
-    const { privateKey, publicKey } = await generateKeyPair('RS256');
-    return { kid, privateKey, jwk: { ...(await exportJWK(publicKey)), kid, alg: 'RS256', use: 'sig' } };
+    const { privateKey, publicKey } = await generateKeyPair(alg);
+    return { kid, alg, privateKey, jwk: { ...(await exportJWK(publicKey)), kid, alg, use: 'sig' } };
   };
   keys.push(await newKey());
+  for (const alg of opts.extraAlgs ?? []) keys.push(await newKey(alg));
   const requests: string[] = [];
   let server: https.Server | undefined;
   // Reserve a port: listen once and keep it for restarts.
@@ -72,8 +74,8 @@ export async function startOidcProvider(dir: string, opts: { listen?: boolean } 
     caFile,
     requests,
     async sign(claims, signOpts = {}) {
-      const key = signOpts.kid ? keys.find((k) => k.kid === signOpts.kid)! : keys[0]!;
-      return new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: key.kid, typ: 'JWT' }).sign(key.privateKey);
+      const key = signOpts.kid ? keys.find((k) => k.kid === signOpts.kid)! : signOpts.alg ? keys.find((k) => k.alg === signOpts.alg)! : keys[0]!;
+      return new SignJWT(claims).setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' }).sign(key.privateKey);
     },
     async rotate() {
       const key = await newKey();
@@ -231,6 +233,13 @@ export async function startServer(dataDir: string, args: string[], identity: Ide
       await Promise.all([agents.admin.close(), agents.plain.close()]);
     },
   };
+}
+
+/** Replaces a file at once (write + rename), as editors and config management do: a watcher never reads half a file. */
+export function replaceFile(file: string, content: string): void {
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, content);
+  fs.renameSync(tmp, file);
 }
 
 /** Polls `probe` until it answers true (at most `timeoutMs`). */
