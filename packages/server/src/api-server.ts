@@ -304,17 +304,16 @@ export function createApiServer(serverOptions: ApiServerOptions): ApiServer {
       startTime: process.hrtime.bigint(),
       longRunning: info.verb === 'watch',
     };
-    res.on('close', () => {
-      if (!res.writableEnded) controller.abort(new Error('client closed the connection'));
-    });
     if (shuttingDown && req.httpVersion.startsWith('1')) res.setHeader('Connection', 'close');
     inFlight++;
     const longRunning = ctx.longRunning && info.isResourceRequest;
-    const lrLabels = { verb: 'WATCH', group: info.apiGroup, version: info.apiVersion, resource: info.resource, scope: 'cluster', component: 'apiserver' };
-    if (longRunning) metrics.longRunning.inc(lrLabels);
+    const lrLabels = longRunning
+      ? { verb: 'WATCH', group: info.apiGroup, version: info.apiVersion, resource: info.resource, scope: 'cluster', component: 'apiserver' }
+      : undefined;
+    if (lrLabels) metrics.longRunning.inc(lrLabels);
     const finish = () => {
       inFlight--;
-      if (longRunning) metrics.longRunning.dec(lrLabels);
+      if (lrLabels) metrics.longRunning.dec(lrLabels);
       // Only served resources get their own series: paths that 404 must not grow the label sets.
       const served = info.isResourceRequest && servedResources.has(`${info.apiGroup}/${info.apiVersion}/${info.resource}`);
       const labels = {
@@ -336,7 +335,9 @@ export function createApiServer(serverOptions: ApiServerOptions): ApiServer {
     const settle = () => {
       if (handled && closed) finish();
     };
+    // One listener for both jobs: cancel the work of a client that went away, and finish.
     res.once('close', () => {
+      if (!res.writableEnded) controller.abort(new Error('client closed the connection'));
       closed = true;
       settle();
     });

@@ -9,8 +9,10 @@ export function instrumentStorage(storage: Storage, metrics: ServerMetrics, type
   const wrapped: Storage = Object.create(storage) as Storage;
   for (const op of timed) {
     const original = storage[op].bind(storage) as (...args: unknown[]) => Promise<unknown>;
+    // The label child is looked up once: prom-client validates and hashes label objects per call.
+    const series = metrics.storageDuration.labels({ operation: op, type });
     (wrapped as unknown as Record<string, unknown>)[op] = async (...args: unknown[]) => {
-      const end = metrics.storageDuration.startTimer({ operation: op, type });
+      const end = series.startTimer();
       try {
         return await original(...args);
       } finally {

@@ -54,6 +54,24 @@ export interface NegotiationOptions {
  * when nothing matches.
  */
 export function negotiateOutput(header: string | undefined, opts: NegotiationOptions): MediaTypeChoice {
+  if (!header) return defaultChoice;
+  if (header.length > maxRememberedHeaderLength) return negotiate(header, opts);
+  // Clients send the same few Accept headers again and again: remember the answers (bounded).
+  const key = `${opts.allowedAs.join(',')}\0${header}`;
+  const known = choices.get(key);
+  if (known) return known;
+  const choice = Object.freeze(negotiate(header, opts));
+  if (choices.size >= maxRememberedChoices) choices.clear();
+  choices.set(key, choice);
+  return choice;
+}
+
+const defaultChoice: MediaTypeChoice = Object.freeze({ format: 'json', contentType: 'application/json' });
+const maxRememberedChoices = 256;
+const maxRememberedHeaderLength = 512;
+const choices = new Map<string, MediaTypeChoice>();
+
+function negotiate(header: string, opts: NegotiationOptions): MediaTypeChoice {
   const clauses = parseAccept(header);
   if (clauses.length === 0) return { format: 'json', contentType: 'application/json' };
   for (const c of clauses) {

@@ -47,23 +47,27 @@ export function setCommonHeaders(ctx: RequestContext): void {
 /** Writes an object (or Status) with the negotiated media type, pretty printing and gzip. */
 export function writeObject(ctx: RequestContext, code: number, obj: unknown, choice?: MediaTypeChoice): void {
   const format = choice?.format ?? 'json';
-  const body = Buffer.from(encodeBody(obj, format, wantsPretty(ctx)));
+  // A string body goes out with the headers in one write (Node joins them); no Buffer copy.
+  const body = encodeBody(obj, format, wantsPretty(ctx));
   writeBody(ctx, code, choice?.contentType ?? (format === 'yaml' ? 'application/yaml' : 'application/json'), body);
 }
 
-export function writeBody(ctx: RequestContext, code: number, contentType: string, body: Buffer): void {
+export function writeBody(ctx: RequestContext, code: number, contentType: string, body: Buffer | string): void {
   const { res } = ctx;
   if (res.headersSent || res.writableEnded) return;
   setCommonHeaders(ctx);
   res.setHeader('Content-Type', contentType);
   res.setHeader('X-Content-Type-Options', 'nosniff');
   let payload = body;
-  if (body.length > gzipThresholdBytes && acceptsGzip(ctx)) {
-    payload = gzipSync(body);
+  let length = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+  if (length > gzipThresholdBytes && acceptsGzip(ctx)) {
+    const zipped = gzipSync(body);
+    payload = zipped;
+    length = zipped.length;
     res.setHeader('Content-Encoding', 'gzip');
     res.setHeader('Vary', 'Accept-Encoding');
   }
-  res.setHeader('Content-Length', payload.length);
+  res.setHeader('Content-Length', length);
   res.writeHead(code);
   res.end(ctx.method === 'HEAD' ? undefined : payload);
 }

@@ -24,7 +24,7 @@ export function parseGoDuration(text: string): number | undefined {
  * work is cancelled through the request's AbortSignal.
  */
 export function withRequestTimeout(requestTimeoutMs: number): Filter {
-  return (next) => async (ctx) => {
+  return (next) => (ctx) => {
     if (ctx.longRunning || requestTimeoutMs <= 0) return next(ctx);
     let timeoutMs = requestTimeoutMs;
     const param = ctx.query.get('timeout');
@@ -32,22 +32,34 @@ export function withRequestTimeout(requestTimeoutMs: number): Filter {
       const requested = parseGoDuration(param);
       if (requested !== undefined && requested > 0 && requested < timeoutMs) timeoutMs = requested;
     }
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), timeoutMs);
-    });
-    const work = next(ctx).then(() => 'done' as const);
-    try {
-      const winner = await Promise.race([work, timedOut]);
-      if (winner === 'timeout') {
+    // One promise per request, settled by whichever comes first: the handler or the timer
+    // (no Promise.race over extra promises; this runs on every request).
+    return new Promise<void>((resolve, reject) => {
+      let done = false;
+      const timer = setTimeout(() => {
+        if (done) return;
+        done = true;
         const err = newTimeout('request did not complete within requested timeout - context deadline exceeded', 0);
         writeError(ctx, err);
         ctx.abort(err);
-        // The handler still runs to its end (its late answer is dropped); swallow its outcome.
-        work.catch(() => undefined);
-      }
-    } finally {
-      clearTimeout(timer);
-    }
+        resolve();
+      }, timeoutMs);
+      next(ctx).then(
+        () => {
+          if (done) return;
+          done = true;
+          clearTimeout(timer);
+          resolve();
+        },
+        (err: unknown) => {
+          // After a timeout the handler still runs to its end (its late answer is dropped);
+          // its outcome is swallowed.
+          if (done) return;
+          done = true;
+          clearTimeout(timer);
+          reject(err);
+        },
+      );
+    });
   };
 }
