@@ -25,4 +25,22 @@ describe('content negotiation', () => {
       expect(negotiateOutput(h, { allowedAs: [] }).format).toBe('json');
     }
   });
+
+  it('remembers answers per header and allowed kinds, but never a 406, and keeps them frozen', () => {
+    const accept = 'application/yaml;as=PartialObjectMetadata;g=meta.k8s.io;v=v1, application/json';
+    const first = negotiateOutput(accept, { allowedAs: ['PartialObjectMetadata'] });
+    expect(first).toEqual({ format: 'yaml', as: 'PartialObjectMetadata', group: 'meta.k8s.io', version: 'v1', contentType: 'application/yaml;g=meta.k8s.io;v=v1;as=PartialObjectMetadata' });
+    expect(negotiateOutput(accept, { allowedAs: ['PartialObjectMetadata'] })).toBe(first);
+    // The same header where that kind is not offered is a different answer.
+    expect(negotiateOutput(accept, { allowedAs: [] })).toEqual({ format: 'json', contentType: 'application/json' });
+    expect(Object.isFrozen(first)).toBe(true);
+    for (let i = 0; i < 2; i++) expect(() => negotiateOutput('text/html', { allowedAs: [] })).toThrow('only the following media types are accepted');
+  });
+
+  it('answers long headers without remembering them, and stays right after many distinct headers', () => {
+    const long = `${'application/x-nothing, '.repeat(40)}application/yaml`;
+    expect(negotiateOutput(long, { allowedAs: [] }).format).toBe('yaml');
+    for (let i = 0; i < 600; i++) expect(negotiateOutput(`application/json;x=${i}`, { allowedAs: [] }).format).toBe('json');
+    expect(negotiateOutput('application/yaml', { allowedAs: [] }).format).toBe('yaml');
+  });
 });
