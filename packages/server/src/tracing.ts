@@ -122,6 +122,9 @@ function header(ctx: RequestContext, name: string): string {
  */
 export function withTracing(tracing: Tracing): Filter {
   return (next) => async (ctx) => {
+    // With the rate unset or 0, a request that carries no trace context can never be sampled
+    // (ParentBased roots): skip the SDK for it entirely, so rate 0 costs a header lookup.
+    if (!tracing.samplesRoots && ctx.req.headers.traceparent === undefined) return next(ctx);
     const parent = tracing.extract(ctx.req.headers);
     // The samplers in use (parent-based, trace-id ratio) read neither name nor attributes: both
     // are only built for spans that are recorded.

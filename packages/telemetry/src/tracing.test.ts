@@ -101,6 +101,17 @@ describe('OTLP gRPC export', () => {
   });
 });
 
+describe('root sampling', () => {
+  it('says whether a request without a parent can be sampled', async () => {
+    for (const [rate, expected] of [[undefined, false], [0, false], [1, true], [1_000_000, true]] as const) {
+      const t = await createTracing({ endpoint: receiver.endpoint, samplingRatePerMillion: rate }, { serviceVersion: '0', instanceId: 'x' });
+      expect(t.samplesRoots).toBe(expected);
+      await t.shutdown();
+    }
+    expect(disabledTracing().samplesRoots).toBe(false);
+  });
+});
+
 describe('tracing off', () => {
   it('uses the no-op tracer and propagates nothing', () => {
     const off = disabledTracing();

@@ -13,6 +13,11 @@ export interface TracingOptions {
 /** The server's tracing: a tracer (no-op when off) and the W3C trace-context propagation helpers. */
 export interface Tracing {
   readonly enabled: boolean;
+  /**
+   * Whether a request without an incoming trace context can be sampled at all. False with the
+   * rate unset or 0: such a request cannot produce a span, so callers may skip tracing it.
+   */
+  readonly samplesRoots: boolean;
   readonly tracer: Tracer;
   /** The context carried by incoming `traceparent` / `tracestate` headers (the active context when off). */
   extract(headers: Record<string, string | string[] | undefined>): Context;
@@ -33,6 +38,7 @@ export function disabledTracing(): Tracing {
   const tracer = trace.getTracerProvider().getTracer('noop');
   return {
     enabled: false,
+    samplesRoots: false,
     tracer,
     extract: () => context.active(),
     inject: () => undefined,
@@ -88,6 +94,7 @@ export async function createTracing(spec: TracingSpec, opts: TracingOptions): Pr
   const tracer = provider.getTracer('plat.io/apiserver', opts.serviceVersion);
   return {
     enabled: true,
+    samplesRoots: rate !== undefined && rate > 0,
     tracer,
     extract: (headers) => propagator.extract(context.active(), headers, headerGetter),
     inject: (ctx, headers) =>
