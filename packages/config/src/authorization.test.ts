@@ -98,7 +98,7 @@ describe('AuthorizationConfiguration', () => {
     expect(errorsOf(`authorizers:\n${webhook({}, '""')}`)).toEqual(['authorizers[0].name: Required value']);
     expect(errorsOf(`authorizers:\n${webhook({}, 'a')}${webhook({}, 'a')}`)).toEqual(['authorizers[1].name: Duplicate value: "a"']);
     expect(errorsOf(`authorizers:\n${webhook({}, 'Bad.Name')}`)).toEqual([
-      "authorizers[0].name: Invalid value: \"Bad.Name\": authorizer name is invalid: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name', or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
+      "authorizers[0].name: Invalid value: \"Bad.Name\": authorizer name is invalid: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
     ]);
     expect(errorsOf('authorizers:\n- type: AlwaysAllow\n  name: allow\n')).toEqual([
       'authorizers[0].name: Invalid value: "allow": expected name alwaysallow for authorizer AlwaysAllow instead of allow',
