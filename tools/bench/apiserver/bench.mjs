@@ -23,36 +23,25 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
 import { Agent, request } from 'undici';
-import YAML from 'yaml';
+import { adminCredentials, benchFlags, buildApiserverBundle, cannonWith, cpuSeconds, root } from '../lib/apiserver-harness.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, '../../..');
 
-const args = process.argv.slice(2);
-const flag = (name, dflt) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 && i + 1 < args.length ? args[i + 1] : dflt;
-};
+const { flag, has } = benchFlags();
 const duration = Number(flag('duration', '10'));
 const connections = Number(flag('connections', '32'));
+const cannon = cannonWith({ connections, duration });
 const backend = flag('backend', 'sqlite');
 const watcherCount = Number(flag('watchers', '1000'));
 const listSize = Number(flag('list-size', '1000'));
 const rounds = Number(flag('rounds', '5'));
-const asJson = args.includes('--json');
+const asJson = has('--json');
 const log = (...m) => {
   if (!asJson) console.error(...m);
 };
 
 const collection = '/apis/certificates.plat.io/v1alpha1/clustertrustbundles';
-
-async function buildBundle() {
-  const { default: globalSetup } = await import(path.join(root, 'apps/apiserver/test/global-setup.mjs'));
-  await globalSetup();
-  return process.env.PLAT_APISERVER_BUNDLE;
-}
 
 function startChild(cmd, argv, opts = {}) {
   const child = spawn(cmd, argv, { stdio: ['pipe', 'pipe', 'pipe'], ...opts });
@@ -85,33 +74,6 @@ function startChild(cmd, argv, opts = {}) {
     clearTimeout(t);
   };
   return { child, waitFor, stop, stderr: () => err };
-}
-
-function credentials(kubeconfig) {
-  const doc = YAML.parse(fs.readFileSync(kubeconfig, 'utf8'));
-  const b = (s) => Buffer.from(s, 'base64').toString('utf8');
-  return { ca: b(doc.clusters[0].cluster['certificate-authority-data']), cert: b(doc.users[0].user['client-certificate-data']), key: b(doc.users[0].user['client-key-data']) };
-}
-
-function cannon(opts) {
-  return new Promise((resolve, reject) => {
-    const instance = autocannon({ connections, pipelining: 1, duration, ...opts }, (err, result) => (err ? reject(err) : resolve(result)));
-    autocannon.track(instance, { renderProgressBar: false, renderResultsTable: false, renderLatencyTable: false, outputStream: new (class { write() {} })() });
-  });
-}
-
-/**
- * CPU seconds (user + system) a process has used so far, from /proc (Linux; clock ticks of 1/100 s).
- * Requests per CPU-second compare two servers fairly even when other jobs load the machine.
- */
-function cpuSeconds(pid) {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return NaN;
-  }
 }
 
 /** Runs autocannon while measuring the CPU time of the server process `pid`. */
@@ -151,13 +113,13 @@ function summary(result) {
 
 async function main() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'plat-bench-'));
-  const bundle = await buildBundle();
+  const bundle = await buildApiserverBundle();
   log(`bundle: ${path.relative(root, bundle)}; backend ${backend}; ${connections} connections; ${duration} s per run; ${os.cpus().length} CPUs`);
   const api = startChild(process.execPath, [bundle, '--secure-port=0', `--data-dir=${dataDir}`, `--storage-backend=${backend}`, '--v=0'], { cwd: root });
   let bare;
   try {
     const [, url] = await api.waitFor(/is serving at (https:\/\/\S+)/, 60_000);
-    const creds = credentials(path.join(dataDir, 'admin.conf'));
+    const creds = adminCredentials(path.join(dataDir, 'admin.conf'));
     const tlsOptions = { ca: creds.ca, cert: creds.cert, key: creds.key };
     const dispatcher = new Agent({ connect: tlsOptions, connections: 64 });
     const call = async (method, p, body, contentType = 'application/json') => {

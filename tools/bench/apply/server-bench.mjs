@@ -18,29 +18,20 @@
 // machine load hits them alike; each scenario's figure is its total requests over its total time,
 // and requests per CPU-second of the server process (read from /proc), which other jobs on the
 // machine hardly move. Ratios: apply-noop / merge-noop and apply-change / merge-change.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
 import { Agent, request } from 'undici';
-import YAML from 'yaml';
+import { adminCredentials, benchFlags, cannonWith, cpuSeconds, root, buildApiserverBundle, startApiserver } from '../lib/apiserver-harness.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, '../../..');
-
-const args = process.argv.slice(2);
-const flag = (name, dflt) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 && i + 1 < args.length ? args[i + 1] : dflt;
-};
+const { flag, has } = benchFlags();
 const duration = Math.max(1, Number(flag('duration', '3')));
 const rounds = Math.max(1, Number(flag('rounds', '3')));
 const connections = Math.max(1, Number(flag('connections', '16')));
+const cannon = cannonWith({ connections, duration });
 const objects = Math.max(1, Number(flag('objects', '200')));
 const backend = flag('backend', 'sqlite');
-const asJson = args.includes('--json');
+const asJson = has('--json');
 // --cpu-prof DIR: the apiserver writes a V8 CPU profile there when it stops (for finding hot spots).
 const cpuProfDir = flag('cpu-prof', '');
 const log = (...m) => {
@@ -57,77 +48,19 @@ const x509 = await import(path.join(root, 'packages/x509/dist/index.js')).catch(
   process.exit(2);
 });
 
-function startApiserver(bundle, dataDir) {
-  const profile = cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(cpuProfDir)}`] : [];
-  const child = spawn(process.execPath, [...profile, bundle, '--secure-port=0', `--data-dir=${dataDir}`, `--storage-backend=${backend}`, '--v=0'], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NODE_OPTIONS: '' },
-  });
-  let out = '';
-  let err = '';
-  child.stdout.setEncoding('utf8').on('data', (c) => (out += c));
-  child.stderr.setEncoding('utf8').on('data', (c) => (err += c));
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  const url = new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`apiserver did not start in 60 s\n${out}\n${err}`)), 60_000);
-    const poll = setInterval(() => {
-      const m = /is serving at (https:\/\/\S+)/.exec(out);
-      if (m) {
-        clearInterval(poll);
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    }, 20);
-    exited.then((code) => {
-      clearInterval(poll);
-      clearTimeout(timer);
-      reject(new Error(`apiserver exited with ${code}\n${out}\n${err}`));
-    });
-  });
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    await exited;
-    clearTimeout(t);
-  };
-  return { child, url, stop };
-}
-
-function credentials(kubeconfig) {
-  const doc = YAML.parse(fs.readFileSync(kubeconfig, 'utf8'));
-  const b = (s) => Buffer.from(s, 'base64').toString('utf8');
-  return { ca: b(doc.clusters[0].cluster['certificate-authority-data']), cert: b(doc.users[0].user['client-certificate-data']), key: b(doc.users[0].user['client-key-data']) };
-}
-
-/** CPU seconds (user + system) the process has used so far, from /proc (clock ticks of 1/100 s). */
-function cpuSeconds(pid) {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return NaN;
-  }
-}
-
-function cannon(opts) {
-  return new Promise((resolve, reject) => {
-    const instance = autocannon({ connections, pipelining: 1, duration, ...opts }, (err, result) => (err ? reject(err) : resolve(result)));
-    autocannon.track(instance, { renderProgressBar: false, renderResultsTable: false, renderLatencyTable: false, outputStream: new (class { write() {} })() });
-  });
-}
-
 async function main() {
-  const { default: globalSetup } = await import(path.join(root, 'apps/apiserver/test/global-setup.mjs'));
-  await globalSetup();
-  const bundle = process.env.PLAT_APISERVER_BUNDLE;
+  const bundle = await buildApiserverBundle();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'plat-apply-bench-'));
   log(`bundle: ${path.relative(root, bundle)}; backend ${backend}; ${connections} connections; ${objects} objects per scenario; ${rounds} rounds of ${duration} s; ${os.cpus().length} CPUs`);
-  const api = startApiserver(bundle, dataDir);
+  const api = startApiserver(bundle, dataDir, {
+    args: [`--storage-backend=${backend}`, '--v=0'],
+    nodeArgs: cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(cpuProfDir)}`] : [],
+    cwd: root,
+    startTimeoutMs: 60_000,
+  });
   try {
     const url = await api.url;
-    const creds = credentials(path.join(dataDir, 'admin.conf'));
+    const creds = adminCredentials(path.join(dataDir, 'admin.conf'));
     const tlsOptions = { ca: creds.ca, cert: creds.cert, key: creds.key };
     const dispatcher = new Agent({ connect: tlsOptions, connections: 32 });
     const call = async (method, p, body, contentType) => {

@@ -20,40 +20,28 @@
 //                 every request. The webhook's call count is printed: it stays at the warm-up's.
 // Figures: requests per second and requests per server CPU second (from /proc), each as a ratio of (a).
 // Targets: (b) >= 0.7 and (c) >= 0.6 of (a).
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
 import { SignJWT, exportJWK, generateKeyPair } from 'jose';
 import { Agent, request } from 'undici';
 import YAML from 'yaml';
+import { adminCredentials, benchFlags, buildApiserverBundle, cannonWith, cpuSeconds, startApiserver } from '../lib/apiserver-harness.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, '../../..');
 
-const args = process.argv.slice(2);
-const flag = (name, dflt) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 && i + 1 < args.length ? args[i + 1] : dflt;
-};
+const { flag, has } = benchFlags();
 const duration = Number(flag('duration', '3'));
 const rounds = Number(flag('rounds', '5'));
 const connections = Number(flag('connections', '16'));
-const asJson = args.includes('--json');
+const cannon = cannonWith({ connections, duration });
+const asJson = has('--json');
 const log = (...m) => {
   if (!asJson) console.error(...m);
 };
 
 const collection = '/apis/certificates.plat.io/v1alpha1/clustertrustbundles';
-
-async function buildBundle() {
-  const { default: globalSetup } = await import(path.join(root, 'apps/apiserver/test/global-setup.mjs'));
-  await globalSetup();
-  return process.env.PLAT_APISERVER_BUNDLE;
-}
 
 /** A self-signed serving certificate for 127.0.0.1 / localhost (openssl; it is its own trust anchor). */
 function selfSigned(dir, name) {
@@ -106,69 +94,8 @@ async function startWebhook(tls) {
   return { url: `https://127.0.0.1:${port}/authorize`, calls: () => calls, close: () => new Promise((r) => { server.closeAllConnections(); server.close(r); }) };
 }
 
-function startServer(bundle, dataDir, extra) {
-  const child = spawn(process.execPath, [bundle, '--secure-port=0', `--data-dir=${dataDir}`, '--storage-backend=memory', ...extra], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NODE_OPTIONS: '' },
-  });
-  let out = '';
-  let err = '';
-  child.stdout.setEncoding('utf8').on('data', (c) => (out += c));
-  child.stderr.setEncoding('utf8').on('data', (c) => (err += c));
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  const url = new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`apiserver did not start\n${out}\n${err}`)), 30_000);
-    const poll = setInterval(() => {
-      const m = /is serving at (https:\/\/\S+)/.exec(out);
-      if (m) {
-        clearInterval(poll);
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    }, 20);
-    exited.then((code) => {
-      clearInterval(poll);
-      clearTimeout(timer);
-      reject(new Error(`apiserver exited with ${code}\n${out}\n${err}`));
-    });
-  });
-  return {
-    child,
-    url,
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(t);
-    },
-  };
-}
-
-function credentials(kubeconfig) {
-  const doc = YAML.parse(fs.readFileSync(kubeconfig, 'utf8'));
-  const b = (s) => Buffer.from(s, 'base64').toString('utf8');
-  return { ca: b(doc.clusters[0].cluster['certificate-authority-data']), cert: b(doc.users[0].user['client-certificate-data']), key: b(doc.users[0].user['client-key-data']) };
-}
-
-function cpuSeconds(pid) {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return NaN;
-  }
-}
-
-function cannon(opts) {
-  return new Promise((resolve, reject) => {
-    const instance = autocannon({ connections, pipelining: 1, duration, ...opts }, (err, result) => (err ? reject(err) : resolve(result)));
-    autocannon.track(instance, { renderProgressBar: false, renderResultsTable: false, renderLatencyTable: false, outputStream: new (class { write() {} })() });
-  });
-}
-
 async function main() {
-  const bundle = await buildBundle();
+  const bundle = await buildApiserverBundle();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'plat-bench-auth-'));
   const tls = selfSigned(dir, 'localhost');
   const idp = await startOidcProvider(tls);
@@ -226,10 +153,10 @@ async function main() {
     }),
   );
   const dataDir = path.join(dir, 'data');
-  const server = startServer(bundle, dataDir, [`--authentication-config=${authn}`, `--authorization-config=${authz}`]);
+  const server = startApiserver(bundle, dataDir, { args: ['--storage-backend=memory', `--authentication-config=${authn}`, `--authorization-config=${authz}`] });
   try {
     const url = await server.url;
-    const creds = credentials(path.join(dataDir, 'admin.conf'));
+    const creds = adminCredentials(path.join(dataDir, 'admin.conf'));
     const dispatcher = new Agent({ connect: creds });
     // Wait until the JWT authenticator has its keys (readyz), then create the bundle to GET.
     for (let i = 0; ; i++) {

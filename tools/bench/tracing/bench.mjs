@@ -22,34 +22,23 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
 import { Agent, request } from 'undici';
-import YAML from 'yaml';
+import { adminCredentials, benchFlags, buildApiserverBundle, cannonWith, cpuSeconds, startApiserver } from '../lib/apiserver-harness.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, '../../..');
 
-const args = process.argv.slice(2);
-const flag = (name, dflt) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 && i + 1 < args.length ? args[i + 1] : dflt;
-};
+const { flag, has } = benchFlags();
 const duration = Number(flag('duration', '3'));
 const rounds = Number(flag('rounds', '5'));
 const connections = Number(flag('connections', '16'));
-const asJson = args.includes('--json');
+const cannon = cannonWith({ connections, duration });
+const asJson = has('--json');
 const settleMs = Number(flag('settle-ms', '1500'));
 const log = (...m) => {
   if (!asJson) console.error(...m);
 };
 
 const collection = '/apis/certificates.plat.io/v1alpha1/clustertrustbundles';
-
-async function buildBundle() {
-  const { default: globalSetup } = await import(path.join(root, 'apps/apiserver/test/global-setup.mjs'));
-  await globalSetup();
-  return process.env.PLAT_APISERVER_BUNDLE;
-}
 
 /** The OTLP/gRPC receiver (receiver.mjs) in a child process; `stats()` asks it for its counts. */
 async function startReceiver() {
@@ -77,69 +66,8 @@ async function startReceiver() {
   };
 }
 
-function startServer(bundle, dataDir, extra) {
-  const child = spawn(process.execPath, [bundle, '--secure-port=0', `--data-dir=${dataDir}`, '--storage-backend=memory', ...extra], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NODE_OPTIONS: '' },
-  });
-  let out = '';
-  let err = '';
-  child.stdout.setEncoding('utf8').on('data', (c) => (out += c));
-  child.stderr.setEncoding('utf8').on('data', (c) => (err += c));
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  const url = new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`apiserver did not start\n${out}\n${err}`)), 30_000);
-    const poll = setInterval(() => {
-      const m = /is serving at (https:\/\/\S+)/.exec(out);
-      if (m) {
-        clearInterval(poll);
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    }, 20);
-    exited.then((code) => {
-      clearInterval(poll);
-      clearTimeout(timer);
-      reject(new Error(`apiserver exited with ${code}\n${out}\n${err}`));
-    });
-  });
-  return {
-    child,
-    url,
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(t);
-    },
-  };
-}
-
-function credentials(kubeconfig) {
-  const doc = YAML.parse(fs.readFileSync(kubeconfig, 'utf8'));
-  const b = (s) => Buffer.from(s, 'base64').toString('utf8');
-  return { ca: b(doc.clusters[0].cluster['certificate-authority-data']), cert: b(doc.users[0].user['client-certificate-data']), key: b(doc.users[0].user['client-key-data']) };
-}
-
-function cpuSeconds(pid) {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return NaN;
-  }
-}
-
-function cannon(opts) {
-  return new Promise((resolve, reject) => {
-    const instance = autocannon({ connections, pipelining: 1, duration, ...opts }, (err, result) => (err ? reject(err) : resolve(result)));
-    autocannon.track(instance, { renderProgressBar: false, renderResultsTable: false, renderLatencyTable: false, outputStream: new (class { write() {} })() });
-  });
-}
-
 async function main() {
-  const bundle = await buildBundle();
+  const bundle = await buildApiserverBundle();
   const receiver = await startReceiver();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'plat-bench-tracing-'));
   const tracingFile = (rate) => {
@@ -161,10 +89,10 @@ async function main() {
   try {
     for (const c of configs) {
       const dataDir = path.join(dir, c.name);
-      const s = startServer(bundle, dataDir, c.args);
+      const s = startApiserver(bundle, dataDir, { args: ['--storage-backend=memory', ...c.args] });
       servers.push(s);
       const url = await s.url;
-      const creds = credentials(path.join(dataDir, 'admin.conf'));
+      const creds = adminCredentials(path.join(dataDir, 'admin.conf'));
       // The dev PKI's CA certificate is a valid trust anchor to publish.
       const caPem = creds.ca;
       const dispatcher = new Agent({ connect: creds });

@@ -1,0 +1,102 @@
+// What the benchmarks that drive a started apiserver share: command-line flags, the esbuild bundle
+// of apps/apiserver (built like the end-to-end tests), the server as a child process, the admin
+// credentials from its admin.conf, the CPU time of a process from /proc, and autocannon runs.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import YAML from 'yaml';
+
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+
+/** `--name value` flags of this process, with defaults; `has('--json')` for bare switches. */
+export function benchFlags(args = process.argv.slice(2)) {
+  return {
+    flag(name, dflt) {
+      const i = args.indexOf(`--${name}`);
+      return i >= 0 && i + 1 < args.length ? args[i + 1] : dflt;
+    },
+    has: (name) => args.includes(name),
+  };
+}
+
+/** Bundles apps/apiserver with the e2e global setup (same options as the Nx build); returns the file. */
+export async function buildApiserverBundle() {
+  const { default: globalSetup } = await import(path.join(root, 'apps/apiserver/test/global-setup.mjs'));
+  await globalSetup();
+  return process.env.PLAT_APISERVER_BUNDLE;
+}
+
+/**
+ * Starts the bundled apiserver (`--secure-port=0`, a fresh `--data-dir`) as a child process;
+ * `url` resolves with the address it prints, `stop()` sends SIGTERM (SIGKILL after 10 s).
+ */
+export function startApiserver(bundle, dataDir, { args = [], nodeArgs = [], cwd, startTimeoutMs = 30_000 } = {}) {
+  const child = spawn(process.execPath, [...nodeArgs, bundle, '--secure-port=0', `--data-dir=${dataDir}`, ...args], {
+    cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NODE_OPTIONS: '' },
+  });
+  let out = '';
+  let err = '';
+  child.stdout.setEncoding('utf8').on('data', (c) => (out += c));
+  child.stderr.setEncoding('utf8').on('data', (c) => (err += c));
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const url = new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`apiserver did not start in ${startTimeoutMs / 1000} s\n${out}\n${err}`)), startTimeoutMs);
+    const poll = setInterval(() => {
+      const m = /is serving at (https:\/\/\S+)/.exec(out);
+      if (m) {
+        clearInterval(poll);
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    }, 20);
+    exited.then((code) => {
+      clearInterval(poll);
+      clearTimeout(timer);
+      reject(new Error(`apiserver exited with ${code}\n${out}\n${err}`));
+    });
+  });
+  return {
+    child,
+    url,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(t);
+    },
+  };
+}
+
+/** CA, client certificate and key (PEM) of the first cluster and user of a kubeconfig. */
+export function adminCredentials(kubeconfig) {
+  const doc = YAML.parse(fs.readFileSync(kubeconfig, 'utf8'));
+  const b = (s) => Buffer.from(s, 'base64').toString('utf8');
+  return { ca: b(doc.clusters[0].cluster['certificate-authority-data']), cert: b(doc.users[0].user['client-certificate-data']), key: b(doc.users[0].user['client-key-data']) };
+}
+
+/**
+ * CPU seconds (user + system) a process has used so far, from /proc (Linux; clock ticks of 1/100 s).
+ * Requests per CPU-second compare servers fairly even when other jobs load the machine.
+ */
+export function cpuSeconds(pid) {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
+/** An autocannon runner with default connections and duration (seconds), printing nothing. */
+export function cannonWith({ connections, duration }) {
+  return (opts) =>
+    new Promise((resolve, reject) => {
+      const instance = autocannon({ connections, pipelining: 1, duration, ...opts }, (err, result) => (err ? reject(err) : resolve(result)));
+      autocannon.track(instance, { renderProgressBar: false, renderResultsTable: false, renderLatencyTable: false, outputStream: new (class { write() {} })() });
+    });
+}
