@@ -74,10 +74,11 @@ export function webhookConnection(authorizer: AuthorizerConfiguration): WebhookC
 
 /** Counts every authorizer's decisions in the webhook metrics' decisions counter (type and name labels). */
 function counted(type: string, name: string, authorizer: Authorizer, metrics: WebhookMetrics): Authorizer {
+  const count = metrics.decisionCounter(type, name);
   return {
     async authorize(attrs, opts) {
       const result = await authorizer.authorize(attrs, opts);
-      metrics.decisions.inc({ type, name, decision: result.decision.toLowerCase() });
+      count(result.decision);
       return result;
     },
   };

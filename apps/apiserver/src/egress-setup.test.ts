@@ -26,6 +26,7 @@ const logs: string[] = [];
 const logger: Logger = {
   info: (m, f) => logs.push(`I ${m} ${JSON.stringify(f ?? {})}`),
   error: (m, f) => logs.push(`E ${m} ${JSON.stringify(f ?? {})}`),
+  enabled: () => true,
 };
 
 let dir: string;

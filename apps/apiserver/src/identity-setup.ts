@@ -92,6 +92,7 @@ export async function configureIdentity(identity: ServerIdentity, auth: AuthOpti
     );
   }
   if (auth.authorizationConfigFile) {
+    identity.pinAuthorizationPerRequest();
     reloaders.push(
       new ConfigReloader({
         path: auth.authorizationConfigFile,

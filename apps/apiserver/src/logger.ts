@@ -1,9 +1,11 @@
 export type LoggingFormat = 'text' | 'json';
 
-/** Matches @plat/server's ServerLogger hook (info with a verbosity, error). */
+/** Matches @plat/server's ServerLogger hook (info with a verbosity, error, enabled). */
 export interface Logger {
   info(message: string, fields?: Record<string, unknown>, verbosity?: number): void;
   error(message: string, fields?: Record<string, unknown>): void;
+  /** Whether info lines of this verbosity are written (the server skips building them otherwise). */
+  enabled(verbosity: number): boolean;
 }
 
 function textValue(v: unknown): string {
@@ -55,5 +57,6 @@ export function createLogger(opts: {
     error(message, fields = {}) {
       emit('E', message, fields, 0);
     },
+    enabled: (verbosity) => verbosity <= opts.verbosity,
   };
 }

@@ -38,6 +38,7 @@ describe('ServerIdentity', () => {
     {
       const closed: string[] = [];
       const identity = new ServerIdentity(100);
+      identity.pinAuthorizationPerRequest();
       identity.setAuthentication(authn('authn-1', closed));
       identity.setAuthorization(authz('authz-1', closed));
 
@@ -62,6 +63,29 @@ describe('ServerIdentity', () => {
       await identity.close();
       expect(closed.sort()).toEqual(['authn-1', 'authn-2', 'authz-1', 'authz-2']);
     }
+  });
+
+  it('leaves the request signal alone while authorization cannot be reloaded', async () => {
+    const closed: string[] = [];
+    const identity = new ServerIdentity(60_000);
+    identity.setAuthentication(authn('authn-1', closed));
+    identity.setAuthorization(authz('authz-1', closed));
+    let reads = 0;
+    const signal = new AbortController().signal;
+    const lazy = {
+      method: 'GET',
+      path: '/version',
+      headers: {},
+      get signal() {
+        reads++;
+        return signal;
+      },
+    };
+    expect((await identity.authenticator.authenticate(lazy))!.user.username).toBe('authn-1');
+    identity.setAuthorization(authz('authz-2', closed));
+    expect((await identity.authorizer.authorize(attrs(), lazy)).reason).toBe('authz-2');
+    expect(reads).toBe(0);
+    await identity.close();
   });
 
   it('closes retiring instances at once when the server stops', async () => {

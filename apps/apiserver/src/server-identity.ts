@@ -8,8 +8,11 @@ import type { AuthorizationInstance } from './authorization-setup.js';
  * A request keeps the instances it started with: authentication uses the current
  * authentication instance, and pins the current authorization instance to the request (by its
  * abort signal, which the server passes to every authorizer call: the authorization filter,
- * impersonation, admission and the review APIs). A replaced instance is closed after
- * `retireAfterMs` (the request timeout), when requests that could still use it have finished.
+ * impersonation, admission and the review APIs). Pinning is switched on by
+ * `pinAuthorizationPerRequest()` when the authorization configuration can be reloaded (otherwise
+ * it would only cost: the server creates a request's signal when something reads it). A replaced
+ * instance is closed after `retireAfterMs` (the request timeout), when requests that could still
+ * use it have finished.
  */
 export class ServerIdentity {
   private authn: Reloadable<AuthenticationInstance> | undefined;
@@ -17,20 +20,21 @@ export class ServerIdentity {
   private readonly pinned = new WeakMap<AbortSignal, AuthorizationInstance>();
   private readonly retiring = new Map<NodeJS.Timeout, () => Promise<void>>();
   private closed = false;
+  private pinning = false;
 
   constructor(private readonly retireAfterMs: number) {}
 
   readonly authenticator: Authenticator = {
     authenticate: (req) => {
       const authn = this.current(this.authn);
-      if (req.signal) this.pinned.set(req.signal, this.current(this.authz));
+      if (this.pinning && req.signal) this.pinned.set(req.signal, this.current(this.authz));
       return authn.authenticator.authenticate(req);
     },
   };
 
   readonly authorizer: Authorizer = {
     authorize: (attrs, opts) => {
-      const authz = (opts?.signal && this.pinned.get(opts.signal)) || this.current(this.authz);
+      const authz = (this.pinning && opts?.signal && this.pinned.get(opts.signal)) || this.current(this.authz);
       return authz.authorizer.authorize(attrs, opts);
     },
   };
@@ -50,6 +54,11 @@ export class ServerIdentity {
 
   get authorization(): AuthorizationInstance {
     return this.current(this.authz);
+  }
+
+  /** From now on, requests keep the authorization instance current when they were authenticated. */
+  pinAuthorizationPerRequest(): void {
+    this.pinning = true;
   }
 
   /** Installs a built authentication instance (the first, or a reloaded one; its JWT key loading already started). */

@@ -198,6 +198,7 @@ export async function startServer(dataDir: string, args: string[], identity: Ide
   const logger: Logger = {
     info: (message, fields) => void logs.push(`${message} ${JSON.stringify(fields ?? {})}`),
     error: (message, fields) => void logs.push(`ERROR ${message} ${JSON.stringify(fields ?? {})}`),
+    enabled: () => true,
   };
   const running = await runServer(options, { logger, version: '0.0.0-test', identity: { reloadIntervalMs: 100, ...identity } });
   const pki = running.devPki!;

@@ -22,7 +22,7 @@ export interface OutgoingResponse {
   setHeader(name: string, value: string | number | readonly string[]): unknown;
   getHeader(name: string): unknown;
   removeHeader(name: string): void;
-  writeHead(statusCode: number): unknown;
+  writeHead(statusCode: number, headers?: Record<string, string | number | string[]>): unknown;
   write(chunk: string | Buffer, cb?: (err?: Error | null) => void): boolean;
   end(chunk?: string | Buffer, cb?: () => void): unknown;
   on(event: 'close' | 'finish' | 'drain', listener: () => void): unknown;
@@ -36,15 +36,23 @@ export interface RequestContext {
   req: IncomingRequest;
   res: OutgoingResponse;
   method: string;
-  url: URL;
-  query: URLSearchParams;
+  /** The request URL, parsed against `https://localhost` (built on first use). */
+  readonly url: URL;
+  /** The path as the client sent it (dot segments resolved, percent-encoding kept). */
+  readonly path: string;
+  readonly query: URLSearchParams;
   info: RequestInfo;
   /** The authenticated (and possibly impersonated) user, set by the authentication filter. */
   user?: UserInfo;
   /** The user before impersonation, for logs. */
   authenticatedUser?: UserInfo;
   /** Aborted when the client goes away, the request times out or the server shuts down. */
-  signal: AbortSignal;
+  readonly signal: AbortSignal;
+  /**
+   * The signal if something asked for it or the request was aborted; undefined means "not
+   * aborted so far" (for a quick check that should not create one).
+   */
+  readonly signalIfCreated: AbortSignal | undefined;
   abort(reason: Error): void;
   /** Sent as `Warning: 299 - "..."` headers with the response. */
   warnings: string[];
@@ -56,3 +64,79 @@ export interface RequestContext {
 
 export type Handler = (ctx: RequestContext) => Promise<void>;
 export type Filter = (next: Handler) => Handler;
+
+// Characters a URL path keeps as they are (RFC 3986 pchar without percent-encoding), so that
+// `new URL()` would answer the same pathname; anything else takes the URL parser.
+const plainRequestTarget = /^\/(?!\/)[A-Za-z0-9\-._~!$&'()*+,;=:@/]*(?:\?[^#]*)?$/;
+
+/** Splits a request target into path and query like `new URL(target, base)`, cheaply for plain targets. */
+export function splitRequestTarget(target: string): { path: string; query: string; url?: URL } {
+  if (plainRequestTarget.test(target)) {
+    const q = target.indexOf('?');
+    const path = q < 0 ? target : target.slice(0, q);
+    // Dot segments need the URL parser's resolution.
+    if (!path.includes('/.')) return { path, query: q < 0 ? '' : target.slice(q + 1) };
+  }
+  let url: URL;
+  try {
+    url = new URL(target, 'https://localhost');
+  } catch {
+    url = new URL('https://localhost/');
+  }
+  return { path: url.pathname, query: url.search.slice(1), url };
+}
+
+/**
+ * The RequestContext the server builds per request. What most requests never look at is made
+ * on first use: the URL object, the query parameters and the AbortController (whose signal costs
+ * microseconds to create).
+ */
+export class ServerRequestContext implements RequestContext {
+  user?: UserInfo;
+  authenticatedUser?: UserInfo;
+  warnings: string[] = [];
+  private controller?: AbortController;
+  private parsedUrl?: URL;
+  private params?: URLSearchParams;
+  private readonly rawQuery: string;
+
+  constructor(
+    readonly req: IncomingRequest,
+    readonly res: OutgoingResponse,
+    readonly method: string,
+    target: { path: string; query: string; url?: URL },
+    infoFor: (method: string, path: string, query: URLSearchParams) => RequestInfo,
+    readonly auditId: string,
+    readonly startTime: bigint,
+  ) {
+    this.path = target.path;
+    this.rawQuery = target.query;
+    this.parsedUrl = target.url;
+    this.info = infoFor(method, this.path, this.query);
+    this.longRunning = this.info.verb === 'watch';
+  }
+
+  readonly path: string;
+  readonly info: RequestInfo;
+  longRunning: boolean;
+
+  get url(): URL {
+    return (this.parsedUrl ??= new URL(`${this.path}${this.rawQuery ? `?${this.rawQuery}` : ''}`, 'https://localhost'));
+  }
+
+  get query(): URLSearchParams {
+    return (this.params ??= this.parsedUrl ? this.parsedUrl.searchParams : new URLSearchParams(this.rawQuery));
+  }
+
+  get signal(): AbortSignal {
+    return (this.controller ??= new AbortController()).signal;
+  }
+
+  get signalIfCreated(): AbortSignal | undefined {
+    return this.controller?.signal;
+  }
+
+  abort(reason: Error): void {
+    (this.controller ??= new AbortController()).abort(reason);
+  }
+}

@@ -47,7 +47,8 @@ export function requestInfoFor(method: string, pathname: string, query: URLSearc
     name: '',
     parts: [],
   };
-  const segments = pathname.replace(/^\/+|\/+$/g, '').split('/').filter((s) => s !== '');
+  // Empty segments (leading, trailing or doubled slashes) do not count.
+  const segments = pathname.split('/').filter((s) => s !== '');
   const prefix = segments[0];
   if (prefix !== 'api' && prefix !== 'apis') return info;
   info.apiPrefix = prefix;

@@ -38,10 +38,12 @@ export function setCommonHeaders(ctx: RequestContext): void {
   if (res.headersSent) return;
   res.setHeader('Audit-Id', ctx.auditId);
   if (!res.getHeader('Cache-Control')) res.setHeader('Cache-Control', 'no-cache, private');
-  if (ctx.warnings.length) {
-    // Deduplicated, in the order they were added.
-    res.setHeader('Warning', [...new Set(ctx.warnings)].map(warningHeaderValue));
-  }
+  if (ctx.warnings.length) res.setHeader('Warning', warningHeaderValues(ctx));
+}
+
+function warningHeaderValues(ctx: RequestContext): string[] {
+  // Deduplicated, in the order they were added.
+  return [...new Set(ctx.warnings)].map(warningHeaderValue);
 }
 
 /** Writes an object (or Status) with the negotiated media type, pretty printing and gzip. */
@@ -55,20 +57,26 @@ export function writeObject(ctx: RequestContext, code: number, obj: unknown, cho
 export function writeBody(ctx: RequestContext, code: number, contentType: string, body: Buffer | string): void {
   const { res } = ctx;
   if (res.headersSent || res.writableEnded) return;
-  setCommonHeaders(ctx);
-  res.setHeader('Content-Type', contentType);
-  res.setHeader('X-Content-Type-Options', 'nosniff');
   let payload = body;
   let length = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+  // All headers go to writeHead at once (Node merges what handlers set before with setHeader);
+  // cheaper than one setHeader call each.
+  const headers: Record<string, string | number | string[]> = {
+    'Audit-Id': ctx.auditId,
+    'Content-Type': contentType,
+    'X-Content-Type-Options': 'nosniff',
+  };
+  if (!res.getHeader('Cache-Control')) headers['Cache-Control'] = 'no-cache, private';
+  if (ctx.warnings.length) headers['Warning'] = warningHeaderValues(ctx);
   if (length > gzipThresholdBytes && acceptsGzip(ctx)) {
     const zipped = gzipSync(body);
     payload = zipped;
     length = zipped.length;
-    res.setHeader('Content-Encoding', 'gzip');
-    res.setHeader('Vary', 'Accept-Encoding');
+    headers['Content-Encoding'] = 'gzip';
+    headers['Vary'] = 'Accept-Encoding';
   }
-  res.setHeader('Content-Length', length);
-  res.writeHead(code);
+  headers['Content-Length'] = length;
+  res.writeHead(code, headers);
   res.end(ctx.method === 'HEAD' ? undefined : payload);
 }
 

@@ -272,7 +272,7 @@ describe('failures and tracing off', () => {
 describe('routeTemplate', () => {
   const route = (method: string, path: string) => {
     const url = new URL(path, 'https://localhost');
-    return routeTemplate({ method, url, info: requestInfoFor(method, url.pathname, url.searchParams) } as RequestContext);
+    return routeTemplate({ method, url, path: url.pathname, info: requestInfoFor(method, url.pathname, url.searchParams) } as RequestContext);
   };
   it.each([
     ['GET', '/apis/certificates.plat.io/v1alpha1/clustertrustbundles', '/apis/certificates.plat.io/v1alpha1/clustertrustbundles'],

@@ -80,7 +80,7 @@ export function routeTemplate(ctx: RequestContext): string {
   const { info } = ctx;
   if (info.isResourceRequest) {
     const prefix = info.apiGroup ? `/${info.apiPrefix}/${info.apiGroup}/${info.apiVersion}` : `/${info.apiPrefix}/${info.apiVersion}`;
-    const watch = ctx.url.pathname.includes(`/watch/`) ? '/watch' : '';
+    const watch = ctx.path.includes(`/watch/`) ? '/watch' : '';
     const ns = info.namespace ? '/namespaces/{namespace}' : '';
     const name = info.name ? '/{name}' : '';
     const sub = info.subresource ? `/${info.subresource}` : '';

@@ -119,6 +119,7 @@ export interface Watch extends AsyncIterable<WatchEvent> {
 
 export interface Storage {
   create(key: string, obj: StoredObject, opts?: CreateOptions): Promise<StoredObject>;
+  /** The object at key; it may be shared with other readers and frozen: copy it before changing it. */
   get(key: string, opts?: GetOptions): Promise<StoredObject>;
   list(prefix: string, opts?: ListOptions): Promise<ListResult>;
   guaranteedUpdate(key: string, tryUpdate: TryUpdate, opts?: UpdateOptions): Promise<StoredObject>;

@@ -42,4 +42,28 @@ describe('memory storage', () => {
     expect(await s.ready()).toBe(false);
     await expect(s.get('/g/r/a')).rejects.toThrow('storage is closed');
   });
+
+  it('keeps at most readCacheSize decoded objects, and decodes every get afresh with 0', async () => {
+    const small = new MemoryStorage({ readCacheSize: 2 });
+    const none = new MemoryStorage({ readCacheSize: 0 });
+    try {
+      for (const s of [small, none]) {
+        for (const n of ['a', 'b', 'c']) await s.create(`/g/r/${n}`, { metadata: { name: n } });
+      }
+      const a = await small.get('/g/r/a');
+      expect(await small.get('/g/r/a')).toBe(a);
+      await small.get('/g/r/b');
+      await small.get('/g/r/c'); // evicts a, the oldest
+      const a2 = await small.get('/g/r/a');
+      expect(a2).not.toBe(a);
+      expect(a2).toEqual(a);
+      const n1 = await none.get('/g/r/a');
+      const n2 = await none.get('/g/r/a');
+      expect(n2).not.toBe(n1);
+      expect(Object.isFrozen(n1)).toBe(false);
+    } finally {
+      await small.close();
+      await none.close();
+    }
+  });
 });

@@ -38,6 +38,21 @@ export interface MvccStorageOptions {
   maxQueuedEvents?: number;
   /** Default bookmark period for watches with allowWatchBookmarks (ms, default 60 000). */
   bookmarkIntervalMs?: number;
+  /**
+   * How many objects `get` keeps decoded (default 1024; 0 turns it off). A get of an object whose
+   * stored revision has not changed answers the same frozen object again instead of parsing the
+   * stored JSON on every read.
+   */
+  readCacheSize?: number;
+}
+
+/** Freezes an object and everything in it (decoded JSON: plain objects and arrays only). */
+export function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
 }
 
 /** Bound of compare-and-swap retries in guaranteedUpdate and delete (a safety net, never hit in practice). */
@@ -115,6 +130,9 @@ export class MvccStorage implements Storage {
   private readonly openWatches = new Set<WatchStream>();
   /** Watches with bookmarks that send one as soon as the backend reports progress. */
   private readonly progressListeners = new Set<() => void>();
+  /** Objects recently answered by get, by key, with the revision they were decoded at. */
+  private readonly reads = new Map<string, { revision: number; object: StoredObject }>();
+  private readonly readCacheSize: number;
 
   constructor(
     protected readonly kv: Kv,
@@ -122,6 +140,7 @@ export class MvccStorage implements Storage {
   ) {
     this.maxQueuedEvents = opts.maxQueuedEvents ?? defaultMaxQueuedEvents;
     this.bookmarkIntervalMs = opts.bookmarkIntervalMs ?? 60_000;
+    this.readCacheSize = opts.readCacheSize ?? 1024;
   }
 
   /** Runs a backend call, mapping unexpected failures to a 500 (backends map unreachability to 503). */
@@ -159,7 +178,23 @@ export class MvccStorage implements Storage {
     const { record, revision } = await this.call(() => this.kv.get(key));
     if (minimum !== undefined && minimum > revision) throw tooLargeResourceVersion(minimum, revision);
     if (!record) throw notFound(key);
-    return decodeObject(record.value, record.modRevision);
+    return this.decodeRead(key, record);
+  }
+
+  /**
+   * The object of a get, shared and frozen: reads of an unchanged object answer the object decoded
+   * before (a key's modRevision changes with every write, delete and re-create). Callers copy
+   * before changing it, as with Kubernetes' watch cache.
+   */
+  private decodeRead(key: string, record: KvRecord): StoredObject {
+    if (this.readCacheSize <= 0) return decodeObject(record.value, record.modRevision);
+    const known = this.reads.get(key);
+    if (known && known.revision === record.modRevision) return known.object;
+    const object = deepFreeze(decodeObject(record.value, record.modRevision));
+    if (known) this.reads.delete(key);
+    else if (this.reads.size >= this.readCacheSize) this.reads.delete(this.reads.keys().next().value as string);
+    this.reads.set(key, { revision: record.modRevision, object });
+    return object;
   }
 
   async list(prefixIn: string, opts: ListOptions = {}): Promise<ListResult> {

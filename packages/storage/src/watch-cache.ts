@@ -17,7 +17,7 @@ import type {
 } from './interface.js';
 import { initialEventsEndAnnotation } from './interface.js';
 import { encodeContinue } from './continue-token.js';
-import { bookmarkObject } from './mvcc-storage.js';
+import { bookmarkObject, deepFreeze } from './mvcc-storage.js';
 import { parseResourceVersion } from './resource-version.js';
 import { notFound, tooLargeResourceVersion, tooOldResourceVersion } from './storage-errors.js';
 import { normalizePrefix, prefixEnd, validateKey } from './storage-key.js';
@@ -39,14 +39,6 @@ export interface WatchCacheOptions {
 /** A cached object, deep-frozen: it is shared by every reader below its top level and metadata. */
 interface Entry {
   obj: StoredObject;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
-  }
-  return value;
 }
 
 function entryOf(obj: StoredObject): Entry {

@@ -111,6 +111,30 @@ export function runStorageContract(name: string, target: ContractTarget): void {
         expect(got.spec).toEqual({ trustBundle: 'pem-a' });
       });
 
+      it('answers a shared frozen object from get while it is unchanged, and a new one after a write', async () => {
+        const { key } = freshResource();
+        await s.create(key('a'), bundle('a'));
+        const first = await s.get(key('a'));
+        const second = await s.get(key('a'));
+        expect(second).toBe(first);
+        expect(Object.isFrozen(first)).toBe(true);
+        expect(Object.isFrozen(first.metadata)).toBe(true);
+        expect(() => {
+          (first.spec as { trustBundle: string }).trustBundle = 'changed';
+        }).toThrow(TypeError);
+        const updated = await s.guaranteedUpdate(key('a'), (cur) => ({ ...cur, spec: { trustBundle: 'new' } }));
+        const third = await s.get(key('a'));
+        expect(third).not.toBe(first);
+        expect(third).toEqual(updated);
+        expect(first.spec).toEqual({ trustBundle: 'pem-a' });
+        // Deleted and created again under the same name: a different object again.
+        await s.delete(key('a'));
+        await s.create(key('a'), bundle('a'));
+        const fourth = await s.get(key('a'));
+        expect(fourth).not.toBe(third);
+        expect(fourth.spec).toEqual({ trustBundle: 'pem-a' });
+      });
+
       it('answers AlreadyExists and NotFound with Kubernetes wording', async () => {
         const { key, prefix } = freshResource();
         const resource = prefix.split('/')[2];

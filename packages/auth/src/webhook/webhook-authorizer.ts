@@ -41,6 +41,7 @@ export class WebhookAuthorizer implements Authorizer {
   private readonly cache = new Map<string, CachedDecision>();
   private readonly dispatcher: Dispatcher;
   private readonly metrics: WebhookMetrics;
+  private readonly countDecision: (decision: 'Allow' | 'Deny' | 'NoOpinion') => void;
   private readonly onFailure: Decision;
 
   constructor(
@@ -54,6 +55,7 @@ export class WebhookAuthorizer implements Authorizer {
       return result.program;
     });
     this.metrics = opts.metrics ?? new WebhookMetrics(opts.registry);
+    this.countDecision = this.metrics.decisionCounter('Webhook', spec.name);
     this.onFailure = spec.failurePolicy === 'Deny' ? 'Deny' : 'NoOpinion';
     this.dispatcher = new Agent({
       connect: opts.connect ?? {
@@ -73,7 +75,7 @@ export class WebhookAuthorizer implements Authorizer {
 
   async authorize(attrs: Attributes, callOpts: { signal?: AbortSignal } = {}): Promise<AuthorizationResult> {
     const result = await this.decide(attrs, callOpts.signal);
-    this.metrics.decisions.inc({ type: 'Webhook', name: this.spec.name, decision: result.decision.toLowerCase() });
+    this.countDecision(result.decision);
     return result;
   }
 

@@ -10,13 +10,23 @@ export class WebhookMetrics {
   readonly matchConditionErrors: Counter<'type' | 'name'>;
   readonly matchConditionExclusions: Counter<'type' | 'name'>;
 
+  /** Decisions counted since the last scrape, by label set (see decisionCounter). */
+  private readonly pendingDecisions: { labels: { type: string; name: string; decision: string }; n: number }[] = [];
+
   constructor(registry?: Registry) {
     const registers = registry ? [registry] : [];
+    const pending = this.pendingDecisions;
     this.decisions = new Counter({
       name: 'apiserver_authorization_decisions_total',
       help: 'Authorization decisions, per authorizer type, name and decision.',
       labelNames: ['type', 'name', 'decision'],
       registers,
+      collect() {
+        for (const p of pending) {
+          if (p.n > 0) this.inc(p.labels, p.n);
+          p.n = 0;
+        }
+      },
     });
     this.duration = new Histogram({
       name: 'apiserver_authorization_webhook_duration_seconds',
@@ -55,5 +65,23 @@ export class WebhookMetrics {
       labelNames: ['type', 'name'],
       registers,
     });
+  }
+
+  /**
+   * Counts the decisions of one authorizer. Every authorized request counts one, so the counts
+   * are kept in plain numbers and added to the prom-client counter when it is read (prom-client
+   * validates and hashes the label set on every `inc`).
+   */
+  decisionCounter(type: string, name: string): (decision: 'Allow' | 'Deny' | 'NoOpinion') => void {
+    const byDecision = new Map<string, { labels: { type: string; name: string; decision: string }; n: number }>();
+    return (decision) => {
+      let entry = byDecision.get(decision);
+      if (!entry) {
+        entry = { labels: { type, name, decision: decision.toLowerCase() }, n: 0 };
+        byDecision.set(decision, entry);
+        this.pendingDecisions.push(entry);
+      }
+      entry.n++;
+    };
   }
 }

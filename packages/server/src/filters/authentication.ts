@@ -5,16 +5,39 @@ import type { Filter, RequestContext } from '../context.js';
 import type { ServerLogger } from '../logger.js';
 import { writeError } from '../response.js';
 
-/** Headers with repeated values kept apart (names lower-cased), as authenticators and impersonation want them. */
+function rawHeaders(ctx: RequestContext): string[] {
+  return (ctx.req as unknown as { rawHeaders?: string[] }).rawHeaders ?? [];
+}
+
+const distinctHeadersCache = new WeakMap<RequestContext, Record<string, string[]>>();
+
+/**
+ * Headers with repeated values kept apart (names lower-cased), as authenticators and
+ * impersonation want them; built once per request.
+ */
 export function distinctHeaders(ctx: RequestContext): Record<string, string[]> {
-  const raw = (ctx.req as unknown as { rawHeaders?: string[] }).rawHeaders ?? [];
+  const cached = distinctHeadersCache.get(ctx);
+  if (cached) return cached;
+  const raw = rawHeaders(ctx);
   const out: Record<string, string[]> = {};
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = raw[i]!.toLowerCase();
     if (name.startsWith(':')) continue; // HTTP/2 pseudo-headers
     (out[name] ??= []).push(raw[i + 1]!);
   }
+  distinctHeadersCache.set(ctx, out);
   return out;
+}
+
+/** Whether any header name starts with `prefix` (lower-case), without building a header map. */
+export function hasHeaderWithPrefix(ctx: RequestContext, prefix: string): boolean {
+  const raw = rawHeaders(ctx);
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    // Cheap first-letter test before the lower-casing compare.
+    if (name.length >= prefix.length && (name.charCodeAt(0) | 0x20) === prefix.charCodeAt(0) && name.slice(0, prefix.length).toLowerCase() === prefix) return true;
+  }
+  return false;
 }
 
 // A connection's client certificate never changes: read it (an expensive call) once per socket.
@@ -34,21 +57,40 @@ function tlsInfo(ctx: RequestContext): AuthenticationRequest['tls'] {
 }
 
 /**
+ * The request as authenticators see it. Headers and signal are made only if an authenticator
+ * looks at them (a client certificate needs neither). Getters on a class, not on an object
+ * literal: V8 gives every literal with its own getter closures a fresh hidden class, which kept
+ * request objects alive through young-generation GCs.
+ */
+class LazyAuthenticationRequest implements AuthenticationRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly tls: AuthenticationRequest['tls'];
+
+  constructor(private readonly ctx: RequestContext) {
+    this.method = ctx.method;
+    this.path = ctx.path;
+    this.tls = tlsInfo(ctx);
+  }
+
+  get headers(): Record<string, string | string[] | undefined> {
+    return distinctHeaders(this.ctx);
+  }
+
+  get signal(): AbortSignal {
+    return this.ctx.signal;
+  }
+}
+
+/**
  * Runs the authenticator: a recognised user continues (with `system:authenticated`), anything
  * else is 401 Unauthorized. The Authorization header is not passed further down.
  */
 export function withAuthentication(authenticator: Authenticator, logger: ServerLogger): Filter {
   return (next) => async (ctx) => {
-    const headers: Record<string, string | string[] | undefined> = distinctHeaders(ctx);
     let user;
     try {
-      const result = await authenticator.authenticate({
-        method: ctx.method,
-        path: ctx.url.pathname,
-        headers,
-        tls: tlsInfo(ctx),
-        signal: ctx.signal,
-      });
+      const result = await authenticator.authenticate(new LazyAuthenticationRequest(ctx));
       user = result ? withAuthenticatedGroup(result).user : undefined;
     } catch (err) {
       logger.info('Unable to authenticate the request', { err: (err as Error).message, auditID: ctx.auditId }, 2);

@@ -2,7 +2,7 @@ import { newBadRequest, newForbidden, newForbiddenMessage, newInternalError } fr
 import { ImpersonationError, hasImpersonationHeaders, impersonate, type Authorizer } from '@plat/auth';
 import type { Filter } from '../context.js';
 import { writeError } from '../response.js';
-import { distinctHeaders } from './authentication.js';
+import { distinctHeaders, hasHeaderWithPrefix } from './authentication.js';
 
 /**
  * Kubernetes' impersonation filter: `Impersonate-User`, `-Group`, `-Uid` and `-Extra-*` are
@@ -10,6 +10,7 @@ import { distinctHeaders } from './authentication.js';
  */
 export function withImpersonation(authorizer: Authorizer): Filter {
   return (next) => async (ctx) => {
+    if (!hasHeaderWithPrefix(ctx, 'impersonate-')) return next(ctx);
     const headers = distinctHeaders(ctx);
     if (!hasImpersonationHeaders(headers)) return next(ctx);
     try {

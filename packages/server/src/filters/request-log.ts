@@ -1,10 +1,11 @@
-import type { Filter } from '../context.js';
+import type { Filter, Handler, RequestContext } from '../context.js';
 import type { ServerLogger } from '../logger.js';
 
 /** One structured line per request at verbosity 2, as kube-apiserver's httplog writes it. */
 export function withRequestLog(logger: ServerLogger): Filter {
-  return (next) => async (ctx) => {
-    if (logger.enabled && !logger.enabled(2)) return next(ctx);
+  return (next) => (ctx) => (logger.enabled && !logger.enabled(2) ? next(ctx) : logged(next, ctx));
+
+  async function logged(next: Handler, ctx: RequestContext): Promise<void> {
     try {
       await next(ctx);
     } finally {
@@ -22,5 +23,5 @@ export function withRequestLog(logger: ServerLogger): Filter {
       if (ctx.authenticatedUser && ctx.user && ctx.authenticatedUser !== ctx.user) fields['impersonatedBy'] = ctx.authenticatedUser.username;
       logger.info('HTTP', fields, 2);
     }
-  };
+  }
 }

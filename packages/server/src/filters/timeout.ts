@@ -18,12 +18,95 @@ export function parseGoDuration(text: string): number | undefined {
   return total;
 }
 
+interface Deadline {
+  at: number;
+  fire: () => void;
+  prev: Deadline | undefined;
+  next: Deadline | undefined;
+  queue: DeadlineQueue | undefined;
+}
+
+/**
+ * The pending deadlines of one timeout length, earliest first (requests arrive in order, so a
+ * deadline is always appended at the tail), with one timer for the head. Adding and removing are
+ * O(1) and cost no timer call: this runs twice per request.
+ */
+class DeadlineQueue {
+  head: Deadline | undefined;
+  tail: Deadline | undefined;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly onEmpty: () => void) {}
+
+  add(d: Deadline): void {
+    d.queue = this;
+    d.prev = this.tail;
+    if (this.tail) this.tail.next = d;
+    else this.head = d;
+    this.tail = d;
+    if (!this.timer) this.arm(d.at);
+  }
+
+  remove(d: Deadline): void {
+    if (d.queue !== this) return;
+    d.queue = undefined;
+    if (d.prev) d.prev.next = d.next;
+    else this.head = d.next;
+    if (d.next) d.next.prev = d.prev;
+    else this.tail = d.prev;
+    d.prev = d.next = undefined;
+    // The timer stays armed for the old head: when it fires it re-arms for the new head, or,
+    // with nothing left, lets the queue go. (Re-arming on every removal would cost a timer call
+    // per request again.)
+  }
+
+  private arm(at: number): void {
+    this.timer = setTimeout(() => this.expire(), Math.max(0, at - performance.now()));
+    this.timer.unref?.();
+  }
+
+  private expire(): void {
+    this.timer = undefined;
+    const now = performance.now();
+    while (this.head && this.head.at <= now) {
+      const d = this.head;
+      this.remove(d);
+      d.fire();
+    }
+    if (this.head) this.arm(this.head.at);
+    else this.onEmpty();
+  }
+}
+
+/** Deadlines grouped by timeout length: one timer per length that has requests in flight. */
+export class DeadlineTimers {
+  private readonly queues = new Map<number, DeadlineQueue>();
+
+  /** Calls `fire` after `ms` unless the returned cancel function runs first. */
+  schedule(ms: number, fire: () => void): () => void {
+    let queue = this.queues.get(ms);
+    if (!queue) {
+      const q = new DeadlineQueue(() => this.queues.delete(ms));
+      this.queues.set(ms, q);
+      queue = q;
+    }
+    const d: Deadline = { at: performance.now() + ms, fire, prev: undefined, next: undefined, queue: undefined };
+    queue.add(d);
+    return () => d.queue?.remove(d);
+  }
+
+  /** How many timeout lengths have pending deadlines (each holds one timer). */
+  get size(): number {
+    return this.queues.size;
+  }
+}
+
 /**
  * Kubernetes' request timeout: a non-long-running request that has not answered within the
  * server's --request-timeout (or the shorter `timeout` query parameter) gets 504 Timeout and its
  * work is cancelled through the request's AbortSignal.
  */
-export function withRequestTimeout(requestTimeoutMs: number): Filter {
+export function withRequestTimeout(requestTimeoutMs: number, timers = new DeadlineTimers()): Filter {
   return (next) => (ctx) => {
     if (ctx.longRunning || requestTimeoutMs <= 0) return next(ctx);
     let timeoutMs = requestTimeoutMs;
@@ -32,23 +115,22 @@ export function withRequestTimeout(requestTimeoutMs: number): Filter {
       const requested = parseGoDuration(param);
       if (requested !== undefined && requested > 0 && requested < timeoutMs) timeoutMs = requested;
     }
-    // One promise per request, settled by whichever comes first: the handler or the timer
-    // (no Promise.race over extra promises; this runs on every request).
+    // One promise per request, settled by whichever comes first: the handler or the deadline.
     return new Promise<void>((resolve, reject) => {
       let done = false;
-      const timer = setTimeout(() => {
+      const cancel = timers.schedule(timeoutMs, () => {
         if (done) return;
         done = true;
         const err = newTimeout('request did not complete within requested timeout - context deadline exceeded', 0);
         writeError(ctx, err);
         ctx.abort(err);
         resolve();
-      }, timeoutMs);
+      });
       next(ctx).then(
         () => {
           if (done) return;
           done = true;
-          clearTimeout(timer);
+          cancel();
           resolve();
         },
         (err: unknown) => {
@@ -56,7 +138,7 @@ export function withRequestTimeout(requestTimeoutMs: number): Filter {
           // its outcome is swallowed.
           if (done) return;
           done = true;
-          clearTimeout(timer);
+          cancel();
           reject(err);
         },
       );

@@ -23,6 +23,11 @@ export interface ResourceScope {
   watchBookmarkIntervalMs?: number;
   /** Registers a watch so shutdown can end it; returns the unregister function. */
   trackWatch(stop: () => void): () => void;
+  /**
+   * Compact JSON of frozen stored objects as served (with kind and apiVersion), by object: a
+   * storage answers the same frozen object while it is unchanged, so its bytes are encoded once.
+   */
+  encoded: WeakMap<object, string>;
 }
 
 export function scopeKey(scope: ResourceScope, name: string): string {
@@ -31,7 +36,7 @@ export function scopeKey(scope: ResourceScope, name: string): string {
 
 export function newResourceScope(
   def: ResourceDefinition,
-  rest: Omit<ResourceScope, 'def' | 'gr' | 'gk' | 'apiVersion' | 'prefix'>,
+  rest: Omit<ResourceScope, 'def' | 'gr' | 'gk' | 'apiVersion' | 'prefix' | 'encoded'>,
 ): ResourceScope {
   return {
     ...rest,
@@ -40,6 +45,7 @@ export function newResourceScope(
     gk: { group: def.group, kind: def.kind },
     apiVersion: gvString(def),
     prefix: `/${def.group}/${def.resource}/`,
+    encoded: new WeakMap(),
   };
 }
 
@@ -47,4 +53,13 @@ export function newResourceScope(
 export function withTypeMeta(scope: ResourceScope, obj: ApiObject): ApiObject {
   const { apiVersion: _a, kind: _k, ...rest } = obj;
   return { kind: scope.def.kind, apiVersion: scope.apiVersion, ...rest };
+}
+
+/** The served compact JSON of a stored object (with a newline, as the encoder writes it); remembered for frozen objects. */
+export function encodedObject(scope: ResourceScope, obj: ApiObject): string {
+  const known = scope.encoded.get(obj);
+  if (known !== undefined) return known;
+  const text = `${JSON.stringify(withTypeMeta(scope, obj))}\n`;
+  if (Object.isFrozen(obj)) scope.encoded.set(obj, text);
+  return text;
 }
