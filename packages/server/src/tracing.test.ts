@@ -289,3 +289,25 @@ describe('routeTemplate', () => {
     expect(route(method, path)).toBe(expected);
   });
 });
+
+describe('tracing wrappers without traced requests', () => {
+  it('do not read the signal of a call (the server would create it just for that)', async () => {
+    const tracing = await tracingAt(0);
+    try {
+      let reads = 0;
+      const signal = new AbortController().signal;
+      const carrier = {
+        get signal() {
+          reads++;
+          return signal;
+        },
+      };
+      const inner: Authorizer = { authorize: async () => ({ decision: 'Allow', reason: '' }) };
+      const wrapped = traceAuthorizer(tracing, 'Builtin', 'builtin', inner);
+      expect((await wrapped.authorize({ user: { username: 'u', groups: [] }, verb: 'get', resourceRequest: false, apiGroup: '', apiVersion: '', resource: '', subresource: '', namespace: '', name: '', path: '/version' }, carrier)).decision).toBe('Allow');
+      expect(reads).toBe(0);
+    } finally {
+      await tracing.shutdown();
+    }
+  });
+});

@@ -14,10 +14,20 @@ import { SpanKind, SpanStatusCode, trace, type Attributes as SpanAttributes, typ
 import type { Attributes, AuthenticationRequest, Authenticator, AuthorizationResult, Authorizer } from '@plat/auth';
 import type { Storage } from '@plat/storage';
 import type { Tracing } from '@plat/telemetry';
-import type { Filter, RequestContext } from './context.js';
+import type { Filter, Handler, RequestContext } from './context.js';
 import type { AdmissionRequest, ResourceDefinition } from './resource.js';
 
 const contexts = new WeakMap<AbortSignal, Context>();
+
+/**
+ * Requests that have a trace context right now (sampled or not). While there are none, the
+ * wrappers below do not even read the `signal` of their call: the server creates a request's
+ * AbortSignal only when something reads it, and that alone would cost tracing at rate 0 its 5%.
+ */
+let tracedRequests = 0;
+
+/** What traced calls carry: an options or request object with the request's signal (read lazily). */
+type SignalCarrier = { readonly signal?: AbortSignal } | undefined;
 
 /**
  * Set only during the synchronous start of a traced authorizer call: WebhookAuthorizer builds
@@ -37,12 +47,14 @@ export function currentTraceContext(signal: AbortSignal | undefined): Context | 
  */
 export function inChildSpan<T>(
   tracing: Tracing,
-  signal: AbortSignal | undefined,
+  carrier: SignalCarrier,
   name: string,
   attributes: () => SpanAttributes,
   plain: () => Promise<T>,
   traced: (span: Span) => Promise<T> = plain,
 ): Promise<T> {
+  if (tracedRequests === 0 || !carrier) return plain();
+  const signal = carrier.signal;
   const parent = signal ? contexts.get(signal) : undefined;
   if (!parent || !trace.getSpan(parent)?.isRecording()) return plain();
   return inSpan(tracing, signal!, parent, name, attributes, traced);
@@ -121,64 +133,71 @@ function header(ctx: RequestContext, name: string): string {
  * starts the request span under it and ends it with the status code when the chain is done.
  */
 export function withTracing(tracing: Tracing): Filter {
-  return (next) => async (ctx) => {
-    // With the rate unset or 0, a request that carries no trace context can never be sampled
-    // (ParentBased roots): skip the SDK for it entirely, so rate 0 costs a header lookup.
-    if (!tracing.samplesRoots && ctx.req.headers.traceparent === undefined) return next(ctx);
-    const parent = tracing.extract(ctx.req.headers);
-    // The samplers in use (parent-based, trace-id ratio) read neither name nor attributes: both
-    // are only built for spans that are recorded.
-    const span = tracing.tracer.startSpan(ctx.method, { kind: SpanKind.SERVER }, parent);
-    const recording = span.isRecording();
+  // With the rate unset or 0, a request that carries no trace context can never be sampled
+  // (ParentBased roots): skip the SDK for it entirely, so rate 0 costs a header lookup.
+  return (next) => (ctx) =>
+    !tracing.samplesRoots && ctx.req.headers.traceparent === undefined ? next(ctx) : tracedRequest(tracing, next, ctx);
+}
+
+async function tracedRequest(tracing: Tracing, next: Handler, ctx: RequestContext): Promise<void> {
+  const parent = tracing.extract(ctx.req.headers);
+  // The samplers in use (parent-based, trace-id ratio) read neither name nor attributes: both
+  // are only built for spans that are recorded.
+  const span = tracing.tracer.startSpan(ctx.method, { kind: SpanKind.SERVER }, parent);
+  const recording = span.isRecording();
+  if (recording) {
+    const route = routeTemplate(ctx);
+    span.updateName(`${ctx.method} ${route}`);
+    // Few attributes: every one is encoded and exported for every request at full sampling.
+    // The route template carries group and version; the audit id links the span to logs.
+    span.setAttributes({
+      'http.request.method': ctx.method,
+      'http.route': route,
+      'user_agent.original': header(ctx, 'user-agent'),
+      'apiserver.verb': ctx.info.verb,
+      'apiserver.resource': ctx.info.resource,
+      'apiserver.audit_id': ctx.auditId,
+    });
+  }
+  // Unsampled requests keep their context too: webhooks still get the (unsampled) traceparent.
+  contexts.set(ctx.signal, trace.setSpan(parent, span));
+  tracedRequests++;
+  try {
+    await next(ctx);
+  } catch (err) {
+    if (recording) span.recordException(err as Error);
+    throw err;
+  } finally {
+    tracedRequests--;
+    contexts.delete(ctx.signal);
     if (recording) {
-      const route = routeTemplate(ctx);
-      span.updateName(`${ctx.method} ${route}`);
-      // Few attributes: every one is encoded and exported for every request at full sampling.
-      // The route template carries group and version; the audit id links the span to logs.
-      span.setAttributes({
-        'http.request.method': ctx.method,
-        'http.route': route,
-        'user_agent.original': header(ctx, 'user-agent'),
-        'apiserver.verb': ctx.info.verb,
-        'apiserver.resource': ctx.info.resource,
-        'apiserver.audit_id': ctx.auditId,
-      });
+      const status = ctx.res.statusCode;
+      span.setAttribute('http.response.status_code', status);
+      if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
     }
-    // Unsampled requests keep their context too: webhooks still get the (unsampled) traceparent.
-    contexts.set(ctx.signal, trace.setSpan(parent, span));
-    try {
-      await next(ctx);
-    } catch (err) {
-      if (recording) span.recordException(err as Error);
-      throw err;
-    } finally {
-      contexts.delete(ctx.signal);
-      if (recording) {
-        const status = ctx.res.statusCode;
-        span.setAttribute('http.response.status_code', status);
-        if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
-      }
-      span.end();
-    }
-  };
+    span.end();
+  }
 }
 
 /** The authenticator seen through an `authentication` span (its outcome as an attribute). */
 export function traceAuthenticator(tracing: Tracing, authenticator: Authenticator): Authenticator {
   return {
     authenticate: (req: AuthenticationRequest) =>
-      inChildSpan(
-        tracing,
-        req.signal,
-        'authentication',
-        noAttributes,
-        () => authenticator.authenticate(req),
-        async (span) => {
-          const result = await authenticator.authenticate(req);
-          span.setAttribute('authentication.authenticated', result !== null && result !== undefined);
-          return result;
-        },
-      ),
+      // No traced request in flight: straight through, without the closures below.
+      tracedRequests === 0
+        ? authenticator.authenticate(req)
+        : inChildSpan(
+            tracing,
+            req,
+            'authentication',
+            noAttributes,
+            () => authenticator.authenticate(req),
+            async (span) => {
+              const result = await authenticator.authenticate(req);
+              span.setAttribute('authentication.authenticated', result !== null && result !== undefined);
+              return result;
+            },
+          ),
   };
 }
 
@@ -201,18 +220,20 @@ function authorizationAttributes(attrs: Attributes): SpanAttributes {
 export function traceAuthorization(tracing: Tracing, authorizer: Authorizer): Authorizer {
   return {
     authorize: (attrs, opts) =>
-      inChildSpan(
-        tracing,
-        opts?.signal,
-        'authorization',
-        () => authorizationAttributes(attrs),
-        () => authorizer.authorize(attrs, opts),
-        async (span) => {
-          const result = await authorizer.authorize(attrs, opts);
-          recordDecision(span, result);
-          return result;
-        },
-      ),
+      tracedRequests === 0
+        ? authorizer.authorize(attrs, opts)
+        : inChildSpan(
+            tracing,
+            opts,
+            'authorization',
+            () => authorizationAttributes(attrs),
+            () => authorizer.authorize(attrs, opts),
+            async (span) => {
+              const result = await authorizer.authorize(attrs, opts);
+              recordDecision(span, result);
+              return result;
+            },
+          ),
   };
 }
 
@@ -226,7 +247,7 @@ export function traceAuthorizer(tracing: Tracing | undefined, type: string, name
   // The request's context (sampled or not) is visible to injectHeaders during the synchronous start.
   const start = (attrs: Attributes, opts: { signal?: AbortSignal } | undefined): Promise<AuthorizationResult> => {
     const previous = synchronousContext;
-    synchronousContext = currentTraceContext(opts?.signal);
+    synchronousContext = tracedRequests > 0 ? currentTraceContext(opts?.signal) : undefined;
     try {
       return authorizer.authorize(attrs, opts);
     } finally {
@@ -236,18 +257,20 @@ export function traceAuthorizer(tracing: Tracing | undefined, type: string, name
   const attributes = () => ({ 'authorizer.type': type, 'authorizer.name': name });
   return {
     authorize: (attrs, opts) =>
-      inChildSpan(
-        tracing,
-        opts?.signal,
-        `authorizer ${type}/${name}`,
-        attributes,
-        () => start(attrs, opts),
-        async (span) => {
-          const result = await start(attrs, opts);
-          recordDecision(span, result);
-          return result;
-        },
-      ),
+      tracedRequests === 0
+        ? authorizer.authorize(attrs, opts)
+        : inChildSpan(
+            tracing,
+            opts,
+            `authorizer ${type}/${name}`,
+            attributes,
+            () => start(attrs, opts),
+            async (span) => {
+              const result = await start(attrs, opts);
+              recordDecision(span, result);
+              return result;
+            },
+          ),
   };
 }
 
@@ -271,17 +294,17 @@ export function traceAdmission(tracing: Tracing, def: ResourceDefinition): Resou
   if (!admit) return def;
   const traced = Object.create(strategy) as typeof strategy;
   traced.admit = (req: AdmissionRequest) =>
-    inChildSpan(tracing, req.signal, 'admission', () => ({ 'admission.operation': req.operation, 'admission.dry_run': req.dryRun }), () =>
+    inChildSpan(tracing, req, 'admission', () => ({ 'admission.operation': req.operation, 'admission.dry_run': req.dryRun }), () =>
       admit.call(strategy, req),
     );
   return { ...def, strategy: traced };
 }
 
-/** The `signal` of a storage call's options (its last object argument carrying one). */
-function signalOf(args: unknown[]): AbortSignal | undefined {
+/** A storage call's options carrying the signal (its last object argument with one), not read yet. */
+function carrierOf(args: unknown[]): SignalCarrier {
   for (let i = args.length - 1; i >= 0; i--) {
     const a = args[i];
-    if (a && typeof a === 'object' && 'signal' in a) return (a as { signal?: AbortSignal }).signal;
+    if (a && typeof a === 'object' && 'signal' in a) return a as { signal?: AbortSignal };
   }
   return undefined;
 }
@@ -300,7 +323,7 @@ export function traceStorage(tracing: Tracing, storage: Storage, type: string): 
     // The operation is the span name; the type names the resource.
     const attributes = () => ({ 'storage.type': type });
     (wrapped as unknown as Record<string, unknown>)[op] = (...args: unknown[]) =>
-      inChildSpan(tracing, signalOf(args), `storage.${op}`, attributes, () => original(...args));
+      tracedRequests === 0 ? original(...args) : inChildSpan(tracing, carrierOf(args), `storage.${op}`, attributes, () => original(...args));
   }
   for (const op of ['watch', 'compact', 'ready', 'close'] as const) {
     (wrapped as unknown as Record<string, unknown>)[op] = (storage[op] as (...a: unknown[]) => unknown).bind(storage);
