@@ -9,7 +9,9 @@
 // autocannon (HTTP/1.1 keep-alive, the admin client certificate):
 //   GET one ClusterTrustBundle, LIST 1,000 ClusterTrustBundles, CREATE (generateName), merge PATCH
 // (round-robin over the 1,000 objects), each for --duration seconds (GET after a 3 s warm-up);
-// then GET again at 50% of the measured maximum rate to read the p99 latency; then watch fan-out:
+// then GET again at 50% of the measured maximum rate to read the p99 latency (an open-loop load at
+// a steady rate over connections opened beforehand, latency counted from each request's due time:
+// lib/open-loop.mjs; the bare server gets the same load as a baseline); then watch fan-out:
 // --watchers watch connections on the collection, one object updated 5 times, p99 of the delay
 // from sending the update to each watcher receiving its MODIFIED event. In the same run it starts
 // a bare node:https server (bare-server.mjs, same certificates, answers the same GET bytes) and
@@ -25,6 +27,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
 import { adminCredentials, benchFlags, buildApiserverBundle, cannonWith, cpuSeconds, root } from '../lib/apiserver-harness.mjs';
+import { openLoopGetInChild } from '../lib/open-loop.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -191,7 +194,14 @@ async function main() {
     );
     const halfRate = Math.max(1, Math.floor(results.get.rps / 2));
     log(`GET at 50% of max (${halfRate} req/s)...`);
-    results.getAtHalf = { ...summary(await cannon({ url: `${url}${getPath}`, tlsOptions, overallRate: halfRate, headers: { accept: 'application/json' } })), rate: halfRate };
+    // Open loop at a steady rate, latency from each request's due time, connections opened first
+    // (see lib/open-loop.mjs for why not autocannon's overallRate), from a child process with a
+    // fresh heap; the bare server at the same rate shows what the load generator and the machine
+    // add by themselves.
+    const atHalf = (origin) => openLoopGetInChild({ origin, path: getPath, tlsOptions, headers: { accept: 'application/json' }, rate: halfRate, duration, connections });
+    const asRow = (r) => ({ rps: r.achieved, p50ms: r.p50ms, p99ms: r.p99ms, p999ms: r.p999ms, maxms: r.maxms, non2xx: r.non2xx, errors: r.errors, total: r.total, rate: r.rate });
+    results.getAtHalf = asRow(await atHalf(url));
+    results.bareGetAtHalf = asRow(await atHalf(bareUrl));
 
     log(`watch fan-out: ${watcherCount} watchers...`);
     results.watch = await watchFanOut({ url, tlsOptions, call });
@@ -214,7 +224,8 @@ async function main() {
       console.log(row(`LIST ${listSize}`, results.list));
       console.log(row('CREATE', results.create));
       console.log(row('PATCH merge', results.patch));
-      console.log(row(`GET @ ${halfRate}/s (50%)`, results.getAtHalf));
+      console.log(`${row(`GET @ ${halfRate}/s (50%)`, results.getAtHalf)}   p99.9 ${results.getAtHalf.p999ms} ms, max ${results.getAtHalf.maxms} ms (open loop)`);
+      console.log(`${row(`bare @ ${halfRate}/s`, results.bareGetAtHalf)}   p99.9 ${results.bareGetAtHalf.p999ms} ms, max ${results.bareGetAtHalf.maxms} ms (open loop)`);
       console.log(`watch fan-out          ${results.watch.watchers} watchers x ${results.watch.updates} updates: p50 ${results.watch.p50ms} ms, p99 ${results.watch.p99ms} ms, max ${results.watch.maxMs} ms, missed ${results.watch.missed}`);
       console.log(`(${os.cpus().length} CPUs, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} at the end)`);
       console.log('');

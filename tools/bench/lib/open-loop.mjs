@@ -1,0 +1,169 @@
+// An open-loop load generator for latency at a fixed rate: requests are due at evenly spaced
+// times (whether or not earlier ones have answered) and go out on the next idle keep-alive
+// connection (or wait in a queue for one); each latency is counted from the time the request was
+// due, so a stalled server shows in full instead of slowing the sender (no coordinated omission).
+// The connections are opened and used once before measuring: TLS handshakes are not measured.
+//
+// Why not autocannon's overallRate: it lets each connection send its per-second quota back to
+// back and then wait for the next second (bursts, not a steady rate), and its coordinated-omission
+// correction records every answer with an expected interval of Math.ceil(1 / rate) = 1 ms (the
+// rate is per second, so the interval should be 1000 / rate ms). An answer of R ms then adds R
+// synthetic samples, and the few slow answers while the connections do their TLS handshakes at
+// the start decide the p99 of a 10 s run. Why not undici: at 10,000+ requests/s its per-request
+// work takes most of a core, which the server under test needs on a 2-core machine. This client
+// writes one prepared HTTP/1.1 request per connection at a time and reads answers that carry a
+// Content-Length (all of the apiserver's non-streaming answers do).
+import tls from 'node:tls';
+
+/** Nearest-rank percentile of sorted numbers. */
+function percentile(sorted, p) {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+/** One keep-alive connection answering one request at a time; `onAnswer(status)` per response. */
+function openConnection(url, tlsOptions, onAnswer, onError) {
+  return new Promise((resolve, reject) => {
+    const socket = tls.connect({ host: url.hostname, port: Number(url.port), servername: url.hostname === '127.0.0.1' ? undefined : url.hostname, ALPNProtocols: ['http/1.1'], ...tlsOptions });
+    socket.setNoDelay(true);
+    let buf = Buffer.alloc(0);
+    socket.on('data', (chunk) => {
+      buf = buf.length ? Buffer.concat([buf, chunk]) : chunk;
+      for (;;) {
+        const end = buf.indexOf('\r\n\r\n');
+        if (end < 0) return;
+        const head = buf.subarray(0, end).toString('latin1');
+        const m = /\r\ncontent-length:\s*(\d+)/i.exec(head);
+        if (!m) {
+          socket.destroy(new Error(`answer without Content-Length: ${head.split('\r\n')[0]}`));
+          return;
+        }
+        const total = end + 4 + Number(m[1]);
+        if (buf.length < total) return;
+        buf = buf.subarray(total);
+        onAnswer(Number(head.slice(9, 12)));
+      }
+    });
+    socket.once('secureConnect', () => resolve(socket));
+    socket.once('error', (err) => {
+      reject(err);
+      onError(err);
+    });
+  });
+}
+
+/**
+ * GETs `path` at `rate` requests/second over `connections` keep-alive connections for
+ * `duration` seconds, after `warmup` seconds at the same rate that are not recorded. Returns the
+ * achieved rate and latency percentiles in milliseconds.
+ */
+export async function openLoopGet({ origin, path, tlsOptions = {}, headers = {}, rate, duration, warmup = 2, connections = 32 }) {
+  const url = new URL(origin);
+  const lines = [`GET ${path} HTTP/1.1`, `Host: ${url.host}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), '', ''];
+  const requestBytes = Buffer.from(lines.join('\r\n'));
+  const latencies = [];
+  let non2xx = 0;
+  const idle = [];
+  const queue = []; // due times of requests waiting for a connection
+  let inFlight = 0;
+  let settle;
+  let failure;
+
+  const conns = [];
+  const start = (conn, due) => {
+    conn.due = due;
+    inFlight++;
+    conn.socket.write(requestBytes);
+  };
+  for (let i = 0; i < connections; i++) {
+    const conn = { socket: undefined, due: 0, record: false };
+    conn.socket = await openConnection(url, tlsOptions, (status) => {
+      inFlight--;
+      if (status < 200 || status >= 300) non2xx++;
+      if (conn.record) latencies.push(performance.now() - conn.due);
+      const next = queue.shift();
+      if (next !== undefined) {
+        conn.record = next.record;
+        start(conn, next.due);
+      } else idle.push(conn);
+      if (inFlight === 0 && queue.length === 0) settle?.();
+    }, (err) => {
+      failure ??= err;
+      settle?.();
+    });
+    conns.push(conn);
+  }
+  try {
+    // Use every connection once (first requests pay for lazy work on both sides).
+    await new Promise((resolve) => {
+      settle = resolve;
+      for (const c of conns) start(c, performance.now());
+    });
+    const interval = 1000 / rate;
+    const total = Math.round(rate * (warmup + duration));
+    const warmupCount = Math.round(rate * warmup);
+    settle = undefined;
+    const t0 = performance.now();
+    let sent = 0;
+    await new Promise((resolve) => {
+      const tick = () => {
+        const now = performance.now();
+        while (sent < total && t0 + sent * interval <= now) {
+          const job = { due: t0 + sent * interval, record: sent >= warmupCount };
+          const conn = idle.pop();
+          if (conn) {
+            conn.record = job.record;
+            start(conn, job.due);
+          } else queue.push(job);
+          sent++;
+        }
+        if (sent >= total) resolve();
+        else setTimeout(tick, Math.max(0, Math.min(1, t0 + sent * interval - performance.now())));
+      };
+      tick();
+    });
+    if (inFlight > 0 || queue.length > 0) await new Promise((resolve) => (settle = resolve));
+    if (failure) throw new Error(`open-loop GET ${path}: ${failure.message}`);
+    const measuredMs = t0 + total * interval - (t0 + warmupCount * interval);
+    latencies.sort((a, b) => a - b);
+    return {
+      rate,
+      achieved: Math.round((latencies.length * 1000) / measuredMs),
+      total: latencies.length,
+      p50ms: Number(percentile(latencies, 50).toFixed(2)),
+      p99ms: Number(percentile(latencies, 99).toFixed(2)),
+      p999ms: Number(percentile(latencies, 99.9).toFixed(2)),
+      maxms: Number((latencies.at(-1) ?? NaN).toFixed(2)),
+      non2xx,
+      errors: 0,
+    };
+  } finally {
+    for (const c of conns) c.socket.destroy();
+  }
+}
+
+/**
+ * Runs openLoopGet in a child process with a fresh heap, so that the benchmark process's own
+ * garbage (autocannon runs, 1 MB LIST answers) cannot pause the load generator and show up as
+ * server latency. Same options (tlsOptions must be plain strings/buffers).
+ */
+export async function openLoopGetInChild(options) {
+  const { spawn } = await import('node:child_process');
+  const { fileURLToPath } = await import('node:url');
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--child'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.setEncoding('utf8').on('data', (c) => (out += c));
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.stdin.end(JSON.stringify(options));
+  const code = await exited;
+  if (code !== 0) throw new Error(`open-loop child exited with ${code}: ${out}`);
+  return JSON.parse(out);
+}
+
+if (process.argv[2] === '--child' && process.argv[1] === (await import('node:url')).fileURLToPath(import.meta.url)) {
+  let input = '';
+  process.stdin.setEncoding('utf8');
+  for await (const chunk of process.stdin) input += chunk;
+  const result = await openLoopGet(JSON.parse(input));
+  process.stdout.write(JSON.stringify(result));
+}
