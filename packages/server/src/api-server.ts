@@ -318,21 +318,25 @@ export function createApiServer(serverOptions: ApiServerOptions): ApiServer {
     const settle = () => {
       if (handled && closed) finish();
     };
-    // One listener for both jobs: cancel the work of a client that went away, and finish.
-    res.once('close', () => {
+    // One listener for both jobs: cancel the work of a client that went away, and finish. (A
+    // response closes once; `on` spares the wrapper and removal of `once` on every request.)
+    res.on('close', () => {
       if (!res.writableEnded) ctx.abort(new Error('client closed the connection'));
       closed = true;
       settle();
     });
-    fullChain(ctx)
-      .catch((err: unknown) => {
+    const done = () => {
+      handled = true;
+      settle();
+    };
+    fullChain(ctx).then(done, (err: unknown) => {
+      try {
         logger.error('unhandled request error', { err: String(err) });
         if (!res.headersSent) writeError(ctx, err);
-      })
-      .finally(() => {
-        handled = true;
-        settle();
-      });
+      } finally {
+        done();
+      }
+    });
   };
 
   const tlsOptions = {
