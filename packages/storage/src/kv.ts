@@ -85,6 +85,12 @@ export interface Kv {
   /** The backend's name for messages ("memory", "sqlite", "etcd3"). */
   readonly backend: string;
   get(key: string, revision?: number): Promise<{ record: KvRecord | undefined; revision: number }>;
+  /**
+   * Optional: the latest modRevision of a live key (undefined when it is missing or deleted),
+   * without reading its value, and the store's current revision. Lets MvccStorage answer a get
+   * of an unchanged object from its read cache without fetching and parsing the value.
+   */
+  modRevision?(key: string): Promise<{ modRevision: number | undefined; revision: number }>;
   range(start: string, end: string, opts: RangeOptions): Promise<RangeResult>;
   count(start: string, end: string): Promise<number>;
   create(key: string, value: string): Promise<TxnResult>;

@@ -175,6 +175,14 @@ export class MvccStorage implements Storage {
     validateKey(key);
     abortIfNeeded(opts.signal);
     const minimum = parseResourceVersion(opts.resourceVersion);
+    const known = this.kv.modRevision ? this.reads.get(key) : undefined;
+    if (known) {
+      // A cached object: ask only whether it changed (no value read, no parse).
+      const latest = await this.call(() => this.kv.modRevision!(key));
+      if (minimum !== undefined && minimum > latest.revision) throw tooLargeResourceVersion(minimum, latest.revision);
+      if (latest.modRevision === undefined) throw notFound(key);
+      if (latest.modRevision === known.revision) return known.object;
+    }
     const { record, revision } = await this.call(() => this.kv.get(key));
     if (minimum !== undefined && minimum > revision) throw tooLargeResourceVersion(minimum, revision);
     if (!record) throw notFound(key);

@@ -49,6 +49,7 @@ export class SqliteKv implements Kv {
   private lastTickRevision: number;
   private readonly stmt: {
     latest: Database.Statement<[string]>;
+    latestId: Database.Statement<[string]>;
     at: Database.Statement<[string, number]>;
     range: Database.Statement<[{ start: string; end: string; rev: number; limit: number }]>;
     count: Database.Statement<[{ start: string; end: string; rev: number }]>;
@@ -102,6 +103,8 @@ export class SqliteKv implements Kv {
       AND NOT EXISTS (SELECT 1 FROM log n WHERE n.name = l.name AND n.id > l.id AND n.id <= @rev)`;
     this.stmt = {
       latest: db.prepare(`SELECT id, name, deleted, value, prev_revision FROM log WHERE name = ? ORDER BY id DESC LIMIT 1`),
+      // Answered from the (name, id, deleted) index alone: the value is not read.
+      latestId: db.prepare(`SELECT id, deleted FROM log WHERE name = ? ORDER BY id DESC LIMIT 1`),
       at: db.prepare(`SELECT id, name, deleted, value, prev_revision FROM log WHERE name = ? AND id <= ? ORDER BY id DESC LIMIT 1`),
       range: db.prepare(`SELECT l.name AS name, l.id AS id, l.value AS value FROM log l WHERE ${live} ORDER BY l.name LIMIT @limit`),
       count: db.prepare(`SELECT COUNT(*) AS n FROM log l WHERE ${live}`),
@@ -157,6 +160,11 @@ export class SqliteKv implements Kv {
     const at = this.checkRevision(revision);
     const row = (revision === undefined ? this.stmt.latest.get(key) : this.stmt.at.get(key, at)) as LogRow | undefined;
     return { record: row && !row.deleted ? toRecord(row) : undefined, revision: at };
+  }
+
+  async modRevision(key: string): Promise<{ modRevision: number | undefined; revision: number }> {
+    const row = this.stmt.latestId.get(key) as { id: number; deleted: number } | undefined;
+    return { modRevision: row && !row.deleted ? row.id : undefined, revision: this.revision };
   }
 
   async range(start: string, end: string, opts: RangeOptions): Promise<RangeResult> {

@@ -127,8 +127,10 @@ export function runStorageContract(name: string, target: ContractTarget): void {
         expect(third).not.toBe(first);
         expect(third).toEqual(updated);
         expect(first.spec).toEqual({ trustBundle: 'pem-a' });
-        // Deleted and created again under the same name: a different object again.
+        // Deleted (a cached object is not answered any more) and created again under the same
+        // name: a different object again.
         await s.delete(key('a'));
+        await expectStatus(s.get(key('a')), 404, 'NotFound');
         await s.create(key('a'), bundle('a'));
         const fourth = await s.get(key('a'));
         expect(fourth).not.toBe(third);
