@@ -195,12 +195,16 @@ export function createApiServer(serverOptions: ApiServerOptions): ApiServer {
 
   let serverAddress: ServerAddress | null = null;
 
-  const route: Handler = async (ctx) => {
+  // Resource requests go straight to their handler's promise (no async frame in between; a
+  // synchronous throw reaches the caller's try/await like a rejection).
+  const route: Handler = (ctx) => {
+    if (!ctx.info.isResourceRequest) return routeNonResource(ctx);
+    if (reviews && isReviewRequest(ctx)) return serveReview(ctx, options.authorizer, limits.maxBodyBytes);
+    return dispatchResource(scopes, ctx);
+  };
+
+  const routeNonResource: Handler = async (ctx) => {
     const { info } = ctx;
-    if (info.isResourceRequest) {
-      if (reviews && isReviewRequest(ctx)) return serveReview(ctx, options.authorizer, limits.maxBodyBytes);
-      return dispatchResource(scopes, ctx);
-    }
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw newPathNotFound();
     const segments = info.path.split('/').filter(Boolean);
     const first = segments[0] ?? '';

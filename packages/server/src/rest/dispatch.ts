@@ -22,8 +22,11 @@ const handlers: Record<string, (scope: ResourceScope, ctx: RequestContext) => Pr
   deletecollection: deleteCollection,
 };
 
-/** Routes a resource request to its REST handler: 404 for unknown resources, 405 for unsupported verbs. */
-export async function dispatchResource(scopes: ReadonlyMap<string, ResourceScope>, ctx: RequestContext): Promise<void> {
+/**
+ * Routes a resource request to its REST handler: 404 for unknown resources, 405 for unsupported
+ * verbs (thrown synchronously).
+ */
+export function dispatchResource(scopes: ReadonlyMap<string, ResourceScope>, ctx: RequestContext): Promise<void> {
   const { info } = ctx;
   const scope = scopes.get(`${info.apiGroup}/${info.apiVersion}/${info.resource}`);
   if (!scope || info.subresource || info.namespace) throw newPathNotFound();
@@ -33,5 +36,7 @@ export async function dispatchResource(scopes: ReadonlyMap<string, ResourceScope
   const handler = handlers[info.verb];
   const allowed = scope.def.verbs;
   if (!handler || (allowed && !allowed.includes(info.verb))) throw newMethodNotSupported(scope.gr, info.verb);
-  await handler(scope, ctx);
+  // The handler's promise as it is (no async frame of ours in between); the errors above are
+  // thrown synchronously, which the caller's `await` turns into rejections alike.
+  return handler(scope, ctx);
 }
