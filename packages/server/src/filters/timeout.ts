@@ -73,8 +73,10 @@ class DeadlineQueue {
       this.remove(d);
       d.fire();
     }
-    if (this.head) this.arm(this.head.at);
-    else this.onEmpty();
+    // (A fired deadline may have scheduled a new one, which armed the timer already.)
+    if (this.head) {
+      if (!this.timer) this.arm(this.head.at);
+    } else this.onEmpty();
   }
 }
 
