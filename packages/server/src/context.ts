@@ -88,10 +88,14 @@ export function splitRequestTarget(target: string): { path: string; query: strin
 
 /**
  * The RequestContext the server builds per request. What most requests never look at is made
- * on first use: the URL object, the query parameters and the AbortController (whose signal costs
- * microseconds to create).
+ * on first use: the URL object and the AbortController (whose signal costs microseconds to
+ * create). The query parameters are parsed from the raw query for the request info (the `watch`
+ * parameter), without the URL parser.
  */
 export class ServerRequestContext implements RequestContext {
+  readonly path: string;
+  readonly info: RequestInfo;
+  longRunning: boolean;
   user?: UserInfo;
   authenticatedUser?: UserInfo;
   warnings: string[] = [];
@@ -115,10 +119,6 @@ export class ServerRequestContext implements RequestContext {
     this.info = infoFor(method, this.path, this.query);
     this.longRunning = this.info.verb === 'watch';
   }
-
-  readonly path: string;
-  readonly info: RequestInfo;
-  longRunning: boolean;
 
   get url(): URL {
     return (this.parsedUrl ??= new URL(`${this.path}${this.rawQuery ? `?${this.rawQuery}` : ''}`, 'https://localhost'));

@@ -22,7 +22,8 @@ interface ExportedValue {
   metricName?: string;
 }
 
-abstract class LabeledMetric<S extends Series> {
+/** `S` is the stored series, `C` what callers get of it from `labels()`. */
+abstract class LabeledMetric<S extends Series & C, C> {
   readonly aggregator = 'sum';
   private readonly series = new Map<string, S>();
 
@@ -43,8 +44,12 @@ abstract class LabeledMetric<S extends Series> {
   protected abstract newSeries(labels: Record<string, string>): S;
   protected abstract exportSeries(s: S, out: ExportedValue[]): void;
 
-  /** The series of these label values (an object by name, or values in labelNames order). */
-  protected seriesFor(input: LabelInput): S {
+  /** The child of these label values: an object by label name, or the values in labelNames order. */
+  labels(...input: [Record<string, string | number>] | (string | number)[]): C {
+    return this.seriesFor(input.length === 1 && typeof input[0] === 'object' ? input[0] : (input as (string | number)[]));
+  }
+
+  private seriesFor(input: LabelInput): S {
     const values = Array.isArray(input) ? input.map(String) : this.labelNames.map((n) => (input[n] === undefined ? '' : String(input[n])));
     if (Array.isArray(input)) {
       if (input.length !== this.labelNames.length) throw new Error(`${this.name}: expected ${this.labelNames.length} label values, got ${input.length}`);
@@ -84,13 +89,9 @@ interface CounterSeries extends Series, CounterChild {
   value: number;
 }
 
-export class FastCounter extends LabeledMetric<CounterSeries> {
+export class FastCounter extends LabeledMetric<CounterSeries, CounterChild> {
   constructor(opts: { name: string; help: string; labelNames: readonly string[]; registry?: Registry }) {
     super(opts.name, opts.help, 'counter', opts.labelNames, opts.registry);
-  }
-
-  labels(...input: [Record<string, string | number>] | (string | number)[]): CounterChild {
-    return this.seriesFor(input.length === 1 && typeof input[0] === 'object' ? input[0] : (input as (string | number)[]));
   }
 
   protected newSeries(labels: Record<string, string>): CounterSeries {
@@ -120,13 +121,9 @@ interface GaugeSeries extends Series, GaugeChild {
   value: number;
 }
 
-export class FastGauge extends LabeledMetric<GaugeSeries> {
+export class FastGauge extends LabeledMetric<GaugeSeries, GaugeChild> {
   constructor(opts: { name: string; help: string; labelNames: readonly string[]; registry?: Registry }) {
     super(opts.name, opts.help, 'gauge', opts.labelNames, opts.registry);
-  }
-
-  labels(...input: [Record<string, string | number>] | (string | number)[]): GaugeChild {
-    return this.seriesFor(input.length === 1 && typeof input[0] === 'object' ? input[0] : (input as (string | number)[]));
   }
 
   protected newSeries(labels: Record<string, string>): GaugeSeries {
@@ -164,7 +161,7 @@ interface HistogramSeries extends Series, HistogramChild {
   count: number;
 }
 
-export class FastHistogram extends LabeledMetric<HistogramSeries> {
+export class FastHistogram extends LabeledMetric<HistogramSeries, HistogramChild> {
   private readonly buckets: readonly number[];
 
   constructor(opts: { name: string; help: string; labelNames: readonly string[]; buckets: readonly number[]; registry?: Registry }) {
@@ -173,10 +170,6 @@ export class FastHistogram extends LabeledMetric<HistogramSeries> {
     const sorted = [...opts.buckets].sort((a, b) => a - b);
     if (sorted.some((b, i) => !Number.isFinite(b) || (i > 0 && b === sorted[i - 1]))) throw new Error(`${opts.name}: buckets must be distinct finite numbers`);
     this.buckets = sorted;
-  }
-
-  labels(...input: [Record<string, string | number>] | (string | number)[]): HistogramChild {
-    return this.seriesFor(input.length === 1 && typeof input[0] === 'object' ? input[0] : (input as (string | number)[]));
   }
 
   protected newSeries(labels: Record<string, string>): HistogramSeries {

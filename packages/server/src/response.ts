@@ -33,17 +33,21 @@ export function warningHeaderValue(text: string): string {
   return `299 - ${JSON.stringify(text)}`;
 }
 
-export function setCommonHeaders(ctx: RequestContext): void {
-  const { res } = ctx;
-  if (res.headersSent) return;
-  res.setHeader('Audit-Id', ctx.auditId);
-  if (!res.getHeader('Cache-Control')) res.setHeader('Cache-Control', 'no-cache, private');
-  if (ctx.warnings.length) res.setHeader('Warning', warningHeaderValues(ctx));
+type HeaderValues = Record<string, string | number | string[]>;
+
+/** Headers every answer carries: Audit-Id, Cache-Control (unless a handler set one), warnings. */
+function commonHeaders(ctx: RequestContext): HeaderValues {
+  const headers: HeaderValues = { 'Audit-Id': ctx.auditId };
+  if (!ctx.res.getHeader('Cache-Control')) headers['Cache-Control'] = 'no-cache, private';
+  // Deduplicated, in the order they were added.
+  if (ctx.warnings.length) headers['Warning'] = [...new Set(ctx.warnings)].map(warningHeaderValue);
+  return headers;
 }
 
-function warningHeaderValues(ctx: RequestContext): string[] {
-  // Deduplicated, in the order they were added.
-  return [...new Set(ctx.warnings)].map(warningHeaderValue);
+/** Sets the common headers on a response whose head a handler writes itself (watch streams). */
+export function setCommonHeaders(ctx: RequestContext): void {
+  if (ctx.res.headersSent) return;
+  for (const [name, value] of Object.entries(commonHeaders(ctx))) ctx.res.setHeader(name, value);
 }
 
 /** Writes an object (or Status) with the negotiated media type, pretty printing and gzip. */
@@ -61,13 +65,9 @@ export function writeBody(ctx: RequestContext, code: number, contentType: string
   let length = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
   // All headers go to writeHead at once (Node merges what handlers set before with setHeader);
   // cheaper than one setHeader call each.
-  const headers: Record<string, string | number | string[]> = {
-    'Audit-Id': ctx.auditId,
-    'Content-Type': contentType,
-    'X-Content-Type-Options': 'nosniff',
-  };
-  if (!res.getHeader('Cache-Control')) headers['Cache-Control'] = 'no-cache, private';
-  if (ctx.warnings.length) headers['Warning'] = warningHeaderValues(ctx);
+  const headers = commonHeaders(ctx);
+  headers['Content-Type'] = contentType;
+  headers['X-Content-Type-Options'] = 'nosniff';
   if (length > gzipThresholdBytes && acceptsGzip(ctx)) {
     const zipped = gzipSync(body);
     payload = zipped;

@@ -247,7 +247,7 @@ export function traceAuthorizer(tracing: Tracing | undefined, type: string, name
   // The request's context (sampled or not) is visible to injectHeaders during the synchronous start.
   const start = (attrs: Attributes, opts: { signal?: AbortSignal } | undefined): Promise<AuthorizationResult> => {
     const previous = synchronousContext;
-    synchronousContext = tracedRequests > 0 ? currentTraceContext(opts?.signal) : undefined;
+    synchronousContext = currentTraceContext(opts?.signal);
     try {
       return authorizer.authorize(attrs, opts);
     } finally {

@@ -4,6 +4,7 @@ import type { Storage } from '@plat/storage';
 import type { ServerMetrics } from '../metrics.js';
 import type { ResourceDefinition } from '../resource.js';
 import { gvString } from '../resource.js';
+import { encodeBody } from '../response.js';
 import type { SchemaSet } from '../schema-walk.js';
 
 /** Everything a REST handler needs about the resource it serves and the server around it. */
@@ -55,11 +56,11 @@ export function withTypeMeta(scope: ResourceScope, obj: ApiObject): ApiObject {
   return { kind: scope.def.kind, apiVersion: scope.apiVersion, ...rest };
 }
 
-/** The served compact JSON of a stored object (with a newline, as the encoder writes it); remembered for frozen objects. */
+/** The served compact JSON of a stored object (as writeObject encodes it); remembered for frozen objects. */
 export function encodedObject(scope: ResourceScope, obj: ApiObject): string {
   const known = scope.encoded.get(obj);
   if (known !== undefined) return known;
-  const text = `${JSON.stringify(withTypeMeta(scope, obj))}\n`;
+  const text = encodeBody(withTypeMeta(scope, obj), 'json', false);
   if (Object.isFrozen(obj)) scope.encoded.set(obj, text);
   return text;
 }
