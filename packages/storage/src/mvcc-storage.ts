@@ -113,12 +113,6 @@ export function transformEvent(e: KvEvent, predicate: Predicate | undefined): Wa
   return undefined;
 }
 
-/** A backend failure as the storage reports it: status errors and revision errors as they are, anything else 500. */
-function backendError(err: unknown): unknown {
-  if (isStatusError(err) || err instanceof CompactedError || err instanceof FutureRevisionError) return err;
-  return newInternalError(err);
-}
-
 function abortIfNeeded(signal: AbortSignal | undefined): void {
   if (signal?.aborted) {
     throw new StatusError({ code: 504, reason: 'Timeout', message: 'Timeout: request did not complete within the allowed duration' });
@@ -151,16 +145,13 @@ export class MvccStorage implements Storage {
 
   /** Runs a backend call, mapping unexpected failures to a 500 (backends map unreachability to 503). */
   protected async call<T>(fn: () => Promise<T>): Promise<T> {
-    this.checkOpen();
+    if (this.closed) throw newInternalError(new Error('storage is closed'));
     try {
       return await fn();
     } catch (err) {
-      throw backendError(err);
+      if (isStatusError(err) || err instanceof CompactedError || err instanceof FutureRevisionError) throw err;
+      throw newInternalError(err);
     }
-  }
-
-  protected checkOpen(): void {
-    if (this.closed) throw newInternalError(new Error('storage is closed'));
   }
 
   async create(key: string, obj: StoredObject, opts: CreateOptions = {}): Promise<StoredObject> {
@@ -186,18 +177,14 @@ export class MvccStorage implements Storage {
     const minimum = parseResourceVersion(opts.resourceVersion);
     const known = this.kv.modRevision ? this.reads.get(key) : undefined;
     if (known) {
-      // A cached object: ask only whether it changed (no value read, no parse). Inline rather
-      // than through call(): this is every GET's path.
-      this.checkOpen();
-      let latest: { modRevision: number | undefined; revision: number };
-      try {
-        latest = await this.kv.modRevision!(key);
-      } catch (err) {
-        throw backendError(err);
-      }
+      // A cached object: ask only whether it changed (no value read, no parse).
+      const latest = await this.call(() => this.kv.modRevision!(key));
       if (minimum !== undefined && minimum > latest.revision) throw tooLargeResourceVersion(minimum, latest.revision);
-      if (latest.modRevision === undefined) throw notFound(key);
       if (latest.modRevision === known.revision) return known.object;
+      if (latest.modRevision === undefined) {
+        this.reads.delete(key);
+        throw notFound(key);
+      }
     }
     const { record, revision } = await this.call(() => this.kv.get(key));
     if (minimum !== undefined && minimum > revision) throw tooLargeResourceVersion(minimum, revision);
@@ -473,6 +460,7 @@ export class MvccStorage implements Storage {
     if (this.closed) return;
     for (const w of [...this.openWatches]) w.finish();
     this.closed = true;
+    this.reads.clear();
     await this.kv.close();
   }
 }
