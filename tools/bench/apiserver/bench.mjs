@@ -8,10 +8,11 @@
 // process on a free port with a fresh data directory, and drives it from this process with
 // autocannon (HTTP/1.1 keep-alive, the admin client certificate):
 //   GET one ClusterTrustBundle, LIST 1,000 ClusterTrustBundles, CREATE (generateName), merge PATCH
-// (round-robin over the 1,000 objects), each for --duration seconds (GET after a 3 s warm-up;
-// right after it, GET again at 50% of the measured maximum rate to read the p99 latency (an open-loop load at
-// a steady rate over connections opened beforehand, latency counted from each request's due time:
-// lib/open-loop.mjs; the bare server gets the same load as a baseline)); then watch fan-out:
+// (round-robin over the 1,000 objects), each for --duration seconds (GET after a 3 s warm-up).
+// Right after GET, GET again at 50% of the measured maximum rate to read the p99 latency: an
+// open-loop load at a steady rate over connections opened beforehand, latency counted from each
+// request's due time (lib/open-loop.mjs), with the bare server under the same load as a baseline.
+// Then watch fan-out:
 // --watchers watch connections on the collection, one object updated 5 times, p99 of the delay
 // from sending the update to each watcher receiving its MODIFIED event. In the same run it starts
 // a bare node:https server (bare-server.mjs, same certificates, answers the same GET bytes) and
@@ -178,9 +179,8 @@ async function main() {
     // fresh heap; the bare server at the same rate shows what the load generator and the machine
     // add by themselves.
     const atHalf = (origin) => openLoopGetInChild({ origin, path: getPath, tlsOptions, headers: { accept: 'application/json' }, rate: halfRate, duration, connections });
-    const asRow = (r) => ({ rps: r.achieved, p50ms: r.p50ms, p99ms: r.p99ms, p999ms: r.p999ms, maxms: r.maxms, non2xx: r.non2xx, errors: r.errors, total: r.total, rate: r.rate });
-    results.getAtHalf = asRow(await atHalf(url));
-    results.bareGetAtHalf = asRow(await atHalf(bareUrl));
+    results.getAtHalf = await atHalf(url);
+    results.bareGetAtHalf = await atHalf(bareUrl);
 
     log(`LIST of ${listSize}...`);
     results.list = summary(await cannon({ url: `${url}${collection}?labelSelector=bench%3Dlist`, tlsOptions, headers: { accept: 'application/json' } }));

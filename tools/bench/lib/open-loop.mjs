@@ -13,7 +13,9 @@
 // work takes most of a core, which the server under test needs on a 2-core machine. This client
 // writes one prepared HTTP/1.1 request per connection at a time and reads answers that carry a
 // Content-Length (all of the apiserver's non-streaming answers do).
+import { spawn } from 'node:child_process';
 import tls from 'node:tls';
+import { fileURLToPath } from 'node:url';
 
 /** Nearest-rank percentile of sorted numbers. */
 function percentile(sorted, p) {
@@ -55,7 +57,7 @@ function openConnection(url, tlsOptions, onAnswer, onError) {
 /**
  * GETs `path` at `rate` requests/second over `connections` keep-alive connections for
  * `duration` seconds, after `warmup` seconds at the same rate that are not recorded. Returns the
- * achieved rate and latency percentiles in milliseconds.
+ * achieved rate (`rps`) and latency percentiles in milliseconds, shaped like the benchmark's rows.
  */
 export async function openLoopGet({ origin, path, tlsOptions = {}, headers = {}, rate, duration, warmup = 2, connections = 32 }) {
   const url = new URL(origin);
@@ -68,6 +70,7 @@ export async function openLoopGet({ origin, path, tlsOptions = {}, headers = {},
   let inFlight = 0;
   let settle;
   let failure;
+  let lastAnswer = 0;
 
   const conns = [];
   const start = (conn, due) => {
@@ -80,7 +83,10 @@ export async function openLoopGet({ origin, path, tlsOptions = {}, headers = {},
     conn.socket = await openConnection(url, tlsOptions, (status) => {
       inFlight--;
       if (status < 200 || status >= 300) non2xx++;
-      if (conn.record) latencies.push(performance.now() - conn.due);
+      if (conn.record) {
+        lastAnswer = performance.now();
+        latencies.push(lastAnswer - conn.due);
+      }
       const next = queue.shift();
       if (next !== undefined) {
         conn.record = next.record;
@@ -124,17 +130,20 @@ export async function openLoopGet({ origin, path, tlsOptions = {}, headers = {},
     });
     if (inFlight > 0 || queue.length > 0) await new Promise((resolve) => (settle = resolve));
     if (failure) throw new Error(`open-loop GET ${path}: ${failure.message}`);
-    const measuredMs = t0 + total * interval - (t0 + warmupCount * interval);
+    // From the first recorded request's due time to the last recorded answer: below `rate` when
+    // answers fell behind.
+    const measuredMs = lastAnswer - (t0 + warmupCount * interval);
     latencies.sort((a, b) => a - b);
     return {
       rate,
-      achieved: Math.round((latencies.length * 1000) / measuredMs),
+      rps: Math.round((latencies.length * 1000) / measuredMs),
       total: latencies.length,
       p50ms: Number(percentile(latencies, 50).toFixed(2)),
       p99ms: Number(percentile(latencies, 99).toFixed(2)),
       p999ms: Number(percentile(latencies, 99.9).toFixed(2)),
       maxms: Number((latencies.at(-1) ?? NaN).toFixed(2)),
       non2xx,
+      // Any connection error ends the run with an exception instead.
       errors: 0,
     };
   } finally {
@@ -148,8 +157,6 @@ export async function openLoopGet({ origin, path, tlsOptions = {}, headers = {},
  * server latency. Same options (tlsOptions must be plain strings/buffers).
  */
 export async function openLoopGetInChild(options) {
-  const { spawn } = await import('node:child_process');
-  const { fileURLToPath } = await import('node:url');
   const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--child'], { stdio: ['pipe', 'pipe', 'inherit'] });
   let out = '';
   child.stdout.setEncoding('utf8').on('data', (c) => (out += c));
@@ -160,7 +167,7 @@ export async function openLoopGetInChild(options) {
   return JSON.parse(out);
 }
 
-if (process.argv[2] === '--child' && process.argv[1] === (await import('node:url')).fileURLToPath(import.meta.url)) {
+if (process.argv[2] === '--child' && process.argv[1] === fileURLToPath(import.meta.url)) {
   let input = '';
   process.stdin.setEncoding('utf8');
   for await (const chunk of process.stdin) input += chunk;
