@@ -28,7 +28,7 @@ import path from 'node:path';
 import { SignJWT, exportJWK, generateKeyPair } from 'jose';
 import { Agent, request } from 'undici';
 import YAML from 'yaml';
-import { adminCredentials, benchFlags, buildApiserverBundle, cannonWith, cpuSeconds, startApiserver } from '../lib/apiserver-harness.mjs';
+import { adminCredentials, benchFlags, buildApiserverBundle, cannonWith, measuredSlice, mergeSlices, startApiserver } from '../lib/apiserver-harness.mjs';
 
 
 const { flag, has } = benchFlags();
@@ -196,24 +196,13 @@ async function main() {
     for (let r = 0; r < rounds; r++) {
       for (const k of [...kinds.slice(r % kinds.length), ...kinds.slice(0, r % kinds.length)]) {
         await new Promise((res) => setTimeout(res, 500));
-        const before = cpuSeconds(server.child.pid);
-        const result = await cannon({ url: target, ...k.opts });
-        k.runs.push({ total: result.requests.total, seconds: result.duration, cpu: cpuSeconds(server.child.pid) - before, non2xx: result.non2xx, errors: result.errors + result.timeouts, p99: result.latency.p99 });
+        k.runs.push(await measuredSlice(cannon, server.child.pid, { url: target, ...k.opts }));
       }
       log(`round ${r + 1}/${rounds}: ${kinds.map((k) => `${k.name} ${Math.round(k.runs.at(-1).total / k.runs.at(-1).seconds)} req/s`).join(', ')}`);
     }
     const out = {};
     for (const k of kinds) {
-      const total = k.runs.reduce((n, x) => n + x.total, 0);
-      const seconds = k.runs.reduce((n, x) => n + x.seconds, 0);
-      const cpu = k.runs.reduce((n, x) => n + x.cpu, 0);
-      out[k.name] = {
-        rps: Math.round(total / seconds),
-        perCpuSecond: Math.round(total / cpu),
-        p99ms: Math.max(...k.runs.map((x) => x.p99)),
-        non2xx: k.runs.reduce((n, x) => n + x.non2xx, 0),
-        errors: k.runs.reduce((n, x) => n + x.errors, 0),
-      };
+      out[k.name] = mergeSlices(k.runs);
     }
     for (const name of ['jwt', 'webhook']) {
       out[name].ratio = Number((out[name].rps / out.cert.rps).toFixed(3));

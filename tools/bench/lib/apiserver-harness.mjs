@@ -100,3 +100,24 @@ export function cannonWith({ connections, duration }) {
       autocannon.track(instance, { renderProgressBar: false, renderResultsTable: false, renderLatencyTable: false, outputStream: new (class { write() {} })() });
     });
 }
+
+/** One autocannon slice against the process `pid`: requests, seconds, CPU seconds used, failures, p99. */
+export async function measuredSlice(cannon, pid, opts) {
+  const before = cpuSeconds(pid);
+  const result = await cannon(opts);
+  return { total: result.requests.total, seconds: result.duration, cpu: cpuSeconds(pid) - before, non2xx: result.non2xx, errors: result.errors + result.timeouts, p99: result.latency.p99 };
+}
+
+/** Slices of one server as one figure: requests/s and per CPU-second over all, worst p99, summed failures. */
+export function mergeSlices(runs) {
+  const total = runs.reduce((n, x) => n + x.total, 0);
+  const seconds = runs.reduce((n, x) => n + x.seconds, 0);
+  const cpu = runs.reduce((n, x) => n + x.cpu, 0);
+  return {
+    rps: Math.round(total / seconds),
+    perCpuSecond: Math.round(total / cpu),
+    p99ms: Math.max(...runs.map((x) => x.p99)),
+    non2xx: runs.reduce((n, x) => n + x.non2xx, 0),
+    errors: runs.reduce((n, x) => n + x.errors, 0),
+  };
+}

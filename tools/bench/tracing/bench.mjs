@@ -23,7 +23,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
-import { adminCredentials, benchFlags, buildApiserverBundle, cannonWith, cpuSeconds, startApiserver } from '../lib/apiserver-harness.mjs';
+import { adminCredentials, benchFlags, buildApiserverBundle, cannonWith, measuredSlice, mergeSlices, startApiserver } from '../lib/apiserver-harness.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -114,9 +114,7 @@ async function main() {
       // between slices: the full-rate server keeps exporting what it buffered for a moment.
       for (const c of [...configs.slice(r % configs.length), ...configs.slice(0, r % configs.length)]) {
         await new Promise((res) => setTimeout(res, settleMs));
-        const before = cpuSeconds(c.pid);
-        const result = await cannon({ url: `${c.url}${collection}/bench`, tlsOptions: tlsOptions(c.creds), headers: { accept: 'application/json' } });
-        c.runs.push({ total: result.requests.total, seconds: result.duration, cpu: cpuSeconds(c.pid) - before, non2xx: result.non2xx, errors: result.errors + result.timeouts, p99: result.latency.p99 });
+        c.runs.push(await measuredSlice(cannon, c.pid, { url: `${c.url}${collection}/bench`, tlsOptions: tlsOptions(c.creds), headers: { accept: 'application/json' } }));
       }
       log(`round ${r + 1}/${rounds}: ${configs.map((c) => `${c.name} ${Math.round(c.runs.at(-1).total / c.runs.at(-1).seconds)} req/s`).join(', ')}`);
     }
@@ -124,16 +122,7 @@ async function main() {
     await new Promise((r) => setTimeout(r, 6000));
     const out = {};
     for (const c of configs) {
-      const total = c.runs.reduce((n, x) => n + x.total, 0);
-      const seconds = c.runs.reduce((n, x) => n + x.seconds, 0);
-      const cpu = c.runs.reduce((n, x) => n + x.cpu, 0);
-      out[c.name] = {
-        rps: Math.round(total / seconds),
-        perCpuSecond: Math.round(total / cpu),
-        p99ms: Math.max(...c.runs.map((x) => x.p99)),
-        non2xx: c.runs.reduce((n, x) => n + x.non2xx, 0),
-        errors: c.runs.reduce((n, x) => n + x.errors, 0),
-      };
+      out[c.name] = mergeSlices(c.runs);
     }
     // Ratios per round (the servers of one round ran within seconds of each other, under about
     // the same machine load), then the median over the rounds: steadier than ratios of totals
