@@ -12,6 +12,10 @@ describe('logger', () => {
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatch(/^I1122 05:50:10\.123000 +\d+\] "Serving securely" address="https:\/\/127\.0\.0\.1:6443" port=6443\n$/);
     expect(lines[1]).toMatch(/^E1122 .*\] "boom" err="bad"\n$/);
+    // The server asks before building a line (the per-request line at 2 is then never built).
+    expect(log.enabled(0)).toBe(true);
+    expect(log.enabled(1)).toBe(true);
+    expect(log.enabled(2)).toBe(false);
   });
 
   it('writes JSON lines with ts, v and msg', () => {

@@ -1,4 +1,4 @@
-import { connect } from 'node:tls';
+import { TLSSocket, connect } from 'node:tls';
 import { bundle, ctbPath, startCluster, type TestCluster } from '../../test/cluster.js';
 
 let c: TestCluster;
@@ -33,6 +33,24 @@ function raw(data: string, holdOpenMs = 0): Promise<{ text: string; closed: bool
 }
 
 describe('robustness', () => {
+  it('turns off the Nagle delay on every accepted connection', async () => {
+    // The HTTP/2 server with HTTP/1.1 fallback does not do it by itself (node:https does).
+    const calls: boolean[] = [];
+    const original = TLSSocket.prototype.setNoDelay;
+    TLSSocket.prototype.setNoDelay = function (this: TLSSocket & { server?: unknown }, noDelay?: boolean) {
+      if (this.server) calls.push(noDelay ?? true);
+      return original.call(this, noDelay);
+    };
+    try {
+      const res = await raw(`GET ${ctbPath} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`);
+      expect(res.text).toMatch(/^HTTP\/1\.1 200 /);
+    } finally {
+      TLSSocket.prototype.setNoDelay = original;
+    }
+    expect(calls).toContain(true);
+  });
+
+
   it('closes connections that send malformed HTTP', async () => {
     const res = await raw('GARBAGE GARBAGE\r\n\r\n');
     expect(res.closed).toBe(true);
