@@ -53,28 +53,41 @@ export function disabledTracing(): Tracing {
  * 1e6)) when samplingRatePerMillion is set, ParentBased(AlwaysOff) when it is not, as the spec says.
  */
 export async function createTracing(spec: TracingSpec, opts: TracingOptions): Promise<Tracing> {
-  const [{ NodeTracerProvider }, base, { resourceFromAttributes }, { W3CTraceContextPropagator }, { OTLPTraceExporter }, grpc] =
-    await Promise.all([
-      import('@opentelemetry/sdk-trace-node'),
-      import('@opentelemetry/sdk-trace-base'),
-      import('@opentelemetry/resources'),
-      import('@opentelemetry/core'),
-      import('@opentelemetry/exporter-trace-otlp-grpc'),
-      import('@grpc/grpc-js'),
-    ]);
+  const [
+    { NodeTracerProvider },
+    base,
+    { resourceFromAttributes },
+    { W3CTraceContextPropagator },
+    { BatchEncodingSpanProcessor },
+    { createOtlpGrpcSpanExporter },
+  ] = await Promise.all([
+    import('@opentelemetry/sdk-trace-node'),
+    import('@opentelemetry/sdk-trace-base'),
+    import('@opentelemetry/resources'),
+    import('@opentelemetry/core'),
+    import('./batch-encoding-span-processor.js'),
+    import('./otlp-grpc-span-exporter.js'),
+  ]);
   const rate = spec.samplingRatePerMillion;
   const root = rate === undefined ? new base.AlwaysOffSampler() : new base.TraceIdRatioBasedSampler(rate / 1_000_000);
-  const exporter = new OTLPTraceExporter({
-    url: otlpExporterUrl(spec.endpoint),
-    credentials: grpc.credentials.createInsecure(),
-  });
-  const reportingExporter: typeof exporter = Object.assign(Object.create(exporter) as typeof exporter, {
-    export: (spans: Parameters<typeof exporter.export>[0], done: Parameters<typeof exporter.export>[1]) =>
-      exporter.export(spans, (result) => {
-        if (result.error) opts.onExportError?.(result.error);
-        done(result);
-      }),
-  });
+  const exporter = await createOtlpGrpcSpanExporter(otlpExporterUrl(spec.endpoint));
+  const processor = new BatchEncodingSpanProcessor(
+    {
+      export: (batch, done) =>
+        exporter.export(batch, (result) => {
+          if (result.error) opts.onExportError?.(result.error);
+          done(result);
+        }),
+      forceFlush: () => exporter.forceFlush(),
+      shutdown: () => exporter.shutdown(),
+    },
+    {
+      scheduledDelayMillis: opts.exportDelayMs ?? 5000,
+      maxQueueSize: 2048,
+      maxExportBatchSize: 512,
+      onDropped: (spans) => opts.onExportError?.(new Error(`dropped ${spans} spans: the export queue (2048 spans) was full`)),
+    },
+  );
   const provider = new NodeTracerProvider({
     sampler: new base.ParentBasedSampler({ root }),
     resource: resourceFromAttributes({
@@ -82,13 +95,7 @@ export async function createTracing(spec: TracingSpec, opts: TracingOptions): Pr
       'service.version': opts.serviceVersion,
       'service.instance.id': opts.instanceId,
     }),
-    spanProcessors: [
-      new base.BatchSpanProcessor(reportingExporter, {
-        scheduledDelayMillis: opts.exportDelayMs ?? 5000,
-        maxQueueSize: 2048,
-        maxExportBatchSize: 512,
-      }),
-    ],
+    spanProcessors: [processor],
   });
   const propagator = new W3CTraceContextPropagator();
   const tracer = provider.getTracer('plat.io/apiserver', opts.serviceVersion);

@@ -115,7 +115,11 @@ function flatten(attrs: KeyValue[] | undefined): Record<string, string | number 
   return out;
 }
 
-export async function startOtlpReceiver(): Promise<{ endpoint: string; spans: ReceivedSpan[]; close(): Promise<void> }> {
+/**
+ * `spans`: what the Export calls carried, decoded; `requests`: each call's request bytes as
+ * received, for comparing exporters byte for byte.
+ */
+export async function startOtlpReceiver(): Promise<{ endpoint: string; spans: ReceivedSpan[]; requests: Buffer[]; close(): Promise<void> }> {
   const definition = protoLoader.fromJSON(descriptor as unknown as Parameters<typeof protoLoader.fromJSON>[0], {
     longs: String,
     oneofs: true,
@@ -124,8 +128,21 @@ export async function startOtlpReceiver(): Promise<{ endpoint: string; spans: Re
     opentelemetry: { proto: { collector: { trace: { v1: { TraceService: { service: grpc.ServiceDefinition } } } } } };
   };
   const spans: ReceivedSpan[] = [];
+  const requests: Buffer[] = [];
+  const service = loaded.opentelemetry.proto.collector.trace.v1.TraceService.service;
+  const exportMethod = service['Export']!;
   const server = new grpc.Server();
-  server.addService(loaded.opentelemetry.proto.collector.trace.v1.TraceService.service, {
+  server.addService(
+    {
+      Export: {
+        ...exportMethod,
+        requestDeserialize: (bytes: Buffer) => {
+          requests.push(Buffer.from(bytes));
+          return exportMethod.requestDeserialize(bytes);
+        },
+      },
+    },
+    {
     Export: (
       call: grpc.ServerUnaryCall<{ resourceSpans: { resource?: { attributes: KeyValue[] }; scopeSpans: { spans: { traceId: Buffer; spanId: Buffer; parentSpanId: Buffer; name: string; attributes: KeyValue[] }[] }[] }[] }, unknown>,
       callback: grpc.sendUnaryData<unknown>,
@@ -147,13 +164,15 @@ export async function startOtlpReceiver(): Promise<{ endpoint: string; spans: Re
       }
       callback(null, {});
     },
-  });
+    },
+  );
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
   );
   return {
     endpoint: `127.0.0.1:${port}`,
     spans,
+    requests,
     close: () => new Promise<void>((resolve) => server.tryShutdown(() => resolve())),
   };
 }
