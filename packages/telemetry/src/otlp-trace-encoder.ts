@@ -314,10 +314,8 @@ function traceFlags(ctx: SpanContext, isRemote: boolean | undefined): number {
   return (ctx.traceFlags & 0xff) | FLAGS_HAS_IS_REMOTE | (isRemote ? FLAGS_IS_REMOTE : 0);
 }
 
-/** Span.Link: trace_id 1, span_id 2, trace_state 3, attributes 4, dropped 5, flags 6. */
-function link(w: ProtoWriter, l: Link): void {
-  const start = w.begin(1);
-  const ctx = l.context;
+/** trace_id 1, span_id 2 and trace_state 3: the same fields in Span and in Span.Link. */
+function spanIdentity(w: ProtoWriter, ctx: SpanContext): void {
   w.tag(1, Wire.Bytes);
   w.hexBytes(ctx.traceId);
   w.tag(2, Wire.Bytes);
@@ -327,6 +325,13 @@ function link(w: ProtoWriter, l: Link): void {
     w.tag(3, Wire.Bytes);
     w.string(traceState);
   }
+}
+
+/** Span.Link: trace_id 1, span_id 2, trace_state 3, attributes 4, dropped 5, flags 6. */
+function link(w: ProtoWriter, l: Link): void {
+  const start = w.begin(1);
+  const ctx = l.context;
+  spanIdentity(w, ctx);
   attributes(w, l.attributes, 4);
   w.tag(5, Wire.Varint);
   w.varint(l.droppedAttributesCount || 0);
@@ -344,15 +349,7 @@ function span(w: ProtoWriter, s: ReadableSpan): void {
   // Most spans take 128 bytes to 16 KiB: a two-byte length.
   const start = w.begin(2);
   const ctx = s.spanContext();
-  w.tag(1, Wire.Bytes);
-  w.hexBytes(ctx.traceId);
-  w.tag(2, Wire.Bytes);
-  w.hexBytes(ctx.spanId);
-  const traceState = ctx.traceState?.serialize();
-  if (traceState) {
-    w.tag(3, Wire.Bytes);
-    w.string(traceState);
-  }
+  spanIdentity(w, ctx);
   const parent = s.parentSpanContext;
   if (parent?.spanId) {
     w.tag(4, Wire.Bytes);
