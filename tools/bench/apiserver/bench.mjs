@@ -27,7 +27,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
-import { adminCredentials, benchFlags, buildApiserverBundle, cannonWith, cpuSeconds, root } from '../lib/apiserver-harness.mjs';
+import { adminCredentials, benchFlags, buildApiserverBundle, cannonWith, measuredSlice, mergeSlices, root } from '../lib/apiserver-harness.mjs';
 import { openLoopGetInChild } from '../lib/open-loop.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -80,30 +80,7 @@ function startChild(cmd, argv, opts = {}) {
   return { child, waitFor, stop, stderr: () => err };
 }
 
-/** Runs autocannon while measuring the CPU time of the server process `pid`. */
-async function cannonWithCpu(pid, opts) {
-  const before = cpuSeconds(pid);
-  const result = await cannon(opts);
-  result.cpuSeconds = cpuSeconds(pid) - before;
-  return result;
-}
-
-/** Several runs of one scenario as one: total requests over total time, worst p50/p99 of the slices. */
-function merged(runs) {
-  const total = runs.reduce((n, r) => n + r.requests.total, 0);
-  const seconds = runs.reduce((n, r) => n + r.duration, 0);
-  const cpu = runs.reduce((n, r) => n + (r.cpuSeconds ?? NaN), 0);
-  return {
-    rps: Math.round(total / seconds),
-    perCpuSecond: Math.round(total / cpu),
-    p50ms: Math.max(...runs.map((r) => r.latency.p50)),
-    p99ms: Math.max(...runs.map((r) => r.latency.p99)),
-    non2xx: runs.reduce((n, r) => n + r.non2xx, 0),
-    errors: runs.reduce((n, r) => n + r.errors + r.timeouts, 0),
-    total,
-  };
-}
-
+/** One autocannon run as a result row. */
 function summary(result) {
   return {
     rps: Math.round(result.requests.average),
@@ -165,11 +142,11 @@ async function main() {
     const getRuns = [];
     for (let r = 0; r < rounds; r++) {
       log(`GET round ${r + 1}/${rounds}: bare node:https, then apiserver...`);
-      bareRuns.push(await cannonWithCpu(bare.child.pid, { url: `${bareUrl}${getPath}`, tlsOptions, duration: duration / rounds }));
-      getRuns.push(await cannonWithCpu(api.child.pid, { url: `${url}${getPath}`, tlsOptions, headers: { accept: 'application/json' }, duration: duration / rounds }));
+      bareRuns.push(await measuredSlice(cannon, bare.child.pid, { url: `${bareUrl}${getPath}`, tlsOptions, duration: duration / rounds }));
+      getRuns.push(await measuredSlice(cannon, api.child.pid, { url: `${url}${getPath}`, tlsOptions, headers: { accept: 'application/json' }, duration: duration / rounds }));
     }
-    results.bareGet = merged(bareRuns);
-    results.get = merged(getRuns);
+    results.bareGet = mergeSlices(bareRuns);
+    results.get = mergeSlices(getRuns);
     // Right after the GET runs, under GET load only: what a LIST of 1,000 (930 KB answers) leaves
     // for the garbage collector is not part of GET latency.
     const halfRate = Math.max(1, Math.floor(results.get.rps / 2));

@@ -105,10 +105,10 @@ export function cannonWith({ connections, duration }) {
 export async function measuredSlice(cannon, pid, opts) {
   const before = cpuSeconds(pid);
   const result = await cannon(opts);
-  return { total: result.requests.total, seconds: result.duration, cpu: cpuSeconds(pid) - before, non2xx: result.non2xx, errors: result.errors + result.timeouts, p99: result.latency.p99 };
+  return { total: result.requests.total, seconds: result.duration, cpu: cpuSeconds(pid) - before, non2xx: result.non2xx, errors: result.errors + result.timeouts, p50: result.latency.p50, p99: result.latency.p99 };
 }
 
-/** Slices of one server as one figure: requests/s and per CPU-second over all, worst p99, summed failures. */
+/** Slices of one server as one figure: requests/s and per CPU-second over all, worst p50 and p99, summed failures. */
 export function mergeSlices(runs) {
   const total = runs.reduce((n, x) => n + x.total, 0);
   const seconds = runs.reduce((n, x) => n + x.seconds, 0);
@@ -116,8 +116,10 @@ export function mergeSlices(runs) {
   return {
     rps: Math.round(total / seconds),
     perCpuSecond: Math.round(total / cpu),
+    p50ms: Math.max(...runs.map((x) => x.p50)),
     p99ms: Math.max(...runs.map((x) => x.p99)),
     non2xx: runs.reduce((n, x) => n + x.non2xx, 0),
     errors: runs.reduce((n, x) => n + x.errors, 0),
+    total,
   };
 }
