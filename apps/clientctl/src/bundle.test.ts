@@ -4,10 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
-import { createBuiltinAuthorizer, createX509Authenticator } from '@plat/auth';
-import { clusterTrustBundleResource, createApiServer, type ApiServer } from '@plat/server';
-import { MemoryStorage } from '@plat/storage';
-import { createCertificateAuthority, issueClientCertificate, issueServingCertificate } from '@plat/x509';
+import { createCertificateAuthority } from '@plat/x509';
+import { startClientctlServer, type ClientctlServer } from '../test/clientctl-server.js';
 
 // The shipped bundle (esbuild.config.mjs: splitting, minification, side-effect-free libraries) run
 // as a real process: catches what only the bundle can break (chunk loading, CommonJS interop).
@@ -26,8 +24,7 @@ function run(args: string[], env: Record<string, string>, bin = main): Promise<{
   });
 }
 
-let server: ApiServer;
-let storage: MemoryStorage;
+let server: ClientctlServer;
 let env: Record<string, string>;
 let anchor: string;
 
@@ -45,31 +42,13 @@ beforeAll(async () => {
     tsconfig: path.join(appRoot, 'tsconfig.json'),
     logLevel: 'error',
   });
-  const ca = await createCertificateAuthority({ commonName: 'bundle-test-ca' });
-  const serving = await issueServingCertificate(ca, { commonName: 'localhost', dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
-  const admin = await issueClientCertificate(ca, { commonName: 'admin', organizations: ['system:masters'] });
+  server = await startClientctlServer(tmp);
+  env = server.env;
   anchor = (await createCertificateAuthority({ commonName: 'bundle-anchor' })).certPem;
-  storage = new MemoryStorage({});
-  server = createApiServer({
-    storage,
-    authenticator: createX509Authenticator({ clientCA: ca.certPem }),
-    authorizer: createBuiltinAuthorizer({}),
-    resources: [clusterTrustBundleResource()],
-    tls: { cert: serving.certPem, key: serving.keyPem, clientCA: ca.certPem },
-  });
-  const { url } = await server.listen({ host: '127.0.0.1', port: 0 });
-  const b64 = (s: string) => Buffer.from(s).toString('base64');
-  const kubeconfig = path.join(tmp, 'config');
-  writeFileSync(
-    kubeconfig,
-    `apiVersion: v1\nkind: Config\nclusters:\n- name: t\n  cluster: {server: "${url}", certificate-authority-data: ${b64(ca.certPem)}}\nusers:\n- name: a\n  user: {client-certificate-data: ${b64(admin.certPem)}, client-key-data: ${b64(admin.keyPem)}}\ncontexts:\n- name: a\n  context: {cluster: t, user: a}\ncurrent-context: a\n`,
-  );
-  env = { HOME: tmp, KUBECONFIG: kubeconfig };
 }, 120_000);
 
 afterAll(async () => {
   await server?.close();
-  await storage?.close();
 });
 
 describe('the clientctl bundle', () => {

@@ -2,67 +2,28 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createBuiltinAuthorizer, createX509Authenticator } from '@plat/auth';
-import { clusterTrustBundleResource, createApiServer, type ApiServer } from '@plat/server';
-import { MemoryStorage } from '@plat/storage';
-import { createCertificateAuthority, issueClientCertificate, issueServingCertificate } from '@plat/x509';
+import { createCertificateAuthority } from '@plat/x509';
+import { startClientctlServer, type ClientctlServer } from '../test/clientctl-server.js';
 import { clientctl } from '../test/harness.js';
 
-// A real API server (packages/server) over HTTPS with memory storage, the x509 authenticator and
-// the built-in authorizer; clientctl talks to it through a kubeconfig with client certificates.
-let server: ApiServer;
-let storage: MemoryStorage;
+// clientctl against a real API server over HTTPS (test/clientctl-server.ts), through a kubeconfig
+// with client certificates for the contexts admin and viewer.
+let server: ClientctlServer;
 let env: Record<string, string>;
 let tmp: string;
 let anchor: string;
 let anchor2: string;
 
-const b64 = (s: string) => Buffer.from(s).toString('base64');
-
 beforeAll(async () => {
   tmp = mkdtempSync(path.join(os.tmpdir(), 'clientctl-server-'));
-  const ca = await createCertificateAuthority({ commonName: 'clientctl-test-ca' });
-  const serving = await issueServingCertificate(ca, { commonName: 'localhost', dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
-  const admin = await issueClientCertificate(ca, { commonName: 'admin', organizations: ['system:masters'] });
-  const viewer = await issueClientCertificate(ca, { commonName: 'viewer', organizations: [] });
+  server = await startClientctlServer(tmp, ['viewer']);
+  env = server.env;
   anchor = (await createCertificateAuthority({ commonName: 'anchor-one' })).certPem;
   anchor2 = (await createCertificateAuthority({ commonName: 'anchor-two' })).certPem;
-  storage = new MemoryStorage({});
-  server = createApiServer({
-    storage,
-    authenticator: createX509Authenticator({ clientCA: ca.certPem }),
-    authorizer: createBuiltinAuthorizer({}),
-    resources: [clusterTrustBundleResource()],
-    tls: { cert: serving.certPem, key: serving.keyPem, clientCA: ca.certPem },
-  });
-  const { url } = await server.listen({ host: '127.0.0.1', port: 0 });
-  const kubeconfig = path.join(tmp, 'config');
-  writeFileSync(
-    kubeconfig,
-    `apiVersion: v1
-kind: Config
-clusters:
-- name: test
-  cluster: {server: "${url}", certificate-authority-data: ${b64(ca.certPem)}}
-users:
-- name: admin
-  user: {client-certificate-data: ${b64(admin.certPem)}, client-key-data: ${b64(admin.keyPem)}}
-- name: viewer
-  user: {client-certificate-data: ${b64(viewer.certPem)}, client-key-data: ${b64(viewer.keyPem)}}
-contexts:
-- name: admin
-  context: {cluster: test, user: admin}
-- name: viewer
-  context: {cluster: test, user: viewer}
-current-context: admin
-`,
-  );
-  env = { HOME: tmp, KUBECONFIG: kubeconfig };
 });
 
 afterAll(async () => {
   await server?.close();
-  await storage?.close();
 });
 
 const ctb = (name: string, pem: string, extra = '') =>
