@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { parse } from 'yaml';
 
 export interface StartedApiServer {
   url: string;
@@ -19,6 +20,23 @@ export function bundlePath(): string {
   const bundle = process.env.PLAT_APISERVER_BUNDLE;
   if (!bundle || !fs.existsSync(bundle)) throw new Error('the apiserver bundle is missing: jest globalSetup builds it (test/global-setup.mjs)');
   return bundle;
+}
+
+export interface Credentials {
+  ca: string;
+  cert: string;
+  key: string;
+}
+
+/** The admin credentials from admin.conf, as any kubeconfig client would read them (for an undici Agent's `connect`). */
+export function adminCredentials(kubeconfig: string): Credentials {
+  const doc = parse(fs.readFileSync(kubeconfig, 'utf8'));
+  const b64 = (s: string) => Buffer.from(s, 'base64').toString('utf8');
+  return {
+    ca: b64(doc.clusters[0].cluster['certificate-authority-data']),
+    cert: b64(doc.users[0].user['client-certificate-data']),
+    key: b64(doc.users[0].user['client-key-data']),
+  };
 }
 
 export function tempDir(prefix: string): string {

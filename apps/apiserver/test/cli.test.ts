@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Agent, request } from 'undici';
 import { parse } from 'yaml';
-import { bundlePath, startApiServer, tempDir } from './apiserver-process.js';
+import { adminCredentials, bundlePath, startApiServer, tempDir } from './apiserver-process.js';
 
 const pkg = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, '../package.json'), 'utf8')) as { version: string };
 
@@ -133,15 +133,7 @@ describe('apiserver command line', () => {
     const dir = tempDir('plat-cli-');
     const server = await startApiServer({ dataDir: dir, args: ['--storage-backend=memory', '-v=2', '--logging-format=json'] });
     try {
-      const conf = parse(fs.readFileSync(server.kubeconfig, 'utf8'));
-      const b64 = (v: string) => Buffer.from(v, 'base64').toString('utf8');
-      const dispatcher = new Agent({
-        connect: {
-          ca: b64(conf.clusters[0].cluster['certificate-authority-data']),
-          cert: b64(conf.users[0].user['client-certificate-data']),
-          key: b64(conf.users[0].user['client-key-data']),
-        },
-      });
+      const dispatcher = new Agent({ connect: adminCredentials(server.kubeconfig) });
       const res = await request(`${server.url}/healthz`, { dispatcher, headers: { 'user-agent': 'cli-test' } });
       expect(res.statusCode).toBe(200);
       expect(await res.body.text()).toBe('ok');
@@ -162,14 +154,8 @@ describe('apiserver command line', () => {
     const dir = tempDir('plat-cli-');
     const server = await startApiServer({ dataDir: dir, args: ['--storage-backend=memory'] });
     try {
-      const conf = parse(fs.readFileSync(server.kubeconfig, 'utf8'));
-      const b64 = (v: string) => Buffer.from(v, 'base64').toString('utf8');
       const dispatcher = new Agent({
-        connect: {
-          ca: b64(conf.clusters[0].cluster['certificate-authority-data']),
-          cert: b64(conf.users[0].user['client-certificate-data']),
-          key: b64(conf.users[0].user['client-key-data']),
-        },
+        connect: adminCredentials(server.kubeconfig),
         bodyTimeout: 0,
       });
       const watch = await request(`${server.url}/apis/certificates.plat.io/v1alpha1/clustertrustbundles?watch=true`, { dispatcher });

@@ -2,11 +2,10 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Agent, request } from 'undici';
-import { parse } from 'yaml';
 // The OTLP receiver is @plat/telemetry's test fixture, shared by path rather than copied.
 // eslint-disable-next-line @nx/enforce-module-boundaries
 import { startOtlpReceiver } from '../../../packages/telemetry/test/otlp-receiver.js';
-import { bundlePath, startApiServer, tempDir } from './apiserver-process.js';
+import { adminCredentials, bundlePath, startApiServer, tempDir } from './apiserver-process.js';
 
 function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -60,15 +59,7 @@ describe('apiserver --tracing-config-file and --egress-selector-config-file', ()
     });
     let dispatcher: Agent | undefined;
     try {
-      const conf = parse(fs.readFileSync(server.kubeconfig, 'utf8'));
-      const b64 = (v: string) => Buffer.from(v, 'base64').toString('utf8');
-      dispatcher = new Agent({
-        connect: {
-          ca: b64(conf.clusters[0].cluster['certificate-authority-data']),
-          cert: b64(conf.users[0].user['client-certificate-data']),
-          key: b64(conf.users[0].user['client-key-data']),
-        },
-      });
+      dispatcher = new Agent({ connect: adminCredentials(server.kubeconfig) });
       const res = await request(`${server.url}/apis/certificates.plat.io/v1alpha1/clustertrustbundles`, {
         dispatcher,
         headers: { 'user-agent': 'e2e-tracing', traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' },

@@ -1,10 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
-import { parse } from 'yaml';
 import { Agent, request } from 'undici';
 import { createCertificateAuthority } from '@plat/x509';
-import { startApiServer, tempDir, type StartedApiServer } from './apiserver-process.js';
+import { adminCredentials, startApiServer, tempDir, type StartedApiServer } from './apiserver-process.js';
 
 const etcdBinary = '/usr/bin/etcd';
 const hasEtcd = fs.existsSync(etcdBinary);
@@ -77,13 +76,7 @@ const base = '/apis/certificates.plat.io/v1alpha1/clustertrustbundles';
   it('stores objects in etcd under --etcd-prefix and finds them again after a restart', async () => {
     const args = ['--storage-backend=etcd3', `--etcd-servers=${etcd.url}`, '--etcd-prefix=/plat-e2e'];
     server = await startApiServer({ dataDir, args });
-    const conf = parse(fs.readFileSync(server.kubeconfig, 'utf8'));
-    const b64 = (v: string) => Buffer.from(v, 'base64').toString('utf8');
-    const connect = {
-      ca: b64(conf.clusters[0].cluster['certificate-authority-data']),
-      cert: b64(conf.users[0].user['client-certificate-data']),
-      key: b64(conf.users[0].user['client-key-data']),
-    };
+    const connect = adminCredentials(server.kubeconfig);
     const ca = await createCertificateAuthority({ commonName: 'etcd-e2e' });
     let dispatcher = new Agent({ connect });
     const created = await request(`${server.url}${base}`, {

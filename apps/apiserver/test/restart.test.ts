@@ -1,25 +1,7 @@
 import fs from 'node:fs';
-import { parse } from 'yaml';
 import { Agent, request } from 'undici';
 import { createCertificateAuthority } from '@plat/x509';
-import { startApiServer, tempDir, type StartedApiServer } from './apiserver-process.js';
-
-interface Credentials {
-  ca: string;
-  cert: string;
-  key: string;
-}
-
-/** The admin credentials from admin.conf, as any kubeconfig client would read them. */
-function credentials(kubeconfig: string): Credentials {
-  const doc = parse(fs.readFileSync(kubeconfig, 'utf8'));
-  const b = (s: string) => Buffer.from(s, 'base64').toString('utf8');
-  return {
-    ca: b(doc.clusters[0].cluster['certificate-authority-data']),
-    cert: b(doc.users[0].user['client-certificate-data']),
-    key: b(doc.users[0].user['client-key-data']),
-  };
-}
+import { adminCredentials, startApiServer, tempDir, type Credentials, type StartedApiServer } from './apiserver-process.js';
 
 async function call(server: StartedApiServer, creds: Credentials, method: string, p: string, body?: unknown, contentType = 'application/json') {
   const dispatcher = new Agent({ connect: { ca: creds.ca, cert: creds.cert, key: creds.key } });
@@ -55,7 +37,7 @@ describe('restart on the same SQLite data directory', () => {
     expect(server.stdout()).toContain('Development PKI in');
     expect(server.stdout()).toContain('(created)');
     expect(server.stdout()).toContain(`kubectl --kubeconfig ${server.kubeconfig} get clustertrustbundles`);
-    const creds = credentials(server.kubeconfig);
+    const creds = adminCredentials(server.kubeconfig);
     const before: Record<string, string> = {};
     for (const name of ['alpha', 'beta', 'gamma']) {
       const ca = await createCertificateAuthority({ commonName: `restart-${name}` });
@@ -81,7 +63,7 @@ describe('restart on the same SQLite data directory', () => {
     server = await startApiServer({ dataDir, args: ['--storage-backend=sqlite'] });
     expect(server.stdout()).toContain('(reused)');
     // admin.conf is rewritten for the new port but keeps the same credentials.
-    expect(credentials(server.kubeconfig)).toEqual(creds);
+    expect(adminCredentials(server.kubeconfig)).toEqual(creds);
     const list = await call(server, creds, 'GET', base);
     expect(list.status).toBe(200);
     const items = (list.body.items as { metadata: { name: string; resourceVersion: string; uid: string } }[]).map((i) => [
