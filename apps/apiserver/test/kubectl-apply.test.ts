@@ -1,11 +1,8 @@
 // Server-side apply with the real kubectl against the started apiserver:
 // kubectl apply --server-side [--force-conflicts] [--field-manager X].
-import fs from 'node:fs';
-import path from 'node:path';
 import { parse } from 'yaml';
 import { createCertificateAuthority } from '@plat/x509';
-import { startApiServer, tempDir, type StartedApiServer } from './apiserver-process.js';
-import { hasKubectl, kubectl } from './kubectl.js';
+import { hasKubectl, kubectl, kubectlSuite, type KubectlSuite } from './kubectl.js';
 
 function bundleYaml(name: string, trustBundle: string, labels?: Record<string, string>): string {
   return JSON.stringify({
@@ -24,35 +21,23 @@ if (!hasKubectl) {
   });
 } else {
   describe('kubectl apply --server-side against the started apiserver', () => {
-    let server: StartedApiServer;
-    let dataDir: string;
-    let home: string;
-    let files: string;
+    let suite: KubectlSuite;
     let env: { kubeconfig: string; home: string };
     let caPem: string;
     let ca2Pem: string;
 
     beforeAll(async () => {
-      dataDir = tempDir('plat-ssa-data-');
-      home = tempDir('plat-ssa-home-');
-      files = tempDir('plat-ssa-files-');
-      server = await startApiServer({ dataDir, args: ['--storage-backend=memory'] });
-      env = { kubeconfig: server.kubeconfig, home };
+      suite = kubectlSuite('plat-ssa');
+      env = await suite.start();
       caPem = (await createCertificateAuthority({ commonName: 'ssa-root-1' })).certPem;
       ca2Pem = (await createCertificateAuthority({ commonName: 'ssa-root-2' })).certPem;
     });
 
     afterAll(async () => {
-      const code = await server?.stop('SIGTERM');
-      expect(code).toBe(0);
-      for (const d of [dataDir, home, files]) if (d) fs.rmSync(d, { recursive: true, force: true });
+      expect(await suite?.stop()).toBe(0);
     });
 
-    const write = (name: string, content: string) => {
-      const file = path.join(files, name);
-      fs.writeFileSync(file, content);
-      return file;
-    };
+    const write = (name: string, content: string) => suite.write(name, content);
     const getObj = async (name: string) => parse((await kubectl(env, ['get', 'ctb', name, '-o', 'yaml', '--show-managed-fields'])).stdout);
 
     it('creates, re-applies unchanged and changes a bundle, owned by the kubectl manager', async () => {
@@ -105,8 +90,8 @@ if (!hasKubectl) {
       expect(entries).toEqual([
         expect.objectContaining({ manager: 'pki-operator', operation: 'Apply', fieldsV1: { 'f:spec': { 'f:trustBundle': {} } } }),
       ]);
-      write('fm2.json', bundleYaml('fm', ca2Pem));
-      const refused = await kubectl(env, ['apply', '--server-side', '-f', path.join(files, 'fm2.json')]);
+      const changed = write('fm2.json', bundleYaml('fm', ca2Pem));
+      const refused = await kubectl(env, ['apply', '--server-side', '-f', changed]);
       expect(refused.code).toBe(1);
       expect(refused.stderr.split('\n')[0]).toBe('error: Apply failed with 1 conflict: conflict with "pki-operator": .spec.trustBundle');
     });

@@ -1,9 +1,7 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import { parse } from 'yaml';
 import { createCertificateAuthority, issueServingCertificate } from '@plat/x509';
-import { startApiServer, tempDir, type StartedApiServer } from './apiserver-process.js';
-import { hasKubectl, kubectl, kubectlStream, waitFor } from './kubectl.js';
+import { hasKubectl, kubectl, kubectlStream, kubectlSuite, waitFor, type KubectlSuite } from './kubectl.js';
 
 function bundleYaml(name: string, trustBundle: string, extra: { signerName?: string; labels?: Record<string, string> } = {}): string {
   const doc = {
@@ -21,39 +19,24 @@ if (!hasKubectl) {
   });
 } else {
   describe('kubectl end-to-end against the started apiserver', () => {
-    let server: StartedApiServer;
-    let dataDir: string;
-    let home: string;
+    let suite: KubectlSuite;
     let env: { kubeconfig: string; home: string };
     let caPem: string;
     let ca2Pem: string;
-    let files: string;
 
     beforeAll(async () => {
-      dataDir = tempDir('plat-e2e-data-');
-      home = tempDir('plat-e2e-home-');
-      files = tempDir('plat-e2e-files-');
-      fs.writeFileSync(path.join(files, 'tokens.csv'), 'reader-token,reader,uid-r,"readers"\n');
-      server = await startApiServer({
-        dataDir,
-        args: ['--storage-backend=memory', `--token-auth-file=${path.join(files, 'tokens.csv')}`],
-      });
-      env = { kubeconfig: server.kubeconfig, home };
+      suite = kubectlSuite('plat-e2e');
+      const tokens = suite.write('tokens.csv', 'reader-token,reader,uid-r,"readers"\n');
+      env = await suite.start([`--token-auth-file=${tokens}`]);
       caPem = (await createCertificateAuthority({ commonName: 'e2e-root-1' })).certPem;
       ca2Pem = (await createCertificateAuthority({ commonName: 'e2e-root-2' })).certPem;
     });
 
     afterAll(async () => {
-      const code = await server?.stop('SIGTERM');
-      expect(code).toBe(0);
-      for (const d of [dataDir, home, files]) if (d) fs.rmSync(d, { recursive: true, force: true });
+      expect(await suite?.stop()).toBe(0);
     });
 
-    const write = (name: string, content: string) => {
-      const file = path.join(files, name);
-      fs.writeFileSync(file, content);
-      return file;
-    };
+    const write = (name: string, content: string) => suite.write(name, content);
 
     it('lists the resource in api-resources with its short name', async () => {
       const r = await kubectl(env, ['api-resources', '--api-group=certificates.plat.io']);
@@ -175,7 +158,7 @@ if (!hasKubectl) {
 
     /** A kubeconfig with the same cluster and a bearer token as the only credential. */
     function tokenKubeconfig(token: string): string {
-      const conf = parse(fs.readFileSync(server.kubeconfig, 'utf8'));
+      const conf = parse(fs.readFileSync(env.kubeconfig, 'utf8'));
       conf.users = [{ name: 'token-user', user: { token } }];
       conf.contexts = [{ name: 'token', context: { cluster: conf.clusters[0].name, user: 'token-user' } }];
       conf['current-context'] = 'token';
@@ -183,7 +166,7 @@ if (!hasKubectl) {
     }
 
     it('lets a token user read bundles but not create them', async () => {
-      const reader = { kubeconfig: tokenKubeconfig('reader-token'), home };
+      const reader = { ...env, kubeconfig: tokenKubeconfig('reader-token') };
       const list = await kubectl(reader, ['get', 'ctb', '-o', 'name']);
       expect(list.stderr).toBe('');
       expect(list.stdout).toContain('clustertrustbundle.certificates.plat.io/first');
@@ -195,7 +178,7 @@ if (!hasKubectl) {
           file +
           '": clustertrustbundles.certificates.plat.io is forbidden: User "reader" cannot create resource "clustertrustbundles" in API group "certificates.plat.io" at the cluster scope: Everything is forbidden.',
       );
-      const badToken = await kubectl({ kubeconfig: tokenKubeconfig('wrong'), home }, ['get', 'ctb']);
+      const badToken = await kubectl({ ...env, kubeconfig: tokenKubeconfig('wrong') }, ['get', 'ctb']);
       expect(badToken.code).toBe(1);
       expect(badToken.stderr).toContain('error: You must be logged in to the server (Unauthorized)');
     });
@@ -209,7 +192,7 @@ if (!hasKubectl) {
       const read = await kubectl(env, ['--as', 'system:serviceaccount:ns:app', 'get', 'ctb', 'first', '-o', 'name']);
       expect(read.stdout.trim()).toBe('clustertrustbundle.certificates.plat.io/first');
       // A user without the impersonate verb cannot act as anybody else.
-      const reader = { kubeconfig: tokenKubeconfig('reader-token'), home };
+      const reader = { ...env, kubeconfig: tokenKubeconfig('reader-token') };
       const escalate = await kubectl(reader, ['--as', 'plat-admin', '--as-group', 'system:masters', 'get', 'ctb']);
       expect(escalate.code).toBe(1);
       // kubectl also logs its failed discovery attempts before the error; the error is the last line.

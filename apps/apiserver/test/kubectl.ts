@@ -1,5 +1,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import path from 'node:path';
+import { startApiServer, tempDir, type StartedApiServer } from './apiserver-process.js';
 
 export const kubectlPath = '/usr/bin/kubectl';
 export const hasKubectl = fs.existsSync(kubectlPath);
@@ -25,6 +27,39 @@ export function kubectl(env: { kubeconfig: string; home: string }, args: string[
     // Always close stdin: kubectl would otherwise wait for interactive input (for example a login prompt).
     child.stdin!.end(input ?? '');
   });
+}
+
+export interface KubectlSuite {
+  /** Writes a file into the suite's folder for manifests; answers its path. */
+  write(name: string, content: string): string;
+  /** Starts the bundled apiserver (memory storage, then `args`); answers the admin's env for kubectl(). */
+  start(args?: string[]): Promise<{ kubeconfig: string; home: string }>;
+  /** Stops the apiserver with SIGTERM (answers its exit code, undefined if it never started) and removes the folders. */
+  stop(): Promise<number | null | undefined>;
+}
+
+/** The folders of a kubectl end-to-end suite (`<prefix>-data-`, `-home-`, `-files-`) and the apiserver on them. */
+export function kubectlSuite(prefix: string): KubectlSuite {
+  const dataDir = tempDir(`${prefix}-data-`);
+  const home = tempDir(`${prefix}-home-`);
+  const files = tempDir(`${prefix}-files-`);
+  let server: StartedApiServer | undefined;
+  return {
+    write(name, content) {
+      const file = path.join(files, name);
+      fs.writeFileSync(file, content);
+      return file;
+    },
+    async start(args = []) {
+      server = await startApiServer({ dataDir, args: ['--storage-backend=memory', ...args] });
+      return { kubeconfig: server.kubeconfig, home };
+    },
+    async stop() {
+      const code = await server?.stop('SIGTERM');
+      for (const d of [dataDir, home, files]) fs.rmSync(d, { recursive: true, force: true });
+      return code;
+    },
+  };
 }
 
 /** Starts a long-running kubectl (for -w); collects its output. */
