@@ -2,7 +2,18 @@ import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
-import { eventually, replaceFile, startOidcProvider, startServer, startWebhook, tempDir, type TestServer, type WebhookAnswer } from '../test/auth-fixtures.js';
+import {
+  eventually,
+  replaceFile,
+  startOidcProvider,
+  startServer,
+  startWebhook,
+  tempDir,
+  webhookAuthorizationConfig,
+  type TestServer,
+  type WebhookAnswer,
+  type WebhookAuthorizerOptions,
+} from '../test/auth-fixtures.js';
 
 // The authorizer chain over real HTTPS: built-in rules, then a Webhook authorizer reached with a
 // client certificate from its PlatConfig file, the attest admission through that webhook, the
@@ -14,29 +25,16 @@ const sar = '/apis/authorization.plat.io/v1/subjectaccessreviews';
 const writer = { token: 'writer-token' };
 const reader = { token: 'reader-token' };
 
-function authorizationConfig(webhookConfigFile: string, over: Record<string, unknown> = {}): string {
-  return [
-    'apiVersion: apiserver.plat.io/v1beta1',
-    'kind: AuthorizationConfiguration',
-    'authorizers:',
-    '- type: Webhook',
-    '  name: policy',
-    '  webhook:',
-    `    timeout: ${over.timeout ?? '2s'}`,
-    '    authorizedTTL: 5m',
-    '    unauthorizedTTL: 30s',
-    `    subjectAccessReviewVersion: ${over.version ?? 'v1'}`,
-    '    matchConditionSubjectAccessReviewVersion: v1',
-    `    failurePolicy: ${over.failurePolicy ?? 'Deny'}`,
-    '    connectionInfo:',
-    '      type: PlatConfig',
-    `      platConfigFile: ${webhookConfigFile}`,
-    '    matchConditions:',
-    "    - expression: \"request.user != 'reader'\"",
-    `- type: ${over.then ?? 'AlwaysDeny'}`,
-    `  name: ${String(over.then ?? 'AlwaysDeny').toLowerCase()}`,
-    '',
-  ].join('\n');
+/** This suite's configuration: the webhook (2s, cached 5m/30s) for everyone but the reader, then AlwaysDeny. */
+function authorizationConfig(webhookConfigFile: string, over: WebhookAuthorizerOptions = {}): string {
+  return webhookAuthorizationConfig(webhookConfigFile, {
+    timeout: '2s',
+    authorizedTTL: '5m',
+    unauthorizedTTL: '30s',
+    matchConditions: ["request.user != 'reader'"],
+    then: 'AlwaysDeny',
+    ...over,
+  });
 }
 
 /** The policy: writers create bundles and attest for example.com/one only; deleting is denied outright. */

@@ -97,6 +97,8 @@ export interface WebhookCall {
   apiVersion: string;
   spec: Record<string, unknown>;
   clientCN: string;
+  /** The W3C trace context the apiserver sent with the review, if any. */
+  traceparent?: string;
 }
 
 export type WebhookAnswer = { allowed: boolean; denied?: boolean; reason?: string } | { raw: string; code: number } | { delayMs: number };
@@ -119,7 +121,11 @@ export async function startWebhook(
     req.on('data', (c: string) => (body += c));
     req.on('end', () => {
       const review = JSON.parse(body) as { apiVersion: string; spec: Record<string, unknown> };
-      calls.push({ ...review, clientCN: String((req.socket as TLSSocket).getPeerCertificate().subject?.CN ?? '') });
+      calls.push({
+        ...review,
+        clientCN: String((req.socket as TLSSocket).getPeerCertificate().subject?.CN ?? ''),
+        traceparent: req.headers.traceparent as string | undefined,
+      });
       const answer = decide(review.spec);
       if ('raw' in answer) {
         res.statusCode = answer.code;
@@ -170,6 +176,46 @@ export async function startWebhook(
         server.close(() => r());
       }),
   };
+}
+
+export interface WebhookAuthorizerOptions {
+  timeout?: string;
+  authorizedTTL?: string;
+  unauthorizedTTL?: string;
+  version?: string;
+  failurePolicy?: string;
+  /** CEL expressions: the webhook is asked only when every one is true. */
+  matchConditions?: string[];
+  /** The type of the authorizer after the webhook (AlwaysDeny, AlwaysAllow), if any. */
+  then?: string;
+}
+
+/**
+ * An AuthorizationConfiguration (YAML) with the Webhook authorizer `policy`, reached through the
+ * PlatConfig file `platConfigFile` (startWebhook's configFile). Defaults: timeout 3s, v1 reviews,
+ * failurePolicy Deny, the cache TTLs of the configuration's defaults.
+ */
+export function webhookAuthorizationConfig(platConfigFile: string, opts: WebhookAuthorizerOptions = {}): string {
+  return [
+    'apiVersion: apiserver.plat.io/v1beta1',
+    'kind: AuthorizationConfiguration',
+    'authorizers:',
+    '- type: Webhook',
+    '  name: policy',
+    '  webhook:',
+    `    timeout: ${opts.timeout ?? '3s'}`,
+    ...(opts.authorizedTTL ? [`    authorizedTTL: ${opts.authorizedTTL}`] : []),
+    ...(opts.unauthorizedTTL ? [`    unauthorizedTTL: ${opts.unauthorizedTTL}`] : []),
+    `    subjectAccessReviewVersion: ${opts.version ?? 'v1'}`,
+    '    matchConditionSubjectAccessReviewVersion: v1',
+    `    failurePolicy: ${opts.failurePolicy ?? 'Deny'}`,
+    '    connectionInfo:',
+    '      type: PlatConfig',
+    `      platConfigFile: ${platConfigFile}`,
+    ...(opts.matchConditions?.length ? ['    matchConditions:', ...opts.matchConditions.map((e) => `    - expression: ${JSON.stringify(e)}`)] : []),
+    ...(opts.then ? [`- type: ${opts.then}`, `  name: ${opts.then.toLowerCase()}`] : []),
+    '',
+  ].join('\n');
 }
 
 export interface TestServer {

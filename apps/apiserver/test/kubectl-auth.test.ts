@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { startServer, startWebhook, tempDir, type TestServer } from './auth-fixtures.js';
+import { startServer, startWebhook, tempDir, webhookAuthorizationConfig, type TestServer } from './auth-fixtures.js';
 import { hasKubectl, kubectl } from './kubectl.js';
 
 // `kubectl auth whoami` and `kubectl auth can-i` (the real kubectl 1.32) against the server, with
@@ -25,23 +25,7 @@ import { hasKubectl, kubectl } from './kubectl.js';
       return { allowed: false };
     });
     const authz = path.join(dir, 'authz.yaml');
-    fs.writeFileSync(
-      authz,
-      [
-        'apiVersion: apiserver.plat.io/v1beta1',
-        'kind: AuthorizationConfiguration',
-        'authorizers:',
-        '- type: Webhook',
-        '  name: policy',
-        '  webhook:',
-        '    timeout: 3s',
-        '    subjectAccessReviewVersion: v1',
-        '    matchConditionSubjectAccessReviewVersion: v1',
-        '    failurePolicy: Deny',
-        `    connectionInfo: {type: PlatConfig, platConfigFile: ${webhook.configFile}}`,
-        '',
-      ].join('\n'),
-    );
+    fs.writeFileSync(authz, webhookAuthorizationConfig(webhook.configFile));
     const tokens = path.join(dir, 'tokens.csv');
     fs.writeFileSync(tokens, 'writer-token,writer,w-1,"writers"\n');
     s = await startServer(path.join(dir, 'data'), [`--authorization-config=${authz}`, `--token-auth-file=${tokens}`]);
