@@ -2,16 +2,7 @@
 // kubectl apply --server-side [--force-conflicts] [--field-manager X].
 import { parse } from 'yaml';
 import { createCertificateAuthority } from '@plat/x509';
-import { hasKubectl, kubectl, kubectlSuite, type KubectlSuite } from './kubectl.js';
-
-function bundleYaml(name: string, trustBundle: string, labels?: Record<string, string>): string {
-  return JSON.stringify({
-    apiVersion: 'certificates.plat.io/v1alpha1',
-    kind: 'ClusterTrustBundle',
-    metadata: { name, ...(labels ? { labels } : {}) },
-    spec: { trustBundle },
-  });
-}
+import { bundleYaml, hasKubectl, kubectl, kubectlSuite, type KubectlSuite } from './kubectl.js';
 
 type Entry = { manager: string; operation: string; fieldsV1: Record<string, unknown> };
 
@@ -41,7 +32,7 @@ if (!hasKubectl) {
     const getObj = async (name: string) => parse((await kubectl(env, ['get', 'ctb', name, '-o', 'yaml', '--show-managed-fields'])).stdout);
 
     it('creates, re-applies unchanged and changes a bundle, owned by the kubectl manager', async () => {
-      const file = write('ssa.json', bundleYaml('ssa', caPem, { tier: 'one' }));
+      const file = write('ssa.json', bundleYaml('ssa', caPem, { labels: { tier: 'one' } }));
       const created = await kubectl(env, ['apply', '--server-side', '-f', file]);
       expect(created.stderr).toBe('');
       expect(created.stdout.trim()).toBe('clustertrustbundle.certificates.plat.io/ssa serverside-applied');
@@ -53,13 +44,13 @@ if (!hasKubectl) {
       expect(again.stdout.trim()).toBe('clustertrustbundle.certificates.plat.io/ssa serverside-applied');
       expect((await getObj('ssa')).metadata.resourceVersion).toBe(first.metadata.resourceVersion);
 
-      write('ssa.json', bundleYaml('ssa', caPem, { tier: 'two' }));
+      write('ssa.json', bundleYaml('ssa', caPem, { labels: { tier: 'two' } }));
       expect((await kubectl(env, ['apply', '--server-side', '-f', file])).code).toBe(0);
       expect((await getObj('ssa')).metadata.labels).toEqual({ tier: 'two' });
     });
 
     it('reports a conflict with a kubectl patch, then takes the field with --force-conflicts', async () => {
-      const file = write('conflict.json', bundleYaml('conflict', caPem, { env: 'dev' }));
+      const file = write('conflict.json', bundleYaml('conflict', caPem, { labels: { env: 'dev' } }));
       expect((await kubectl(env, ['apply', '--server-side', '-f', file])).code).toBe(0);
       const patched = await kubectl(env, ['patch', 'ctb', 'conflict', '--type=merge', '-p', '{"metadata":{"labels":{"env":"prod"}}}']);
       expect(patched.stdout.trim()).toBe('clustertrustbundle.certificates.plat.io/conflict patched');
@@ -97,12 +88,12 @@ if (!hasKubectl) {
     });
 
     it('moves a client-side applied bundle to server-side apply without conflicts, as kubectl migrates', async () => {
-      const file = write('csa.json', bundleYaml('csa', caPem, { tier: 'one' }));
+      const file = write('csa.json', bundleYaml('csa', caPem, { labels: { tier: 'one' } }));
       expect((await kubectl(env, ['apply', '-f', file])).stdout.trim()).toBe('clustertrustbundle.certificates.plat.io/csa created');
       const before = await getObj('csa');
       expect((before.metadata.managedFields as Entry[]).map((e) => [e.manager, e.operation])).toEqual([['kubectl-client-side-apply', 'Update']]);
 
-      write('csa.json', bundleYaml('csa', caPem, { tier: 'two' }));
+      write('csa.json', bundleYaml('csa', caPem, { labels: { tier: 'two' } }));
       const r = await kubectl(env, ['apply', '--server-side', '-f', file]);
       expect(r.stderr).toBe('');
       expect(r.stdout.trim()).toBe('clustertrustbundle.certificates.plat.io/csa serverside-applied');

@@ -1,17 +1,7 @@
 import fs from 'node:fs';
 import { parse } from 'yaml';
 import { createCertificateAuthority, issueServingCertificate } from '@plat/x509';
-import { hasKubectl, kubectl, kubectlStream, kubectlSuite, waitFor, type KubectlSuite } from './kubectl.js';
-
-function bundleYaml(name: string, trustBundle: string, extra: { signerName?: string; labels?: Record<string, string> } = {}): string {
-  const doc = {
-    apiVersion: 'certificates.plat.io/v1alpha1',
-    kind: 'ClusterTrustBundle',
-    metadata: { name, ...(extra.labels ? { labels: extra.labels } : {}) },
-    spec: { ...(extra.signerName ? { signerName: extra.signerName } : {}), trustBundle },
-  };
-  return JSON.stringify(doc);
-}
+import { bundleYaml, hasKubectl, kubectl, kubectlStream, kubectlSuite, waitFor, type KubectlSuite } from './kubectl.js';
 
 if (!hasKubectl) {
   describe('kubectl end-to-end', () => {

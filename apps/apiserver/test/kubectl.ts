@@ -29,6 +29,17 @@ export function kubectl(env: { kubeconfig: string; home: string }, args: string[
   });
 }
 
+/** A ClusterTrustBundle manifest for kubectl -f (JSON, which is YAML too). */
+export function bundleYaml(name: string, trustBundle: string, extra: { signerName?: string; labels?: Record<string, string> } = {}): string {
+  const doc = {
+    apiVersion: 'certificates.plat.io/v1alpha1',
+    kind: 'ClusterTrustBundle',
+    metadata: { name, ...(extra.labels ? { labels: extra.labels } : {}) },
+    spec: { ...(extra.signerName ? { signerName: extra.signerName } : {}), trustBundle },
+  };
+  return JSON.stringify(doc);
+}
+
 export interface KubectlSuite {
   /** Writes a file into the suite's folder for manifests; answers its path. */
   write(name: string, content: string): string;
