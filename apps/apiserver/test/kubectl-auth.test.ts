@@ -54,6 +54,7 @@ import { hasKubectl, kubectl } from './kubectl.js';
   afterAll(async () => {
     await s?.stop();
     await webhook?.close();
+    for (const d of [dir, admin?.home, writer?.home]) if (d) fs.rmSync(d, { recursive: true, force: true });
   });
 
   it('auth whoami shows the caller (client certificate and token users)', async () => {

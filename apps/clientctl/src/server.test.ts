@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createCertificateAuthority } from '@plat/x509';
@@ -24,6 +24,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.close();
+  rmSync(tmp, { recursive: true, force: true });
 });
 
 const ctb = (name: string, pem: string, extra = '') =>
