@@ -60,6 +60,31 @@ describe('request tracing', () => {
     await tracing.shutdown();
   });
 
+  it('traces a GET without creating its AbortSignal (Node 20 promotes every one to the old generation)', async () => {
+    expect((await cluster.req('admin', 'POST', ctbPath, { body: bundle('traced-no-signal', cluster.anchorPem) })).status).toBe(201);
+    const Original = globalThis.AbortController;
+    let created = 0;
+    globalThis.AbortController = class extends Original {
+      constructor() {
+        super();
+        created++;
+      }
+    };
+    try {
+      const res = await cluster.req('reader', 'GET', `${ctbPath}/traced-no-signal`);
+      expect(res.status).toBe(200);
+      const spans = await spansOf(tracing, String(res.headers['audit-id']));
+      const root = spans.find((s) => s.parentSpanId === '')!;
+      expect(childrenOf(spans, root).map((s) => s.name)).toContain('storage.get');
+      expect(created).toBe(0);
+      // The count does see signals: a create passes the request's signal to storage.
+      expect((await cluster.req('admin', 'POST', ctbPath, { body: bundle('traced-signal', cluster.anchorPem) })).status).toBe(201);
+      expect(created).toBeGreaterThan(0);
+    } finally {
+      globalThis.AbortController = Original;
+    }
+  });
+
   it('exports one span per request with method, route template, resource, verb, user agent and status code', async () => {
     expect((await cluster.req('admin', 'POST', ctbPath, { body: bundle('traced-one', cluster.anchorPem) })).status).toBe(201);
     const res = await cluster.req('reader', 'GET', `${ctbPath}/traced-one`, { headers: { 'user-agent': 'tracing-test/1.0' } });

@@ -2,9 +2,11 @@
  * Request tracing: one span per request with children for authentication, authorization (one
  * per authorizer, covering webhook calls), admission and storage calls.
  *
- * The current span travels with the request's AbortSignal, which every call below the filters
- * carries (authenticators, authorizers, admission and storage all take `signal`): a WeakMap from
- * signal to trace context, updated while a child span is open. No AsyncLocalStorage: on Node 20
+ * The current span is kept per request in a WeakMap, updated while a child span is open. Calls
+ * below the filters find their request from their options (authenticators, authorizers,
+ * admission and storage all take some): marked with `requestOf`, or carrying the request's
+ * AbortSignal (context.ts, requestOfCarrier). A GET creates no signal: on Node 20 each one is
+ * promoted to the old generation, which made full sampling markedly dearer. No AsyncLocalStorage: on Node 20
  * it turns on promise hooks for the whole process, which alone costs more than the 5% that
  * tracing at rate 0 may cost. With tracing off the filter is not installed, the wrappers are not
  * applied, and nothing of this runs (the OpenTelemetry API is a few interfaces; the SDK is only
@@ -14,20 +16,16 @@ import { SpanKind, SpanStatusCode, trace, type Attributes as SpanAttributes, typ
 import type { Attributes, AuthenticationRequest, Authenticator, AuthorizationResult, Authorizer } from '@plat/auth';
 import type { Storage } from '@plat/storage';
 import type { Tracing } from '@plat/telemetry';
-import type { Filter, Handler, RequestContext } from './context.js';
+import { requestOf, requestOfCarrier, type Filter, type Handler, type RequestCarrier, type RequestContext } from './context.js';
 import type { AdmissionRequest, ResourceDefinition } from './resource.js';
 
-const contexts = new WeakMap<AbortSignal, Context>();
+const contexts = new WeakMap<RequestContext, Context>();
 
 /**
  * Requests that have a trace context right now (sampled or not). While there are none, the
- * wrappers below do not even read the `signal` of their call: the server creates a request's
- * AbortSignal only when something reads it, and that alone would cost tracing at rate 0 its 5%.
+ * wrappers below do not even look at the options of their call.
  */
 let tracedRequests = 0;
-
-/** What traced calls carry: an options or request object with the request's signal (read lazily). */
-type SignalCarrier = { readonly signal?: AbortSignal } | undefined;
 
 /**
  * Set only during the synchronous start of a traced authorizer call: WebhookAuthorizer builds
@@ -35,34 +33,38 @@ type SignalCarrier = { readonly signal?: AbortSignal } | undefined;
  */
 let synchronousContext: Context | undefined;
 
-/** The trace context of the request a signal belongs to (undefined outside a traced request). */
-export function currentTraceContext(signal: AbortSignal | undefined): Context | undefined {
-  return signal ? contexts.get(signal) : undefined;
+/**
+ * The trace context of the request a call's options belong to (undefined outside a traced
+ * request): options marked with `requestOf`, or carrying the request's signal.
+ */
+export function currentTraceContext(carrier: RequestCarrier): Context | undefined {
+  const req = requestOfCarrier(carrier);
+  return req ? contexts.get(req) : undefined;
 }
 
 /**
- * Runs `traced` inside a child span of the current span of the request `signal` belongs to.
+ * Runs `traced` inside a child span of the current span of the request `carrier` belongs to.
  * Outside a traced request, or under a span that is not recorded (sampled out), `plain` runs
  * instead, with no span, closure or promise of ours in between (rate 0 must cost nothing).
  */
 export function inChildSpan<T>(
   tracing: Tracing,
-  carrier: SignalCarrier,
+  carrier: RequestCarrier,
   name: string,
   attributes: () => SpanAttributes,
   plain: () => Promise<T>,
   traced: (span: Span) => Promise<T> = plain,
 ): Promise<T> {
-  if (tracedRequests === 0 || !carrier) return plain();
-  const signal = carrier.signal;
-  const parent = signal ? contexts.get(signal) : undefined;
+  if (tracedRequests === 0) return plain();
+  const req = requestOfCarrier(carrier);
+  const parent = req ? contexts.get(req) : undefined;
   if (!parent || !trace.getSpan(parent)?.isRecording()) return plain();
-  return inSpan(tracing, signal!, parent, name, attributes, traced);
+  return inSpan(tracing, req!, parent, name, attributes, traced);
 }
 
 async function inSpan<T>(
   tracing: Tracing,
-  signal: AbortSignal,
+  req: RequestContext,
   parent: Context,
   name: string,
   attributes: () => SpanAttributes,
@@ -70,7 +72,7 @@ async function inSpan<T>(
 ): Promise<T> {
   const span = tracing.tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes: attributes() }, parent);
   const current = trace.setSpan(parent, span);
-  contexts.set(signal, current);
+  contexts.set(req, current);
   try {
     return await fn(span);
   } catch (err) {
@@ -79,7 +81,7 @@ async function inSpan<T>(
     throw err;
   } finally {
     // Calls of one request run one after another; restore the parent unless another took over.
-    if (contexts.get(signal) === current) contexts.set(signal, parent);
+    if (contexts.get(req) === current) contexts.set(req, parent);
     span.end();
   }
 }
@@ -160,7 +162,7 @@ async function tracedRequest(tracing: Tracing, next: Handler, ctx: RequestContex
     });
   }
   // Unsampled requests keep their context too: webhooks still get the (unsampled) traceparent.
-  contexts.set(ctx.signal, trace.setSpan(parent, span));
+  contexts.set(ctx, trace.setSpan(parent, span));
   tracedRequests++;
   try {
     await next(ctx);
@@ -169,7 +171,7 @@ async function tracedRequest(tracing: Tracing, next: Handler, ctx: RequestContex
     throw err;
   } finally {
     tracedRequests--;
-    contexts.delete(ctx.signal);
+    contexts.delete(ctx);
     if (recording) {
       const status = ctx.res.statusCode;
       span.setAttribute('http.response.status_code', status);
@@ -247,7 +249,7 @@ export function traceAuthorizer(tracing: Tracing | undefined, type: string, name
   // The request's context (sampled or not) is visible to injectHeaders during the synchronous start.
   const start = (attrs: Attributes, opts: { signal?: AbortSignal } | undefined): Promise<AuthorizationResult> => {
     const previous = synchronousContext;
-    synchronousContext = currentTraceContext(opts?.signal);
+    synchronousContext = currentTraceContext(opts);
     try {
       return authorizer.authorize(attrs, opts);
     } finally {
@@ -300,11 +302,11 @@ export function traceAdmission(tracing: Tracing, def: ResourceDefinition): Resou
   return { ...def, strategy: traced };
 }
 
-/** A storage call's options carrying the signal (its last object argument with one), not read yet. */
-function carrierOf(args: unknown[]): SignalCarrier {
+/** A storage call's options (its last object argument with a signal or a request mark). */
+function carrierOf(args: unknown[]): RequestCarrier {
   for (let i = args.length - 1; i >= 0; i--) {
     const a = args[i];
-    if (a && typeof a === 'object' && 'signal' in a) return a as { signal?: AbortSignal };
+    if (a && typeof a === 'object' && ('signal' in a || requestOf in a)) return a as RequestCarrier;
   }
   return undefined;
 }

@@ -1,7 +1,7 @@
 import type { TLSSocket } from 'node:tls';
 import { newUnauthorized } from '@plat/api-model';
 import { withAuthenticatedGroup, type AuthenticationRequest, type Authenticator } from '@plat/auth';
-import type { Filter, RequestContext } from '../context.js';
+import { requestOf, type Filter, type RequestContext } from '../context.js';
 import type { ServerLogger } from '../logger.js';
 import { writeError } from '../response.js';
 
@@ -79,6 +79,10 @@ class LazyAuthenticationRequest implements AuthenticationRequest {
 
   get signal(): AbortSignal {
     return this.ctx.signal;
+  }
+
+  get [requestOf](): RequestContext {
+    return this.ctx;
   }
 }
 

@@ -1,6 +1,6 @@
 import { newForbidden, newForbiddenMessage, newInternalError, type StatusError } from '@plat/api-model';
 import { forbiddenMessage, type Attributes, type Authorizer, type UserInfo } from '@plat/auth';
-import type { Filter, RequestContext } from '../context.js';
+import { requestOf, type Filter, type RequestContext } from '../context.js';
 import type { RequestInfo } from '../request-info.js';
 import { writeError } from '../response.js';
 
@@ -36,6 +36,10 @@ export class RequestSignal {
 
   get signal(): AbortSignal {
     return this.ctx.signal;
+  }
+
+  get [requestOf](): RequestContext {
+    return this.ctx;
   }
 }
 

@@ -1,4 +1,5 @@
-import type { RequestContext } from '../context.js';
+import type { GetOptions } from '@plat/storage';
+import { requestOf, type RequestCarrier, type RequestContext } from '../context.js';
 import { negotiateOutput } from '../negotiation.js';
 import { wantsPretty, writeBody, writeObject } from '../response.js';
 import { parseIncludeObject, toTable } from '../table.js';
@@ -10,8 +11,9 @@ export async function getResource(scope: ResourceScope, ctx: RequestContext): Pr
   const includeObject = parseIncludeObject(ctx.query.get('includeObject'));
   const rv = ctx.query.get('resourceVersion') ?? undefined;
   // A get is one short read: the signal only tells whether the request was aborted before it
-  // started, which an uncreated signal cannot be.
-  const stored = await scope.storage.get(scopeKey(scope, ctx.info.name), { resourceVersion: rv, signal: ctx.signalIfCreated });
+  // started, which an uncreated signal cannot be. The mark lets tracing find the request.
+  const opts: GetOptions & RequestCarrier = { resourceVersion: rv, signal: ctx.signalIfCreated, [requestOf]: ctx };
+  const stored = await scope.storage.get(scopeKey(scope, ctx.info.name), opts);
   if (choice.as === undefined && choice.format === 'json' && !wantsPretty(ctx)) {
     // The common answer: the object's compact JSON, encoded once per stored revision.
     writeBody(ctx, 200, choice.contentType, encodedObject(scope, stored));
