@@ -19,8 +19,8 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Agent, request } from 'undici';
-import { adminCredentials, benchFlags, cannonWith, measuredSlice, mergeSlices, startApiserver } from '../lib/apiserver-harness.mjs';
+import { Agent } from 'undici';
+import { adminCredentials, benchFlags, cannonWith, createBenchBundle, measuredSlice, mergeSlices, startApiserver } from '../lib/apiserver-harness.mjs';
 
 const { flag } = benchFlags();
 const builds = { A: flag('a'), B: flag('b') };
@@ -44,15 +44,8 @@ try {
     const url = await server.url;
     const creds = adminCredentials(path.join(dataDir, 'admin.conf'));
     const dispatcher = new Agent({ connect: creds });
-    const res = await request(`${url}${collection}`, {
-      method: 'POST',
-      dispatcher,
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ apiVersion: 'certificates.plat.io/v1alpha1', kind: 'ClusterTrustBundle', metadata: { name: 'bench' }, spec: { trustBundle: creds.ca } }),
-    });
-    const text = await res.body.text();
+    await createBenchBundle(url, dispatcher, creds);
     await dispatcher.close();
-    if (res.statusCode !== 201) throw new Error(`create on ${name} failed: ${res.statusCode} ${text}`);
     Object.assign(server, { name, target: { url: `${url}${collection}/bench`, tlsOptions: { ca: creds.ca, cert: creds.cert, key: creds.key }, headers: { accept: 'application/json' } }, runs: [] });
   }
   for (const s of servers) await cannon({ ...s.target, duration: 1 });

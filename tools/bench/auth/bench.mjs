@@ -28,7 +28,7 @@ import path from 'node:path';
 import { SignJWT, exportJWK, generateKeyPair } from 'jose';
 import { Agent, request } from 'undici';
 import YAML from 'yaml';
-import { adminCredentials, benchFlags, buildApiserverBundle, cannonWith, measuredSlice, mergeSlices, startApiserver } from '../lib/apiserver-harness.mjs';
+import { adminCredentials, benchFlags, buildApiserverBundle, cannonWith, createBenchBundle, measuredSlice, mergeSlices, startApiserver } from '../lib/apiserver-harness.mjs';
 
 
 const { flag, has } = benchFlags();
@@ -166,14 +166,7 @@ async function main() {
       if (i > 200) throw new Error('the server did not become ready');
       await new Promise((r) => setTimeout(r, 50));
     }
-    const created = await request(`${url}${collection}`, {
-      method: 'POST',
-      dispatcher,
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ apiVersion: 'certificates.plat.io/v1alpha1', kind: 'ClusterTrustBundle', metadata: { name: 'bench' }, spec: { trustBundle: creds.ca } }),
-    });
-    const text = await created.body.text();
-    if (created.statusCode !== 201) throw new Error(`create failed: ${created.statusCode} ${text}`);
+    await createBenchBundle(url, dispatcher, creds);
     await dispatcher.close();
 
     const now = Math.floor(Date.now() / 1000);

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { request } from 'undici';
 import YAML from 'yaml';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -69,6 +70,21 @@ export function startApiserver(bundle, dataDir, { args = [], nodeArgs = [], cwd,
       clearTimeout(t);
     },
   };
+}
+
+/**
+ * Creates the ClusterTrustBundle `name` (the dev PKI's CA certificate: a valid trust anchor) with
+ * the admin credentials, for a benchmark to GET; throws unless the answer is 201.
+ */
+export async function createBenchBundle(url, dispatcher, creds, name = 'bench') {
+  const res = await request(`${url}/apis/certificates.plat.io/v1alpha1/clustertrustbundles`, {
+    method: 'POST',
+    dispatcher,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ apiVersion: 'certificates.plat.io/v1alpha1', kind: 'ClusterTrustBundle', metadata: { name }, spec: { trustBundle: creds.ca } }),
+  });
+  const text = await res.body.text();
+  if (res.statusCode !== 201) throw new Error(`create of ${name} failed: ${res.statusCode} ${text}`);
 }
 
 /** CA, client certificate and key (PEM) of the first cluster and user of a kubeconfig. */

@@ -22,8 +22,8 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { Agent, request } from 'undici';
-import { adminCredentials, benchFlags, buildApiserverBundle, cannonWith, measuredSlice, mergeSlices, startApiserver } from '../lib/apiserver-harness.mjs';
+import { Agent } from 'undici';
+import { adminCredentials, benchFlags, buildApiserverBundle, cannonWith, createBenchBundle, measuredSlice, mergeSlices, startApiserver } from '../lib/apiserver-harness.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -93,17 +93,8 @@ async function main() {
       servers.push(s);
       const url = await s.url;
       const creds = adminCredentials(path.join(dataDir, 'admin.conf'));
-      // The dev PKI's CA certificate is a valid trust anchor to publish.
-      const caPem = creds.ca;
       const dispatcher = new Agent({ connect: creds });
-      const res = await request(`${url}${collection}`, {
-        method: 'POST',
-        dispatcher,
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ apiVersion: 'certificates.plat.io/v1alpha1', kind: 'ClusterTrustBundle', metadata: { name: 'bench' }, spec: { trustBundle: caPem } }),
-      });
-      const text = await res.body.text();
-      if (res.statusCode !== 201) throw new Error(`create failed on ${c.name}: ${res.statusCode} ${text}`);
+      await createBenchBundle(url, dispatcher, creds);
       await dispatcher.close();
       Object.assign(c, { url, creds, pid: s.child.pid, runs: [] });
     }
