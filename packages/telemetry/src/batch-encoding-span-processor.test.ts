@@ -135,6 +135,28 @@ describe('BatchEncodingSpanProcessor', () => {
     expect(t.batches).toHaveLength(1);
   });
 
+  it('frees the queue once when an exporter answers and then throws', () => {
+    let calls = 0;
+    const processor = new BatchEncodingSpanProcessor(
+      {
+        // The first export answers and then throws; the others are never answered.
+        export: (_batch, done) => {
+          if (++calls > 1) return;
+          done({ code: ExportResultCode.SUCCESS });
+          throw new Error('after answering');
+        },
+        forceFlush: async () => undefined,
+        shutdown: async () => undefined,
+      },
+      { maxExportBatchSize: 1, maxQueueSize: 2 },
+    );
+    const tracer = new BasicTracerProvider({ spanProcessors: [processor] }).getTracer('t');
+    for (let i = 0; i < 5; i++) tracer.startSpan(`s${i}`).end();
+    // s0 exported; s1 in the held export and s2 waiting fill the queue; s3 and s4 have no room.
+    expect(calls).toBe(2);
+    expect(processor.droppedSpans).toBe(2);
+  });
+
   it('goes on after an exporter that throws', () => {
     let calls = 0;
     const processor = new BatchEncodingSpanProcessor(

@@ -126,7 +126,11 @@ export class BatchEncodingSpanProcessor implements SpanProcessor {
       this.#onDropped?.(this.#dropped - this.#droppedReported);
       this.#droppedReported = this.#dropped;
     }
+    let settled = false;
     const done = (_result: ExportResult) => {
+      // An exporter that answers and then throws must not free the queue twice.
+      if (settled) return;
+      settled = true;
       this.#exporting = false;
       this.#queued -= batch.spans;
       this.#next();

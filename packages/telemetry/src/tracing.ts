@@ -71,6 +71,8 @@ export async function createTracing(spec: TracingSpec, opts: TracingOptions): Pr
   const rate = spec.samplingRatePerMillion;
   const root = rate === undefined ? new base.AlwaysOffSampler() : new base.TraceIdRatioBasedSampler(rate / 1_000_000);
   const exporter = await createOtlpGrpcSpanExporter(otlpExporterUrl(spec.endpoint));
+  // The OpenTelemetry SDK's BatchSpanProcessor defaults.
+  const maxQueueSize = 2048;
   const processor = new BatchEncodingSpanProcessor(
     {
       export: (batch, done) =>
@@ -83,9 +85,9 @@ export async function createTracing(spec: TracingSpec, opts: TracingOptions): Pr
     },
     {
       scheduledDelayMillis: opts.exportDelayMs ?? 5000,
-      maxQueueSize: 2048,
+      maxQueueSize,
       maxExportBatchSize: 512,
-      onDropped: (spans) => opts.onExportError?.(new Error(`dropped ${spans} spans: the export queue (2048 spans) was full`)),
+      onDropped: (spans) => opts.onExportError?.(new Error(`dropped ${spans} spans: the export queue (${maxQueueSize} spans) was full`)),
     },
   );
   const provider = new NodeTracerProvider({
