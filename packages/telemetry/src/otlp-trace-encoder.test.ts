@@ -152,8 +152,8 @@ describe('OtlpTraceBatch', () => {
     const b = provider({ 'service.name': 'b' });
     for (let i = 0; i < 10; i++) (i % 3 ? a : b).tracer(i % 2 ? 'odd' : 'even').startSpan(`span ${i}`, { attributes: { i } }).end();
     const all = [...a.spans(), ...b.spans()].sort((x, y) => Number(x.attributes['i']) - Number(y.attributes['i']));
-    // A small size hint makes every scope's buffer grow on the way.
-    const batch = new OtlpTraceBatch(16);
+    // A size hint of 0 makes every scope's buffer grow from nothing on the way.
+    const batch = new OtlpTraceBatch(0);
     for (const s of all) batch.add(s);
     expect(batch.count).toBe(10);
     expect(Buffer.from(batch.encode()).equals(libraryBytes(all))).toBe(true);

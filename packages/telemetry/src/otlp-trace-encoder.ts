@@ -37,7 +37,7 @@ function varintSize(v: number): number {
   return v < 0x80 ? 1 : v < 0x4000 ? 2 : v < 0x200000 ? 3 : v < 0x10000000 ? 4 : 5;
 }
 
-/** A growing protobuf writer over one Buffer that the encoder reuses from batch to batch. */
+/** A growing protobuf writer over one Buffer (one per scope of a batch, and one for its request). */
 class ProtoWriter {
   buf: Buffer;
   pos = 0;
@@ -48,7 +48,8 @@ class ProtoWriter {
 
   ensure(n: number): void {
     if (this.pos + n <= this.buf.length) return;
-    let size = this.buf.length * 2;
+    // At least 64 bytes: doubling an empty buffer would never grow it.
+    let size = Math.max(64, this.buf.length * 2);
     while (size < this.pos + n) size *= 2;
     const next = Buffer.allocUnsafe(size);
     this.buf.copy(next, 0, 0, this.pos);
