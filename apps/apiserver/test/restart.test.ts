@@ -4,7 +4,7 @@ import { createCertificateAuthority } from '@plat/x509';
 import { adminCredentials, startApiServer, tempDir, type Credentials, type StartedApiServer } from './apiserver-process.js';
 
 async function call(server: StartedApiServer, creds: Credentials, method: string, p: string, body?: unknown, contentType = 'application/json') {
-  const dispatcher = new Agent({ connect: { ca: creds.ca, cert: creds.cert, key: creds.key } });
+  const dispatcher = new Agent({ connect: creds });
   try {
     const res = await request(`${server.url}${p}`, {
       method: method as 'GET',

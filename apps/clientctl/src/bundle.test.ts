@@ -1,5 +1,5 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -49,6 +49,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.close();
+  rmSync(tmp, { recursive: true, force: true });
 });
 
 describe('the clientctl bundle', () => {
@@ -111,8 +112,13 @@ const apiserverBuilt = existsSync(path.join(repoRoot, 'apps', 'apiserver', 'dist
     child = spawn(process.execPath, [apiserverBin, '--secure-port', '0', '--storage-backend', 'memory', '--data-dir', dataDir], { stdio: 'ignore' });
     for (let i = 0; i < 150 && !existsSync(conf); i++) await new Promise((r) => setTimeout(r, 200));
   }, 60_000);
-  afterAll(() => {
-    if (child?.pid) process.kill(child.pid, 'SIGTERM');
+  afterAll(async () => {
+    // Gone before the outer afterAll removes its data directory.
+    if (child && child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child!.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
   });
 
   it('uses admin.conf written by the server', async () => {

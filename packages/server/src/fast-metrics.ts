@@ -89,9 +89,27 @@ interface CounterSeries extends Series, CounterChild {
   value: number;
 }
 
-export class FastCounter extends LabeledMetric<CounterSeries, CounterChild> {
-  constructor(opts: { name: string; help: string; labelNames: readonly string[]; registry?: Registry }) {
-    super(opts.name, opts.help, 'counter', opts.labelNames, opts.registry);
+interface MetricOptions {
+  name: string;
+  help: string;
+  labelNames: readonly string[];
+  registry?: Registry;
+}
+
+/** A metric whose series each hold one number (counters and gauges). */
+abstract class SingleValueMetric<S extends Series & C & { value: number }, C> extends LabeledMetric<S, C> {
+  protected constructor(opts: MetricOptions, type: 'counter' | 'gauge') {
+    super(opts.name, opts.help, type, opts.labelNames, opts.registry);
+  }
+
+  protected exportSeries(s: S, out: ExportedValue[]): void {
+    out.push({ value: s.value, labels: s.labels });
+  }
+}
+
+export class FastCounter extends SingleValueMetric<CounterSeries, CounterChild> {
+  constructor(opts: MetricOptions) {
+    super(opts, 'counter');
   }
 
   protected newSeries(labels: Record<string, string>): CounterSeries {
@@ -105,10 +123,6 @@ export class FastCounter extends LabeledMetric<CounterSeries, CounterChild> {
     };
     return s;
   }
-
-  protected exportSeries(s: CounterSeries, out: ExportedValue[]): void {
-    out.push({ value: s.value, labels: s.labels });
-  }
 }
 
 export interface GaugeChild {
@@ -121,9 +135,9 @@ interface GaugeSeries extends Series, GaugeChild {
   value: number;
 }
 
-export class FastGauge extends LabeledMetric<GaugeSeries, GaugeChild> {
-  constructor(opts: { name: string; help: string; labelNames: readonly string[]; registry?: Registry }) {
-    super(opts.name, opts.help, 'gauge', opts.labelNames, opts.registry);
+export class FastGauge extends SingleValueMetric<GaugeSeries, GaugeChild> {
+  constructor(opts: MetricOptions) {
+    super(opts, 'gauge');
   }
 
   protected newSeries(labels: Record<string, string>): GaugeSeries {
@@ -141,10 +155,6 @@ export class FastGauge extends LabeledMetric<GaugeSeries, GaugeChild> {
       },
     };
     return s;
-  }
-
-  protected exportSeries(s: GaugeSeries, out: ExportedValue[]): void {
-    out.push({ value: s.value, labels: s.labels });
   }
 }
 
@@ -164,7 +174,7 @@ interface HistogramSeries extends Series, HistogramChild {
 export class FastHistogram extends LabeledMetric<HistogramSeries, HistogramChild> {
   private readonly buckets: readonly number[];
 
-  constructor(opts: { name: string; help: string; labelNames: readonly string[]; buckets: readonly number[]; registry?: Registry }) {
+  constructor(opts: MetricOptions & { buckets: readonly number[] }) {
     if (opts.labelNames.includes('le')) throw new Error('le is a reserved label keyword');
     super(opts.name, opts.help, 'histogram', opts.labelNames, opts.registry);
     const sorted = [...opts.buckets].sort((a, b) => a - b);

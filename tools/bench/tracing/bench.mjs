@@ -1,13 +1,17 @@
 #!/usr/bin/env node
 // Cost of tracing on GET throughput, as issue 8 asks.
 //
-//   node tools/bench/tracing/bench.mjs [--duration 3] [--rounds 5] [--connections 16] [--configs off,rate0,full] [--json]
+//   node tools/bench/tracing/bench.mjs [--duration 3] [--rounds 5] [--connections 16] [--configs off,rate0,full[,sdk]] [--json]
 //
 // It bundles apps/apiserver with esbuild (same options as the Nx build, through the e2e global
 // setup) and starts three servers as child processes, each on a free port with --storage-backend=memory:
 //   off   — no --tracing-config-file (the no-op tracer, no SDK loaded)
 //   rate0 — samplingRatePerMillion: 0 (spans are started but none is sampled or exported)
-//   full  — samplingRatePerMillion: 1000000 (every request exported: root + 3 child spans)
+//   full  — samplingRatePerMillion: 1000000 (every request exported: five spans a GET, the request
+//           and its children authentication, authorization, authorizer Builtin/builtin, storage.get)
+//   sdk   — (only when named) full sampling on a copy of the bundle whose span processor drops
+//           each span as it ends: what the OpenTelemetry SDK and our span wrappers cost with no
+//           encoding and no export at all, the floor under "full" that no exporter can go below
 // The traced servers export over OTLP/gRPC to a real receiver in a child process (receiver.mjs:
 // @grpc/grpc-js, TraceService/Export taking the raw protobuf bytes; it counts calls and bytes, so
 // we can tell that spans did arrive). autocannon drives GET of one ClusterTrustBundle (HTTP/1.1 keep-alive,
@@ -79,17 +83,20 @@ async function main() {
     off: [],
     rate0: [`--tracing-config-file=${tracingFile(0)}`],
     full: [`--tracing-config-file=${tracingFile(1_000_000)}`],
+    sdk: [`--tracing-config-file=${tracingFile(1_000_000)}`],
   };
+  const variants = [];
+  const bundles = { sdk: () => variants[variants.push(spanDroppingBundle(bundle)) - 1] };
   // --configs off,rate0,full (default); a repeated kind (off,off-2) measures the benchmark's own noise.
   const configs = flag('configs', 'off,rate0,full')
     .split(',')
     .map((name) => ({ name, args: kinds[name.split('-')[0]] }));
-  if (configs[0].name !== 'off' || configs.some((c) => !c.args)) throw new Error('--configs: a list of off, rate0, full (first off)');
+  if (configs[0].name !== 'off' || configs.some((c) => !c.args)) throw new Error('--configs: a list of off, rate0, full, sdk (first off)');
   const servers = [];
   try {
     for (const c of configs) {
       const dataDir = path.join(dir, c.name);
-      const s = startApiserver(bundle, dataDir, { args: ['--storage-backend=memory', ...c.args] });
+      const s = startApiserver(bundles[c.name.split('-')[0]]?.() ?? bundle, dataDir, { args: ['--storage-backend=memory', ...c.args] });
       servers.push(s);
       const url = await s.url;
       const creds = adminCredentials(path.join(dataDir, 'admin.conf'));
@@ -148,12 +155,30 @@ async function main() {
       console.log(`receiver: ${out.receiver.exportCalls} OTLP export calls, ${out.receiver.bytes} bytes`);
       if (out.rate0) console.log(`target rate0 >= 0.95 of off: ${out.rate0.ratio >= 0.95 ? 'met' : 'NOT met'} (CPU ratio ${out.rate0.cpuRatio})`);
       if (out.full) console.log(`target full >= 0.7 of off: ${out.full.ratio >= 0.7 ? 'met' : 'NOT met'} (CPU ratio ${out.full.cpuRatio})`);
+      if (out.sdk) console.log(`sdk (spans made and dropped, nothing encoded or exported): ${out.sdk.ratio} of off (CPU ratio ${out.sdk.cpuRatio})`);
     }
   } finally {
     await Promise.all(servers.map((s) => s.stop()));
     await receiver.close();
     fs.rmSync(dir, { recursive: true, force: true });
+    for (const file of variants) fs.rmSync(file, { force: true });
   }
+}
+
+/**
+ * A copy of the bundle in which BatchEncodingSpanProcessor.onEnd returns at once: spans are
+ * still sampled, started, given their attributes and ended by the SDK, then dropped. A benchmark
+ * variant only (the server has no such switch); it fails loudly if the bundle's code changed shape.
+ */
+function spanDroppingBundle(bundle) {
+  const src = fs.readFileSync(bundle, 'utf8');
+  const onEnd = /(BatchEncodingSpanProcessor = class \{[\s\S]*?\n(\s*)onEnd\(\w+\) \{\n)/g;
+  const matches = [...src.matchAll(onEnd)];
+  if (matches.length !== 1) throw new Error(`sdk variant: expected one BatchEncodingSpanProcessor.onEnd in ${bundle}, found ${matches.length}`);
+  // Beside the bundle: its external packages (better-sqlite3) resolve from there.
+  const file = path.join(path.dirname(bundle), `bench-sdk-only-${process.pid}.mjs`);
+  fs.writeFileSync(file, src.replace(onEnd, (all, _head, indent) => `${all}${indent}  return;\n`));
+  return file;
 }
 
 function tlsOptions(creds) {
