@@ -15,12 +15,11 @@
 //     && cp apps/apiserver/node_modules/.cache/plat-e2e/main.mjs /tmp/<name>.mjs
 // `--args` may name files (a --tracing-config-file with a receiver, for example); start what they
 // point at yourself (tools/bench/tracing/receiver.mjs prints its port).
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Agent } from 'undici';
-import { adminCredentials, benchFlags, cannonWith, createBenchBundle, measuredSlice, mergeSlices, startApiserver } from '../lib/apiserver-harness.mjs';
+import { adminCredentials, benchFlags, cannonWith, createBenchBundle, measuredSlice, mergeSlices, pinning, startApiserver } from '../lib/apiserver-harness.mjs';
 
 const { flag } = benchFlags();
 const builds = { A: flag('a'), B: flag('b') };
@@ -31,8 +30,7 @@ const cannon = cannonWith({ connections: Number(flag('connections', '16')), dura
 const pin = process.argv.includes('--pin');
 const collection = '/apis/certificates.plat.io/v1alpha1/clustertrustbundles';
 
-const cpus = os.availableParallelism();
-if (pin) execFileSync('taskset', ['-pc', cpus > 1 ? `1-${cpus - 1}` : '0', String(process.pid)], { stdio: 'ignore' });
+if (pin) pinning.loadGenerator();
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'plat-bench-ab-'));
 const servers = [];
 try {
@@ -40,7 +38,7 @@ try {
     const dataDir = path.join(dir, name);
     const server = startApiserver(path.resolve(bundle), dataDir, { args });
     servers.push(server);
-    if (pin) execFileSync('taskset', ['-pc', '0', String(server.child.pid)], { stdio: 'ignore' });
+    if (pin) pinning.server(server.child.pid);
     const url = await server.url;
     const creds = adminCredentials(path.join(dataDir, 'admin.conf'));
     const dispatcher = new Agent({ connect: creds });

@@ -2,7 +2,7 @@
 // Benchmark of the API server over HTTPS keep-alive, as issue 5 describes.
 //
 //   node tools/bench/apiserver/bench.mjs [--duration 10] [--rounds 5] [--connections 32] [--backend sqlite|memory]
-//                                        [--watchers 1000] [--list-size 1000] [--json]
+//                                        [--watchers 1000] [--list-size 1000] [--pin] [--json]
 //
 // It bundles apps/apiserver with esbuild (same options as the Nx build), starts it as a child
 // process on a free port with a fresh data directory, and drives it from this process with
@@ -20,6 +20,10 @@
 // the two GET measurements alternate in --rounds slices so that machine load hits both alike, and
 // the CPU time each server process used is read from /proc, so that requests per CPU-second give a
 // second ratio that other jobs on the machine hardly move.
+// --pin (Linux, taskset): both servers on CPU 0, the load generators (autocannon in this process,
+// the open-loop child) on the other CPUs, as if the load came from another machine (see
+// lib/apiserver-harness.mjs, `pinning`). Unpinned, a server and its generator share the CPUs as the
+// scheduler places them.
 // Targets: GET >= 0.5 of bare, p99 GET latency < 10 ms at 50% of max, watch fan-out p99 < 1 s.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -27,7 +31,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
-import { adminCredentials, benchFlags, buildApiserverBundle, cannonWith, measuredSlice, mergeSlices, root } from '../lib/apiserver-harness.mjs';
+import { adminCredentials, benchFlags, buildApiserverBundle, cannonWith, cpuSeconds, measuredSlice, mergeSlices, pinning, root } from '../lib/apiserver-harness.mjs';
 import { openLoopGetInChild } from '../lib/open-loop.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -41,6 +45,7 @@ const watcherCount = Number(flag('watchers', '1000'));
 const listSize = Number(flag('list-size', '1000'));
 const rounds = Number(flag('rounds', '5'));
 const asJson = has('--json');
+const pin = has('--pin');
 const log = (...m) => {
   if (!asJson) console.error(...m);
 };
@@ -97,6 +102,10 @@ async function main() {
   const bundle = await buildApiserverBundle();
   log(`bundle: ${path.relative(root, bundle)}; backend ${backend}; ${connections} connections; ${duration} s per run; ${os.cpus().length} CPUs`);
   const api = startChild(process.execPath, [bundle, '--secure-port=0', `--data-dir=${dataDir}`, `--storage-backend=${backend}`, '--v=0'], { cwd: root });
+  if (pin) {
+    pinning.loadGenerator();
+    pinning.server(api.child.pid);
+  }
   let bare;
   try {
     const [, url] = await api.waitFor(/is serving at (https:\/\/\S+)/, 60_000);
@@ -129,6 +138,7 @@ async function main() {
     bare = startChild(process.execPath, [path.join(here, 'bare-server.mjs')]);
     bare.child.stdin.end(JSON.stringify({ ...serving, ca: creds.ca, body: got.text, contentType: got.headers['content-type'] }));
     const [, barePort] = await bare.waitFor(/^(\d+)\n/, 10_000);
+    if (pin) pinning.server(bare.child.pid);
     const bareUrl = `https://127.0.0.1:${barePort}`;
 
     const results = {};
@@ -155,9 +165,15 @@ async function main() {
     // (see lib/open-loop.mjs for why not autocannon's overallRate), from a child process with a
     // fresh heap; the bare server at the same rate shows what the load generator and the machine
     // add by themselves.
-    const atHalf = (origin) => openLoopGetInChild({ origin, path: getPath, tlsOptions, headers: { accept: 'application/json' }, rate: halfRate, duration, connections });
-    results.getAtHalf = await atHalf(url);
-    results.bareGetAtHalf = await atHalf(bareUrl);
+    // The CPU each server used per request meanwhile tells how close to saturation that rate was:
+    // answering requests one by one as they come costs more than under a closed loop.
+    const atHalf = async (origin, pid) => {
+      const cpu = cpuSeconds(pid);
+      const r = await openLoopGetInChild({ origin, path: getPath, tlsOptions, headers: { accept: 'application/json' }, rate: halfRate, duration, connections });
+      return { ...r, cpuPerRequestUs: Number(((1e6 * (cpuSeconds(pid) - cpu)) / r.sent).toFixed(1)) };
+    };
+    results.getAtHalf = await atHalf(url, api.child.pid);
+    results.bareGetAtHalf = await atHalf(bareUrl, bare.child.pid);
 
     log(`LIST of ${listSize}...`);
     results.list = summary(await cannon({ url: `${url}${collection}?labelSelector=bench%3Dlist`, tlsOptions, headers: { accept: 'application/json' } }));
@@ -193,7 +209,7 @@ async function main() {
       getP99AtHalf: { value: results.getAtHalf.p99ms, target: '< 10 ms', ok: results.getAtHalf.p99ms < 10 },
       watchP99: { value: results.watch.p99ms, target: '< 1000 ms', ok: results.watch.p99ms < 1000 },
     };
-    const report = { backend, connections, duration, rounds, cpus: os.cpus().length, loadavg1m: Number(os.loadavg()[0].toFixed(1)), node: process.version, results, targets };
+    const report = { backend, connections, duration, rounds, pinned: pin, cpus: os.cpus().length, loadavg1m: Number(os.loadavg()[0].toFixed(1)), node: process.version, results, targets };
     if (asJson) {
       console.log(JSON.stringify(report, null, 2));
     } else {
@@ -203,10 +219,11 @@ async function main() {
       console.log(row(`LIST ${listSize}`, results.list));
       console.log(row('CREATE', results.create));
       console.log(row('PATCH merge', results.patch));
-      console.log(`${row(`GET @ ${halfRate}/s (50%)`, results.getAtHalf)}   p99.9 ${results.getAtHalf.p999ms} ms, max ${results.getAtHalf.maxms} ms (open loop)`);
-      console.log(`${row(`bare @ ${halfRate}/s`, results.bareGetAtHalf)}   p99.9 ${results.bareGetAtHalf.p999ms} ms, max ${results.bareGetAtHalf.maxms} ms (open loop)`);
+      const atHalfRow = (name, r) => `${row(name, r)}   p99.9 ${r.p999ms} ms, max ${r.maxms} ms (open loop), server ${r.cpuPerRequestUs} µs CPU/req`;
+      console.log(atHalfRow(`GET @ ${halfRate}/s (50%)`, results.getAtHalf));
+      console.log(atHalfRow(`bare @ ${halfRate}/s`, results.bareGetAtHalf));
       console.log(`watch fan-out          ${results.watch.watchers} watchers x ${results.watch.updates} updates: p50 ${results.watch.p50ms} ms, p99 ${results.watch.p99ms} ms, max ${results.watch.maxMs} ms, missed ${results.watch.missed}`);
-      console.log(`(${os.cpus().length} CPUs, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} at the end)`);
+      console.log(`(${os.cpus().length} CPUs, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} at the end${pin ? '; --pin: servers on CPU 0, load generators on the others' : ''})`);
       console.log('');
       for (const [k, t] of Object.entries(targets)) console.log(`${t.ok ? 'PASS' : 'FAIL'} ${k}: ${t.value} (target ${t.target})`);
     }

@@ -1,8 +1,9 @@
 // What the benchmarks that drive a started apiserver share: command-line flags, the esbuild bundle
 // of apps/apiserver (built like the end-to-end tests), the server as a child process, the admin
 // credentials from its admin.conf, the CPU time of a process from /proc, and autocannon runs.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -93,6 +94,24 @@ export function adminCredentials(kubeconfig) {
   const b = (s) => Buffer.from(s, 'base64').toString('utf8');
   return { ca: b(doc.clusters[0].cluster['certificate-authority-data']), cert: b(doc.users[0].user['client-certificate-data']), key: b(doc.users[0].user['client-key-data']) };
 }
+
+/**
+ * `--pin` of the benchmarks (Linux, taskset): servers on CPU 0, the load generator (this process
+ * and the children it starts afterwards) on the other CPUs, as if it ran on a machine of its own.
+ * Unpinned, the scheduler often runs a server and its load generator on one CPU (they wake each
+ * other on every request), which queues requests there while the other CPU idles.
+ */
+export const pinning = {
+  /** This process, and what it starts from now on, off CPU 0 (no-op on one CPU). */
+  loadGenerator() {
+    const cpus = os.availableParallelism();
+    if (cpus > 1) execFileSync('taskset', ['-pc', `1-${cpus - 1}`, String(process.pid)], { stdio: 'ignore' });
+  },
+  /** Every thread of a started server onto CPU 0. */
+  server(pid) {
+    execFileSync('taskset', ['-a', '-pc', '0', String(pid)], { stdio: 'ignore' });
+  },
+};
 
 /**
  * CPU seconds (user + system) a process has used so far, from /proc (Linux; clock ticks of 1/100 s).

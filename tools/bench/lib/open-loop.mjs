@@ -143,6 +143,8 @@ export async function openLoopGet({ origin, path, tlsOptions = {}, headers = {},
       p999ms: Number(percentile(latencies, 99.9).toFixed(2)),
       maxms: Number((latencies.at(-1) ?? NaN).toFixed(2)),
       non2xx,
+      // Every request sent, warm-up ones included: to divide the server's CPU time of the run by.
+      sent: total + connections,
       // Any connection error ends the run with an exception instead.
       errors: 0,
     };
