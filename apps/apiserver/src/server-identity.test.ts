@@ -1,4 +1,5 @@
 import { JwtAuthenticator, type Attributes } from '@plat/auth';
+import { requestOf, type RequestContext } from '@plat/server';
 import type { AuthenticationInstance } from './authentication-setup.js';
 import type { AuthorizationInstance } from './authorization-setup.js';
 import { ServerIdentity } from './server-identity.js';
@@ -84,6 +85,35 @@ describe('ServerIdentity', () => {
     expect((await identity.authenticator.authenticate(lazy))!.user.username).toBe('authn-1');
     identity.setAuthorization(authz('authz-2', closed));
     expect((await identity.authorizer.authorize(attrs(), lazy)).reason).toBe('authz-2');
+    expect(reads).toBe(0);
+    await identity.close();
+  });
+
+  it('pins by the request mark without reading the signal', async () => {
+    const closed: string[] = [];
+    const identity = new ServerIdentity(60_000);
+    identity.pinAuthorizationPerRequest();
+    identity.setAuthentication(authn('authn-1', closed));
+    identity.setAuthorization(authz('authz-1', closed));
+    // What the server's filters pass: options marked with the request (a lazy signal beside it).
+    let reads = 0;
+    const marked = (ctx: RequestContext) => ({
+      method: 'GET',
+      path: '/version',
+      headers: {},
+      [requestOf]: ctx,
+      get signal(): AbortSignal {
+        reads++;
+        throw new Error('the signal must not be read');
+      },
+    });
+    const first = {} as RequestContext;
+    await identity.authenticator.authenticate(marked(first));
+    identity.setAuthorization(authz('authz-2', closed));
+    expect((await identity.authorizer.authorize(attrs(), marked(first))).reason).toBe('authz-1');
+    const second = {} as RequestContext;
+    await identity.authenticator.authenticate(marked(second));
+    expect((await identity.authorizer.authorize(attrs(), marked(second))).reason).toBe('authz-2');
     expect(reads).toBe(0);
     await identity.close();
   });

@@ -1,23 +1,32 @@
 import { Reloadable, type Authenticator, type Authorizer } from '@plat/auth';
-import type { HealthCheck } from '@plat/server';
+import { requestOfCarrier, type HealthCheck, type RequestCarrier } from '@plat/server';
 import { jwtNotReady, type AuthenticationInstance } from './authentication-setup.js';
 import type { AuthorizationInstance } from './authorization-setup.js';
 
 /**
+ * The key a call's request is pinned under: the server's request itself when the call's options
+ * lead to it (marked with `requestOf`, or carrying the request's signal), else the bare signal
+ * (callers outside the server's filters). A marked call is never asked for its signal: reading a
+ * request's lazy signal creates it, and each one is promoted to the old generation.
+ */
+function pinKey(carrier: RequestCarrier): object | undefined {
+  return requestOfCarrier(carrier) ?? carrier?.signal;
+}
+
+/**
  * The server's authenticator and authorizer as stable objects over reloadable instances.
  * A request keeps the instances it started with: authentication uses the current
- * authentication instance, and pins the current authorization instance to the request (by its
- * abort signal, which the server passes to every authorizer call: the authorization filter,
- * impersonation, admission and the review APIs). Pinning is switched on by
- * `pinAuthorizationPerRequest()` when the authorization configuration can be reloaded (otherwise
- * it would only cost: the server creates a request's signal when something reads it). A replaced
- * instance is closed after `retireAfterMs` (the request timeout), when requests that could still
- * use it have finished.
+ * authentication instance, and pins the current authorization instance to the request (see
+ * {@link pinKey}; every authorizer call of the server carries the request's mark or its signal:
+ * the authorization filter, impersonation, admission and the review APIs). Pinning is switched on
+ * by `pinAuthorizationPerRequest()` when the authorization configuration can be reloaded
+ * (otherwise it would only cost). A replaced instance is closed after `retireAfterMs` (the request
+ * timeout), when requests that could still use it have finished.
  */
 export class ServerIdentity {
   private authn: Reloadable<AuthenticationInstance> | undefined;
   private authz: Reloadable<AuthorizationInstance> | undefined;
-  private readonly pinned = new WeakMap<AbortSignal, AuthorizationInstance>();
+  private readonly pinned = new WeakMap<object, AuthorizationInstance>();
   private readonly retiring = new Map<NodeJS.Timeout, () => Promise<void>>();
   private closed = false;
   private pinning = false;
@@ -27,14 +36,18 @@ export class ServerIdentity {
   readonly authenticator: Authenticator = {
     authenticate: (req) => {
       const authn = this.current(this.authn);
-      if (this.pinning && req.signal) this.pinned.set(req.signal, this.current(this.authz));
+      if (this.pinning) {
+        const key = pinKey(req as RequestCarrier);
+        if (key) this.pinned.set(key, this.current(this.authz));
+      }
       return authn.authenticator.authenticate(req);
     },
   };
 
   readonly authorizer: Authorizer = {
     authorize: (attrs, opts) => {
-      const authz = (this.pinning && opts?.signal && this.pinned.get(opts.signal)) || this.current(this.authz);
+      const key = this.pinning ? pinKey(opts as RequestCarrier) : undefined;
+      const authz = (key && this.pinned.get(key)) || this.current(this.authz);
       return authz.authorizer.authorize(attrs, opts);
     },
   };

@@ -25,4 +25,5 @@ export {
   isAuthorizedForSigner,
 } from './resources/cluster-trust-bundle.js';
 export { requestInfoFor, type RequestInfo } from './request-info.js';
+export { requestOf, requestOfCarrier, type RequestCarrier, type RequestContext } from './context.js';
 export { currentTraceContext, routeTemplate, traceAuthorizer, traceHeadersInjector } from './tracing.js';
