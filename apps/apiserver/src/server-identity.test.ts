@@ -34,14 +34,20 @@ const attrs = (): Attributes => ({
 
 const request = (signal: AbortSignal) => ({ method: 'GET', path: '/version', headers: {}, signal });
 
+/** A pinning identity with instances authn-1 and authz-1; `closed` collects closed instance names. */
+function pinningIdentity(retireAfterMs: number, closed: string[]): ServerIdentity {
+  const identity = new ServerIdentity(retireAfterMs);
+  identity.pinAuthorizationPerRequest();
+  identity.setAuthentication(authn('authn-1', closed));
+  identity.setAuthorization(authz('authz-1', closed));
+  return identity;
+}
+
 describe('ServerIdentity', () => {
   it('keeps the instances a request started with across a reload, and closes replaced ones later', async () => {
     {
       const closed: string[] = [];
-      const identity = new ServerIdentity(100);
-      identity.pinAuthorizationPerRequest();
-      identity.setAuthentication(authn('authn-1', closed));
-      identity.setAuthorization(authz('authz-1', closed));
+      const identity = pinningIdentity(100, closed);
 
       const inFlight = new AbortController().signal;
       expect((await identity.authenticator.authenticate(request(inFlight)))!.user.username).toBe('authn-1');
@@ -91,10 +97,7 @@ describe('ServerIdentity', () => {
 
   it('pins by the request mark without reading the signal', async () => {
     const closed: string[] = [];
-    const identity = new ServerIdentity(60_000);
-    identity.pinAuthorizationPerRequest();
-    identity.setAuthentication(authn('authn-1', closed));
-    identity.setAuthorization(authz('authz-1', closed));
+    const identity = pinningIdentity(60_000, closed);
     // What the server's filters pass: options marked with the request (a lazy signal beside it).
     let reads = 0;
     const marked = (ctx: RequestContext) => ({
