@@ -84,6 +84,24 @@ export function requestOfCarrier(carrier: RequestCarrier): RequestContext | unde
   return signal ? requestsBySignal.get(signal) : undefined;
 }
 
+/**
+ * The options of a call made for a request (authenticator, authorizer): its `signal`, made only if
+ * the callee reads it, and the {@link requestOf} mark. Getters on a class, not on an object
+ * literal: V8 gives every literal with its own getter closures a fresh hidden class, which kept
+ * request objects alive through young-generation collections.
+ */
+export class RequestCallOptions {
+  constructor(protected readonly ctx: RequestContext) {}
+
+  get signal(): AbortSignal {
+    return this.ctx.signal;
+  }
+
+  get [requestOf](): RequestContext {
+    return this.ctx;
+  }
+}
+
 export type Handler = (ctx: RequestContext) => Promise<void>;
 export type Filter = (next: Handler) => Handler;
 

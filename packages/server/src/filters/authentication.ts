@@ -1,7 +1,7 @@
 import type { TLSSocket } from 'node:tls';
 import { newUnauthorized } from '@plat/api-model';
 import { withAuthenticatedGroup, type AuthenticationRequest, type Authenticator } from '@plat/auth';
-import { requestOf, type Filter, type RequestContext } from '../context.js';
+import { RequestCallOptions, type Filter, type RequestContext } from '../context.js';
 import type { ServerLogger } from '../logger.js';
 import { writeError } from '../response.js';
 
@@ -58,16 +58,16 @@ function tlsInfo(ctx: RequestContext): AuthenticationRequest['tls'] {
 
 /**
  * The request as authenticators see it. Headers and signal are made only if an authenticator
- * looks at them (a client certificate needs neither). Getters on a class, not on an object
- * literal: V8 gives every literal with its own getter closures a fresh hidden class, which kept
- * request objects alive through young-generation GCs.
+ * looks at them (a client certificate needs neither); the signal and the request mark come from
+ * {@link RequestCallOptions}.
  */
-class LazyAuthenticationRequest implements AuthenticationRequest {
+class LazyAuthenticationRequest extends RequestCallOptions implements AuthenticationRequest {
   readonly method: string;
   readonly path: string;
   readonly tls: AuthenticationRequest['tls'];
 
-  constructor(private readonly ctx: RequestContext) {
+  constructor(ctx: RequestContext) {
+    super(ctx);
     this.method = ctx.method;
     this.path = ctx.path;
     this.tls = tlsInfo(ctx);
@@ -75,14 +75,6 @@ class LazyAuthenticationRequest implements AuthenticationRequest {
 
   get headers(): Record<string, string | string[] | undefined> {
     return distinctHeaders(this.ctx);
-  }
-
-  get signal(): AbortSignal {
-    return this.ctx.signal;
-  }
-
-  get [requestOf](): RequestContext {
-    return this.ctx;
   }
 }
 

@@ -1,6 +1,6 @@
 import { newForbidden, newForbiddenMessage, newInternalError, type StatusError } from '@plat/api-model';
 import { forbiddenMessage, type Attributes, type Authorizer, type UserInfo } from '@plat/auth';
-import { requestOf, type Filter, type RequestContext } from '../context.js';
+import { RequestCallOptions, type Filter } from '../context.js';
 import type { RequestInfo } from '../request-info.js';
 import { writeError } from '../response.js';
 
@@ -27,29 +27,14 @@ export function forbiddenError(attrs: Attributes, reason: string): StatusError {
   return newForbidden({ group: attrs.apiGroup, resource: attrs.resource }, attrs.name, new Error(text));
 }
 
-/**
- * `{ signal }` for authorizer calls, made only if an authorizer reads it (webhooks do; the
- * built-in rules do not). A class getter, not an object-literal one (see LazyAuthenticationRequest).
- */
-export class RequestSignal {
-  constructor(private readonly ctx: RequestContext) {}
-
-  get signal(): AbortSignal {
-    return this.ctx.signal;
-  }
-
-  get [requestOf](): RequestContext {
-    return this.ctx;
-  }
-}
-
 /** Asks the authorizer about the request; anything but Allow is 403 Forbidden. */
 export function withAuthorization(authorizer: Authorizer): Filter {
   return (next) => async (ctx) => {
     const attrs = attributesFor(ctx.user!, ctx.info);
     let result;
     try {
-      result = await authorizer.authorize(attrs, new RequestSignal(ctx));
+      // `{ signal }` made only if an authorizer reads it (webhooks do; the built-in rules do not).
+      result = await authorizer.authorize(attrs, new RequestCallOptions(ctx));
     } catch (err) {
       writeError(ctx, newInternalError(err));
       return;

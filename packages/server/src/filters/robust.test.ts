@@ -50,7 +50,6 @@ describe('robustness', () => {
     expect(calls).toContain(true);
   });
 
-
   it('closes connections that send malformed HTTP', async () => {
     const res = await raw('GARBAGE GARBAGE\r\n\r\n');
     expect(res.closed).toBe(true);
