@@ -2,6 +2,9 @@
 // times (whether or not earlier ones have answered) and go out on the next idle keep-alive
 // connection (or wait in a queue for one); each latency is counted from the time the request was
 // due, so a stalled server shows in full instead of slowing the sender (no coordinated omission).
+// Requests leave as soon as they are due, checked on every answer as well as on a timer, so that
+// they go out one by one at the set spacing rather than in millisecond batches (see `dispatch`);
+// the result reports how late the generator itself was (`sendLagP99ms`).
 // The connections are opened and used once before measuring: TLS handshakes are not measured.
 //
 // Why not autocannon's overallRate: it lets each connection send its per-second quota back to
@@ -71,6 +74,9 @@ export async function openLoopGet({ origin, path, tlsOptions = {}, headers = {},
   let settle;
   let failure;
   let lastAnswer = 0;
+  // How late the generator itself sent each recorded request (its own timing, not the server's).
+  const lags = [];
+  let dispatch;
 
   const conns = [];
   const start = (conn, due) => {
@@ -92,6 +98,7 @@ export async function openLoopGet({ origin, path, tlsOptions = {}, headers = {},
         conn.record = next.record;
         start(conn, next.due);
       } else idle.push(conn);
+      dispatch?.();
       if (inFlight === 0 && queue.length === 0) settle?.();
     }, (err) => {
       failure ??= err;
@@ -111,20 +118,33 @@ export async function openLoopGet({ origin, path, tlsOptions = {}, headers = {},
     settle = undefined;
     const t0 = performance.now();
     let sent = 0;
+    let finished;
+    // Sends every request that is due by now. It runs on each timer tick and after each answer:
+    // Node's timers fire at best every millisecond, so with the timer alone the requests due
+    // within a tick would leave together at its end, up to a millisecond late, and that lateness
+    // would count as server latency; answers arrive far more often than that under load.
+    dispatch = () => {
+      const now = performance.now();
+      while (sent < total && t0 + sent * interval <= now) {
+        const job = { due: t0 + sent * interval, record: sent >= warmupCount };
+        if (job.record) lags.push(now - job.due);
+        const conn = idle.pop();
+        if (conn) {
+          conn.record = job.record;
+          start(conn, job.due);
+        } else queue.push(job);
+        sent++;
+      }
+      if (sent >= total) {
+        dispatch = undefined;
+        finished?.();
+      }
+    };
     await new Promise((resolve) => {
+      finished = resolve;
       const tick = () => {
-        const now = performance.now();
-        while (sent < total && t0 + sent * interval <= now) {
-          const job = { due: t0 + sent * interval, record: sent >= warmupCount };
-          const conn = idle.pop();
-          if (conn) {
-            conn.record = job.record;
-            start(conn, job.due);
-          } else queue.push(job);
-          sent++;
-        }
-        if (sent >= total) resolve();
-        else setTimeout(tick, Math.max(0, Math.min(1, t0 + sent * interval - performance.now())));
+        dispatch?.();
+        if (dispatch) setTimeout(tick, Math.max(0, Math.min(1, t0 + sent * interval - performance.now())));
       };
       tick();
     });
@@ -134,6 +154,7 @@ export async function openLoopGet({ origin, path, tlsOptions = {}, headers = {},
     // answers fell behind.
     const measuredMs = lastAnswer - (t0 + warmupCount * interval);
     latencies.sort((a, b) => a - b);
+    lags.sort((a, b) => a - b);
     return {
       rate,
       rps: Math.round((latencies.length * 1000) / measuredMs),
@@ -143,6 +164,7 @@ export async function openLoopGet({ origin, path, tlsOptions = {}, headers = {},
       p999ms: Number(percentile(latencies, 99.9).toFixed(2)),
       maxms: Number((latencies.at(-1) ?? NaN).toFixed(2)),
       non2xx,
+      sendLagP99ms: Number(percentile(lags, 99).toFixed(2)),
       // Every request sent, warm-up ones included: to divide the server's CPU time of the run by.
       sent: total + connections,
       // Any connection error ends the run with an exception instead.
