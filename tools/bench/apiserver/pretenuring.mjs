@@ -13,8 +13,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Agent, request } from 'undici';
-import { adminCredentials, benchFlags, buildApiserverBundle, cannonWith, createBenchBundle, startApiserver } from '../lib/apiserver-harness.mjs';
+import { Agent } from 'undici';
+import { adminCredentials, benchFlags, buildApiserverBundle, closedLoopGetRate, createBenchBundle, seedObjects, startApiserver } from '../lib/apiserver-harness.mjs';
 import { openLoopGetInChild } from '../lib/open-loop.mjs';
 
 const { flag } = benchFlags();
@@ -42,29 +42,10 @@ async function run(bundle, pretenuring) {
     const creds = adminCredentials(path.join(dir, 'admin.conf'));
     const dispatcher = new Agent({ connect: creds, connections: 64 });
     await createBenchBundle(url, dispatcher, creds);
-    for (let i = 0; i < objects; i += 50) {
-      await Promise.all(
-        Array.from({ length: Math.min(50, objects - i) }, async (_, j) => {
-          const body = { apiVersion: 'certificates.plat.io/v1alpha1', kind: 'ClusterTrustBundle', metadata: { name: `burst-${i + j}` }, spec: { trustBundle: creds.ca } };
-          const res = await request(`${url}${collection}`, { method: 'POST', dispatcher, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-          await res.body.text();
-          if (res.statusCode !== 201) throw new Error(`create burst-${i + j}: ${res.statusCode}`);
-        }),
-      );
-    }
+    await seedObjects(url, dispatcher, creds.ca, { count: objects, name: (i) => `burst-${i}` });
     await dispatcher.close();
     const tlsOptions = { ca: creds.ca, cert: creds.cert, key: creds.key };
-    const target = { url: `${url}${collection}/bench`, tlsOptions, headers: { accept: 'application/json' } };
-    const cannon = cannonWith({ connections: 32, duration: 2 });
-    await cannon({ ...target, duration: 3 });
-    let total = 0;
-    let seconds = 0;
-    for (let i = 0; i < 5; i++) {
-      const r = await cannon(target);
-      total += r.requests.total;
-      seconds += r.duration;
-    }
-    const rate = Math.floor(total / seconds / 2);
+    const rate = Math.floor((await closedLoopGetRate({ url: `${url}${collection}/bench`, tlsOptions, headers: { accept: 'application/json' } })) / 2);
     scavenges = [];
     const open = await openLoopGetInChild({ origin: url, path: `${collection}/bench`, tlsOptions, headers: { accept: 'application/json' }, rate, duration, connections: 32 });
     const field = (name) => scavenges.map((l) => Number(new RegExp(` ${name}=([\\d.]+)`).exec(l)?.[1])).filter((x) => !Number.isNaN(x));

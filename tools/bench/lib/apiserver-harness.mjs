@@ -88,6 +88,42 @@ export async function createBenchBundle(url, dispatcher, creds, name = 'bench') 
   if (res.statusCode !== 201) throw new Error(`create of ${name} failed: ${res.statusCode} ${text}`);
 }
 
+/**
+ * Creates `count` ClusterTrustBundles named `name(i)`, 50 requests at a time (how the benchmarks
+ * seed the list), each trusting `trustBundle`; throws on the first answer that is not 201.
+ */
+export async function seedObjects(url, dispatcher, trustBundle, { count, name, labels }) {
+  const collection = '/apis/certificates.plat.io/v1alpha1/clustertrustbundles';
+  for (let i = 0; i < count; i += 50) {
+    await Promise.all(
+      Array.from({ length: Math.min(50, count - i) }, async (_, j) => {
+        const metadata = { name: name(i + j), ...(labels ? { labels } : {}) };
+        const body = { apiVersion: 'certificates.plat.io/v1alpha1', kind: 'ClusterTrustBundle', metadata, spec: { trustBundle } };
+        const res = await request(`${url}${collection}`, { method: 'POST', dispatcher, headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(body) });
+        const text = await res.body.text();
+        if (res.statusCode !== 201) throw new Error(`create ${metadata.name}: ${res.statusCode} ${text}`);
+      }),
+    );
+  }
+}
+
+/**
+ * The closed-loop GET maximum as the benchmarks measure it (autocannon, 32 connections, 3 s of
+ * warm-up, then 5 runs of 2 s): requests per second over the 5 runs.
+ */
+export async function closedLoopGetRate(target) {
+  const cannon = cannonWith({ connections: 32, duration: 2 });
+  await cannon({ ...target, duration: 3 });
+  let total = 0;
+  let seconds = 0;
+  for (let i = 0; i < 5; i++) {
+    const r = await cannon(target);
+    total += r.requests.total;
+    seconds += r.duration;
+  }
+  return total / seconds;
+}
+
 /** CA, client certificate and key (PEM) of the first cluster and user of a kubeconfig. */
 export function adminCredentials(kubeconfig) {
   const doc = YAML.parse(fs.readFileSync(kubeconfig, 'utf8'));
@@ -96,20 +132,43 @@ export function adminCredentials(kubeconfig) {
 }
 
 /**
- * `--pin` of the benchmarks (Linux, taskset): servers on CPU 0, the load generator (this process
- * and the children it starts afterwards) on the other CPUs, as if it ran on a machine of its own.
- * Unpinned, the scheduler often runs a server and its load generator on one CPU (they wake each
- * other on every request), which queues requests there while the other CPU idles.
+ * `--pin` of the benchmarks (Linux, taskset): servers (all their threads, or only the main one) on
+ * CPU 0, the load generator (this process and the children it starts afterwards) on the other
+ * CPUs, as if it ran on a machine of its own. Unpinned, the scheduler often runs a server and its
+ * load generator on one CPU (they wake each other on every request, and a woken task is placed
+ * near its waker), which queues requests there while the other CPU idles.
  */
 export const pinning = {
   /** This process, and what it starts from now on, off CPU 0 (no-op on one CPU). */
   loadGenerator() {
-    const cpus = os.availableParallelism();
+    const cpus = os.cpus().length;
     if (cpus > 1) execFileSync('taskset', ['-pc', `1-${cpus - 1}`, String(process.pid)], { stdio: 'ignore' });
   },
   /** Every thread of a started server onto CPU 0. */
   server(pid) {
     execFileSync('taskset', ['-a', '-pc', '0', String(pid)], { stdio: 'ignore' });
+  },
+  /**
+   * Only the JavaScript (main) thread of a started server onto CPU 0: its helper threads (V8's
+   * garbage collector and compilers, libuv's pool) may run on any CPU, as on a machine of its own,
+   * instead of queueing behind the main thread on CPU 0.
+   */
+  serverMainThread(pid) {
+    // First every thread onto every CPU (a server started after loadGenerator() inherited its
+    // CPUs), then the main thread alone onto CPU 0. (Counted with os.cpus(): availableParallelism
+    // counts only the CPUs this thread may use, one after loadGenerator().)
+    execFileSync('taskset', ['-a', '-pc', `0-${os.cpus().length - 1}`, String(pid)], { stdio: 'ignore' });
+    execFileSync('taskset', ['-pc', '0', String(pid)], { stdio: 'ignore' });
+  },
+  /** Whether pinning can work here: Linux with taskset and more than one CPU. */
+  available() {
+    if (os.cpus().length < 2) return false;
+    try {
+      execFileSync('taskset', ['-p', String(process.pid)], { stdio: 'ignore' });
+      return true;
+    } catch {
+      return false;
+    }
   },
 };
 
@@ -117,6 +176,19 @@ export const pinning = {
  * CPU seconds (user + system) a process has used so far, from /proc (Linux; clock ticks of 1/100 s).
  * Requests per CPU-second compare servers fairly even when other jobs load the machine.
  */
+/**
+ * CPU seconds that the hypervisor gave to other guests while this virtual machine had work to
+ * run ("steal", summed over all CPUs, from /proc/stat), so far; NaN where unknown.
+ */
+export function stealSeconds() {
+  try {
+    const cpu = fs.readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/);
+    return Number(cpu[8]) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
 export function cpuSeconds(pid) {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');

@@ -60,13 +60,17 @@ function openConnection(url, tlsOptions, onAnswer, onError) {
 /**
  * GETs `path` at `rate` requests/second over `connections` keep-alive connections for
  * `duration` seconds, after `warmup` seconds at the same rate that are not recorded. Returns the
- * achieved rate (`rps`) and latency percentiles in milliseconds, shaped like the benchmark's rows.
+ * achieved rate (`rps`) and latency percentiles in milliseconds, shaped like the benchmark's rows;
+ * with `trace`, also every recorded request as [due time in ms since the epoch, latency] pairs,
+ * flattened (`trace`).
  */
-export async function openLoopGet({ origin, path, tlsOptions = {}, headers = {}, rate, duration, warmup = 2, connections = 32 }) {
+export async function openLoopGet({ origin, path, tlsOptions = {}, headers = {}, rate, duration, warmup = 2, connections = 32, trace = false }) {
   const url = new URL(origin);
   const lines = [`GET ${path} HTTP/1.1`, `Host: ${url.host}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), '', ''];
   const requestBytes = Buffer.from(lines.join('\r\n'));
   const latencies = [];
+  // With `trace`: each recorded request's due time (ms since the epoch) and latency, flat.
+  const traced = [];
   let non2xx = 0;
   const idle = [];
   const queue = []; // due times of requests waiting for a connection
@@ -92,6 +96,7 @@ export async function openLoopGet({ origin, path, tlsOptions = {}, headers = {},
       if (conn.record) {
         lastAnswer = performance.now();
         latencies.push(lastAnswer - conn.due);
+        if (trace) traced.push(conn.due + performance.timeOrigin, lastAnswer - conn.due);
       }
       const next = queue.shift();
       if (next !== undefined) {
@@ -169,6 +174,7 @@ export async function openLoopGet({ origin, path, tlsOptions = {}, headers = {},
       sent: total + connections,
       // Any connection error ends the run with an exception instead.
       errors: 0,
+      ...(trace ? { trace: traced } : {}),
     };
   } finally {
     for (const c of conns) c.socket.destroy();
@@ -180,8 +186,9 @@ export async function openLoopGet({ origin, path, tlsOptions = {}, headers = {},
  * garbage (autocannon runs, 1 MB LIST answers) cannot pause the load generator and show up as
  * server latency. Same options (tlsOptions must be plain strings/buffers).
  */
-export async function openLoopGetInChild(options) {
+export async function openLoopGetInChild(options, { onSpawn } = {}) {
   const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--child'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  onSpawn?.(child.pid);
   let out = '';
   child.stdout.setEncoding('utf8').on('data', (c) => (out += c));
   const exited = new Promise((resolve) => child.once('exit', resolve));
