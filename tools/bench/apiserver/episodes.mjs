@@ -5,6 +5,10 @@
 // slower than --threshold ms into episodes (slow answers due less than 30 ms apart):
 //
 //   node tools/bench/apiserver/episodes.mjs [--rounds 3] [--rate N] [--objects 1000] [--threshold 5] [--top 4]
+//                                          [--pin main|all|none]
+//
+// --pin as in bench.mjs (default none): `main` puts the server's main thread on CPU 0 and this
+// process with the load generator it starts on the others; `all` every thread of the server.
 //
 // - the load generator records each request's due time and latency (lib/open-loop.mjs, trace);
 // - the server records its garbage collections and event-loop lags (server-monitor.mjs, preloaded);
@@ -18,7 +22,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Agent } from 'undici';
-import { adminCredentials, benchFlags, buildApiserverBundle, closedLoopGetRate, cpuSeconds, createBenchBundle, seedObjects, startApiserver } from '../lib/apiserver-harness.mjs';
+import { adminCredentials, benchFlags, buildApiserverBundle, closedLoopGetRate, cpuSeconds, createBenchBundle, pinning, seedObjects, startApiserver } from '../lib/apiserver-harness.mjs';
 import { openLoopGetInChild } from '../lib/open-loop.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -97,6 +101,9 @@ async function main() {
   const objects = Number(flag('objects', '1000'));
   const thresholdMs = Number(flag('threshold', '5'));
   const top = Number(flag('top', '4'));
+  const pin = flag('pin', 'none');
+  if (!['main', 'all', 'none'].includes(pin)) throw new Error(`--pin: expected main, all or none, got ${pin}`);
+  if (pin !== 'none' && !pinning.available()) throw new Error('--pin needs Linux, taskset and 2 CPUs or more');
   const bundle = await buildApiserverBundle();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'plat-bench-episodes-'));
   const server = startApiserver(bundle, dir, { nodeArgs: ['--import', pathToFileURL(path.join(here, 'server-monitor.mjs')).href] });
@@ -105,6 +112,11 @@ async function main() {
   const schedFile = path.join(dir, 'schedstat.json');
   try {
     const url = await server.url;
+    if (pin !== 'none') {
+      pinning.loadGenerator();
+      if (pin === 'main') pinning.serverMainThread(pid);
+      else pinning.server(pid);
+    }
     const creds = adminCredentials(path.join(dir, 'admin.conf'));
     const dispatcher = new Agent({ connect: creds, connections: 64 });
     await createBenchBundle(url, dispatcher, creds);
