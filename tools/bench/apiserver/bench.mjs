@@ -48,13 +48,7 @@ const watcherCount = Number(flag('watchers', '1000'));
 const listSize = Number(flag('list-size', '1000'));
 const rounds = Number(flag('rounds', '5'));
 const asJson = has('--json');
-const pin = flag('pin', 'none');
-if (!['main', 'all', 'none'].includes(pin)) throw new Error(`--pin: expected main, all or none, got ${pin}`);
-if (pin !== 'none' && !pinning.available()) throw new Error('--pin needs Linux, taskset and 2 CPUs or more');
-const pinServer = (pid) => {
-  if (pin === 'main') pinning.serverMainThread(pid);
-  else if (pin === 'all') pinning.server(pid);
-};
+const pin = pinning.mode(flag('pin', 'none'));
 const log = (...m) => {
   if (!asJson) console.error(...m);
 };
@@ -117,7 +111,7 @@ async function main() {
     // Once it serves, all its threads exist (threads started later inherit the main thread's CPUs).
     if (pin !== 'none') {
       pinning.loadGenerator();
-      pinServer(api.child.pid);
+      pinning.serverAs(pin, api.child.pid);
     }
     const creds = adminCredentials(path.join(dataDir, 'admin.conf'));
     const tlsOptions = { ca: creds.ca, cert: creds.cert, key: creds.key };
@@ -145,7 +139,7 @@ async function main() {
     bare = startChild(process.execPath, [path.join(here, 'bare-server.mjs')]);
     bare.child.stdin.end(JSON.stringify({ ...serving, ca: creds.ca, body: got.text, contentType: got.headers['content-type'] }));
     const [, barePort] = await bare.waitFor(/^(\d+)\n/, 10_000);
-    pinServer(bare.child.pid);
+    pinning.serverAs(pin, bare.child.pid);
     const bareUrl = `https://127.0.0.1:${barePort}`;
 
     const results = {};
@@ -184,9 +178,9 @@ async function main() {
     results.getAtHalf = await atHalf(url, api.child.pid);
     results.bareGetAtHalf = await atHalf(bareUrl, bare.child.pid);
     // For scale: the bare server at half of *its own* maximum. An answer that cannot be batched
-    // with others costs both servers the same fixed wake-up work on top of their own (about
-    // 20–25 µs here), so the faster a server is under a closed loop, the closer half of that
-    // maximum brings it to a full core under an open loop.
+    // with others costs a server fixed wake-up work on top of its own (11–28 µs here, see
+    // docs/performance.md), so the faster a server is under a closed loop, the closer half of
+    // that maximum brings it to a full core under an open loop.
     const bareHalfRate = Math.max(1, Math.floor(results.bareGet.rps / 2));
     log(`bare GET at 50% of its own max (${bareHalfRate} req/s)...`);
     results.bareGetAtOwnHalf = await atHalf(bareUrl, bare.child.pid, bareHalfRate);

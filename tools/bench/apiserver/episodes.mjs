@@ -101,9 +101,7 @@ async function main() {
   const objects = Number(flag('objects', '1000'));
   const thresholdMs = Number(flag('threshold', '5'));
   const top = Number(flag('top', '4'));
-  const pin = flag('pin', 'none');
-  if (!['main', 'all', 'none'].includes(pin)) throw new Error(`--pin: expected main, all or none, got ${pin}`);
-  if (pin !== 'none' && !pinning.available()) throw new Error('--pin needs Linux, taskset and 2 CPUs or more');
+  const pin = pinning.mode(flag('pin', 'none'));
   const bundle = await buildApiserverBundle();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'plat-bench-episodes-'));
   const server = startApiserver(bundle, dir, { nodeArgs: ['--import', pathToFileURL(path.join(here, 'server-monitor.mjs')).href] });
@@ -114,8 +112,7 @@ async function main() {
     const url = await server.url;
     if (pin !== 'none') {
       pinning.loadGenerator();
-      if (pin === 'main') pinning.serverMainThread(pid);
-      else pinning.server(pid);
+      pinning.serverAs(pin, pid);
     }
     const creds = adminCredentials(path.join(dir, 'admin.conf'));
     const dispatcher = new Agent({ connect: creds, connections: 64 });
@@ -145,8 +142,8 @@ async function main() {
       sampler.kill('SIGTERM');
       await samplerExit;
       process.kill(pid, 'SIGUSR2');
+      // The monitor renames its file into place once written.
       for (let i = 0; i < 100 && !fs.existsSync(monitorFile); i++) await new Promise((resolve) => setTimeout(resolve, 20));
-      await new Promise((resolve) => setTimeout(resolve, 50));
       const monitor = JSON.parse(fs.readFileSync(monitorFile, 'utf8'));
       fs.rmSync(monitorFile);
       const samples = JSON.parse(fs.readFileSync(schedFile, 'utf8'));

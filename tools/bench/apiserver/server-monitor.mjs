@@ -20,7 +20,10 @@ setInterval(() => {
   last = now;
 }, 2).unref();
 process.on('SIGUSR2', () => {
-  fs.writeFileSync(path.join(os.tmpdir(), `plat-bench-monitor-${process.pid}.json`), JSON.stringify({ gcs, lags }));
+  // Written aside and renamed into place, so that the reader never sees half a file.
+  const file = path.join(os.tmpdir(), `plat-bench-monitor-${process.pid}.json`);
+  fs.writeFileSync(`${file}.part`, JSON.stringify({ gcs, lags }));
+  fs.renameSync(`${file}.part`, file);
   gcs = [];
   lags = [];
 });

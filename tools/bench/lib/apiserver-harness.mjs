@@ -160,6 +160,21 @@ export const pinning = {
     execFileSync('taskset', ['-a', '-pc', `0-${os.cpus().length - 1}`, String(pid)], { stdio: 'ignore' });
     execFileSync('taskset', ['-pc', '0', String(pid)], { stdio: 'ignore' });
   },
+  /**
+   * A `--pin` flag's value, checked: `none`, `main` (servers' main threads on CPU 0) or `all`
+   * (every server thread on CPU 0); throws on anything else, or on a pinned mode where pinning
+   * cannot work.
+   */
+  mode(value) {
+    if (!['main', 'all', 'none'].includes(value)) throw new Error(`--pin: expected main, all or none, got ${value}`);
+    if (value !== 'none' && !pinning.available()) throw new Error('--pin needs Linux, taskset and 2 CPUs or more');
+    return value;
+  },
+  /** Pins a started server as `mode` (from `mode()`) says; nothing for `none`. */
+  serverAs(mode, pid) {
+    if (mode === 'main') pinning.serverMainThread(pid);
+    else if (mode === 'all') pinning.server(pid);
+  },
   /** Whether pinning can work here: Linux with taskset and more than one CPU. */
   available() {
     if (os.cpus().length < 2) return false;
@@ -173,10 +188,6 @@ export const pinning = {
 };
 
 /**
- * CPU seconds (user + system) a process has used so far, from /proc (Linux; clock ticks of 1/100 s).
- * Requests per CPU-second compare servers fairly even when other jobs load the machine.
- */
-/**
  * CPU seconds that the hypervisor gave to other guests while this virtual machine had work to
  * run ("steal", summed over all CPUs, from /proc/stat), so far; NaN where unknown.
  */
@@ -189,6 +200,10 @@ export function stealSeconds() {
   }
 }
 
+/**
+ * CPU seconds (user + system) a process has used so far, from /proc (Linux; clock ticks of 1/100 s).
+ * Requests per CPU-second compare servers fairly even when other jobs load the machine.
+ */
 export function cpuSeconds(pid) {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
