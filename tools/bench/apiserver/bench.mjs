@@ -48,7 +48,8 @@ const watcherCount = Number(flag('watchers', '1000'));
 const listSize = Number(flag('list-size', '1000'));
 const rounds = Number(flag('rounds', '5'));
 const asJson = has('--json');
-const pin = pinning.mode(flag('pin', 'none'));
+// A bare `--pin` (the old switch, now `--pin all`) has no value to take and is refused.
+const pin = pinning.mode(flag('pin', has('--pin') ? '' : 'none'));
 const log = (...m) => {
   if (!asJson) console.error(...m);
 };

@@ -96,12 +96,12 @@ function describe(episode, { gcs, lags }, sched, runStart) {
 }
 
 async function main() {
-  const { flag } = benchFlags();
+  const { flag, has } = benchFlags();
   const rounds = Number(flag('rounds', '3'));
   const objects = Number(flag('objects', '1000'));
   const thresholdMs = Number(flag('threshold', '5'));
   const top = Number(flag('top', '4'));
-  const pin = pinning.mode(flag('pin', 'none'));
+  const pin = pinning.mode(flag('pin', has('--pin') ? '' : 'none'));
   const bundle = await buildApiserverBundle();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'plat-bench-episodes-'));
   const server = startApiserver(bundle, dir, { nodeArgs: ['--import', pathToFileURL(path.join(here, 'server-monitor.mjs')).href] });

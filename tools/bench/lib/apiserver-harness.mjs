@@ -166,7 +166,7 @@ export const pinning = {
    * cannot work.
    */
   mode(value) {
-    if (!['main', 'all', 'none'].includes(value)) throw new Error(`--pin: expected main, all or none, got ${value}`);
+    if (!['main', 'all', 'none'].includes(value)) throw new Error(`--pin: expected main, all or none, got ${value ? value : 'no value'}`);
     if (value !== 'none' && !pinning.available()) throw new Error('--pin needs Linux, taskset and 2 CPUs or more');
     return value;
   },
