@@ -284,7 +284,9 @@ export function createApiServer(serverOptions: ApiServerOptions): ApiServer {
   ];
   const fullChain = chain(handler, filters);
 
-  const infoFor = (method: string, path: string, query: URLSearchParams) => requestInfoFor(method, reviews ? canonicalReviewPath(path) : path, query);
+  const infoFor = (method: string, path: string, query: URLSearchParams) => requestInfoFor(method, path, query, reviews ? canonicalReviewPath : undefined);
+  // A target Go's HTTP server would not parse (kube-apiserver never sees it): 400, no filters.
+  const rejectMalformed = async (ctx: ServerRequestContext, err: Error): Promise<void> => writeError(ctx, err);
 
   const onRequest = (req: IncomingRequest, res: OutgoingResponse): void => {
     const method = (req.method ?? 'GET').toUpperCase();
@@ -333,7 +335,7 @@ export function createApiServer(serverOptions: ApiServerOptions): ApiServer {
       handled = true;
       settle();
     };
-    fullChain(ctx).then(done, (err: unknown) => {
+    (ctx.malformed ? rejectMalformed(ctx, ctx.malformed) : fullChain(ctx)).then(done, (err: unknown) => {
       try {
         logger.error('unhandled request error', { err: String(err) });
         if (!res.headersSent) writeError(ctx, err);

@@ -38,7 +38,10 @@ export interface RequestContext {
   method: string;
   /** The request URL, parsed against `https://localhost` (built on first use). */
   readonly url: URL;
-  /** The path as the client sent it (dot segments resolved, percent-encoding kept). */
+  /**
+   * The path as the client sent it (dot segments resolved, percent-encoding kept), for logs;
+   * `info.path` is the decoded one that routing and access checks use.
+   */
   readonly path: string;
   readonly query: URLSearchParams;
   info: RequestInfo;
@@ -135,6 +138,8 @@ export function splitRequestTarget(target: string): { path: string; query: strin
 export class ServerRequestContext implements RequestContext {
   readonly path: string;
   readonly info: RequestInfo;
+  /** Why the request target cannot be served at all (a malformed percent escape), if so. */
+  readonly malformed?: Error;
   longRunning: boolean;
   user?: UserInfo;
   authenticatedUser?: UserInfo;
@@ -156,8 +161,17 @@ export class ServerRequestContext implements RequestContext {
     this.path = target.path;
     this.rawQuery = target.query;
     this.parsedUrl = target.url;
-    this.info = infoFor(method, this.path, this.query);
-    this.longRunning = this.info.verb === 'watch';
+    let info: RequestInfo;
+    try {
+      info = infoFor(method, this.path, this.query);
+    } catch (err) {
+      // Go's HTTP server refuses such a target before any handler runs; the server answers it
+      // without the filter chain (see api-server.ts). The info only labels its metrics.
+      this.malformed = err as Error;
+      info = { isResourceRequest: false, path: this.path, verb: method.toLowerCase(), apiPrefix: '', apiGroup: '', apiVersion: '', namespace: '', resource: '', subresource: '', name: '', parts: [] };
+    }
+    this.info = info;
+    this.longRunning = info.verb === 'watch';
   }
 
   get url(): URL {

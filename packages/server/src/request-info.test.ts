@@ -1,4 +1,5 @@
-import { requestInfoFor } from './request-info.js';
+import { isStatusError } from '@plat/api-model';
+import { decodeRequestPath, requestInfoFor } from './request-info.js';
 
 const info = (method: string, url: string) => {
   const u = new URL(url, 'https://h');
@@ -32,5 +33,37 @@ describe('requestInfoFor', () => {
       expect(info('GET', path)).toMatchObject({ isResourceRequest: false, verb: 'get', path });
     }
     expect(info('POST', '/version').verb).toBe('post');
+  });
+
+  it('decodes every segment once: a signer-prefixed name sent as client libraries encode it', () => {
+    const i = info('PUT', '/apis/certificates.plat.io/v1alpha1/clustertrustbundles/example.com%3Afoo%3Ax');
+    expect(i).toMatchObject({ verb: 'update', name: 'example.com:foo:x', path: '/apis/certificates.plat.io/v1alpha1/clustertrustbundles/example.com:foo:x' });
+    expect(info('GET', '/apis/certificates.plat.io/v1alpha1/%63lustertrustbundles').resource).toBe('clustertrustbundles');
+    expect(info('GET', '/apis/certificates.plat.io/v1alpha1/clustertrustbundles/a%25253A').name).toBe('a%253A');
+    expect(info('GET', '/%68ealthz')).toMatchObject({ isResourceRequest: false, path: '/healthz' });
+  });
+
+  it('splits at an encoded slash as at a literal one (Go decodes before kube splits): no name holds a slash', () => {
+    const i = info('GET', '/apis/certificates.plat.io/v1alpha1/clustertrustbundles/a%2Fb');
+    expect(i).toMatchObject({ verb: 'get', name: 'a', subresource: 'b' });
+    expect(info('DELETE', '/apis/certificates.plat.io/v1alpha1/clustertrustbundles%2Fa')).toMatchObject({ verb: 'delete', resource: 'clustertrustbundles', name: 'a' });
+  });
+
+  it('reads UTF-8 escapes as characters and invalid UTF-8 as U+FFFD', () => {
+    expect(decodeRequestPath('/x/%C3%A9t%C3%A9')).toBe('/x/été');
+    expect(decodeRequestPath('/x/%FF')).toBe('/x/\uFFFD');
+  });
+
+  it('answers a malformed escape with 400 in Go\'s words', () => {
+    for (const [path, bad] of [['/apis/x/%zz', '%zz'], ['/a%2', '%2'], ['/a%', '%'], ['/a/%4g/b', '%4g']] as const) {
+      let err: unknown;
+      try {
+        decodeRequestPath(path);
+      } catch (e) {
+        err = e;
+      }
+      expect(isStatusError(err, 'BadRequest')).toBe(true);
+      expect((err as Error).message).toBe(`invalid URL escape ${JSON.stringify(bad)}`);
+    }
   });
 });

@@ -1,3 +1,5 @@
+import { newBadRequest } from '@plat/api-model';
+
 /**
  * What a request is about, derived from its method and path the way Kubernetes'
  * RequestInfoFactory does: resource requests under /api and /apis get a verb
@@ -6,6 +8,7 @@
  */
 export interface RequestInfo {
   isResourceRequest: boolean;
+  /** The percent-decoded path (Go's `URL.Path`): what routing, authentication and authorization see. */
   path: string;
   verb: string;
   apiPrefix: string;
@@ -33,10 +36,31 @@ function truthy(value: string | null): boolean {
   return value !== null && ['1', 't', 'T', 'true', 'TRUE', 'True'].includes(value);
 }
 
-export function requestInfoFor(method: string, pathname: string, query: URLSearchParams): RequestInfo {
+/**
+ * Percent-decodes a request path once, as Go's URL parser does for `URL.Path` before
+ * kube-apiserver splits it into segments: `%3A` is a `:` of a name, and an encoded `/` (`%2F`)
+ * separates segments like a literal one, so no segment (a name) ever holds a slash. Bytes that
+ * are not UTF-8 become U+FFFD (Go keeps them raw; no valid name contains them). A `%` without
+ * two hex digits is Go's 400: `invalid URL escape "%zz"`.
+ */
+export function decodeRequestPath(path: string): string {
+  if (!path.includes('%')) return path;
+  const bad = /%(?![0-9A-Fa-f]{2})/.exec(path);
+  if (bad) throw newBadRequest(`invalid URL escape ${JSON.stringify(path.slice(bad.index, bad.index + 3))}`);
+  // A run of escapes is a run of bytes (a multi-byte character is always one run).
+  return path.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => Buffer.from(run.replaceAll('%', ''), 'hex').toString('utf8'));
+}
+
+/**
+ * The request info of `rawPath` (percent-encoding as the client sent it; decoded here, once).
+ * `canonicalPath` rewrites the decoded path before it is split (API group aliases); `path`
+ * stays the decoded path as sent.
+ */
+export function requestInfoFor(method: string, rawPath: string, query: URLSearchParams, canonicalPath?: (path: string) => string): RequestInfo {
+  const path = decodeRequestPath(rawPath);
   const info: RequestInfo = {
     isResourceRequest: false,
-    path: pathname,
+    path,
     verb: method.toLowerCase(),
     apiPrefix: '',
     apiGroup: '',
@@ -48,7 +72,7 @@ export function requestInfoFor(method: string, pathname: string, query: URLSearc
     parts: [],
   };
   // Empty segments (leading, trailing or doubled slashes) do not count.
-  const segments = pathname.split('/').filter((s) => s !== '');
+  const segments = (canonicalPath ? canonicalPath(path) : path).split('/').filter((s) => s !== '');
   const prefix = segments[0];
   if (prefix !== 'api' && prefix !== 'apis') return info;
   info.apiPrefix = prefix;

@@ -69,7 +69,8 @@ class LazyAuthenticationRequest extends RequestCallOptions implements Authentica
   constructor(ctx: RequestContext) {
     super(ctx);
     this.method = ctx.method;
-    this.path = ctx.path;
+    // Decoded, as Go's URL.Path that kube's anonymous path conditions compare.
+    this.path = ctx.info.path;
     this.tls = tlsInfo(ctx);
   }
 

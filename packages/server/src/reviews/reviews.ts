@@ -85,7 +85,7 @@ export function isReviewRequest(ctx: RequestContext): boolean {
 
 /** The group the client wrote in the URL (an alias or the plat group). */
 function requestedGroup(ctx: RequestContext): string {
-  return /^\/apis\/([^/]+)\//.exec(ctx.path)?.[1] ?? ctx.info.apiGroup;
+  return /^\/apis\/([^/]+)\//.exec(ctx.info.path)?.[1] ?? ctx.info.apiGroup;
 }
 
 function userInfoObject(user: UserInfo): Record<string, unknown> {
