@@ -44,7 +44,10 @@ export interface ResourceStrategy {
   admit?(req: AdmissionRequest): Promise<void>;
   /** PUT of a missing object creates it (true for few resources; false for ClusterTrustBundle). */
   allowCreateOnUpdate: boolean;
-  /** PUT without metadata.resourceVersion is allowed (last write wins). */
+  /**
+   * PUT without metadata.resourceVersion is allowed (last write wins); when false it is 422
+   * `metadata.resourceVersion: Invalid value: 0: must be specified for an update`.
+   */
   allowUnconditionalUpdate: boolean;
   /**
    * The fields a field selector may use, with their values for `obj`. `metadata.name` is always

@@ -208,6 +208,7 @@ describe('panic recovery', () => {
         ...base.strategy,
         admit: undefined,
         allowCreateOnUpdate: true,
+        allowUnconditionalUpdate: true,
         validate: (obj: ApiObject): FieldError[] => {
           if (obj.metadata?.name === 'explode') throw new TypeError('strategy exploded');
           return [];
@@ -229,7 +230,7 @@ describe('panic recovery', () => {
     expect((await c.req('admin', 'GET', ctbPath)).status).toBe(200);
   });
 
-  it('creates a missing object on PUT (201) for a resource whose strategy allows it', async () => {
+  it('creates a missing object on PUT (201) and replaces it without resourceVersion for a resource whose strategy allows both', async () => {
     const path = '/apis/certificates.plat.io/v1alpha1/brokenbundles/upserted';
     const res = await c.req<{ metadata: { uid: string } }>('admin', 'PUT', path, { body: { ...bundle('upserted', c.anchorPem), kind: 'BrokenBundle' } });
     expect(res.status).toBe(201);

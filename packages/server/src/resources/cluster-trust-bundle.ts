@@ -89,7 +89,8 @@ export const clusterTrustBundleStrategy: ResourceStrategy = {
   validateUpdate: (obj, old) => validateClusterTrustBundleUpdate(obj as ClusterTrustBundle, old as ClusterTrustBundle),
   admit: admitAttest,
   allowCreateOnUpdate: false,
-  allowUnconditionalUpdate: true,
+  // Kubernetes' clustertrustbundle strategy: a PUT must name the resourceVersion it replaces.
+  allowUnconditionalUpdate: false,
   selectableFields: (obj) => clusterTrustBundleFields(obj as ClusterTrustBundle),
   selectableFieldNames: clusterTrustBundleSelectableFields,
   tableColumns: [

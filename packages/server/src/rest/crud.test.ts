@@ -316,11 +316,32 @@ describe('update', () => {
     );
   });
 
-  it('without resourceVersion updates unconditionally', async () => {
-    const res = await c.req<Obj>('writer', 'PUT', `${ctbPath}/upd`, { body: bundle('upd', c.anchorPem2) });
-    expect(res.status).toBe(200);
-    expect(res.json.spec['trustBundle']).toBe(c.anchorPem2);
-    expect(res.json.metadata.uid).toBeTruthy();
+  it('without resourceVersion (or with "0") answers 422, as the ClusterTrustBundle strategy allows no unconditional update', async () => {
+    const before = await c.req<Obj>('reader', 'GET', `${ctbPath}/upd`);
+    for (const rv of [undefined, '0']) {
+      const res = await c.req<Obj>('writer', 'PUT', `${ctbPath}/upd`, { body: bundle('upd', c.anchorPem2, undefined, { metadata: rv ? { resourceVersion: rv } : {} }) });
+      expect(res.status).toBe(422);
+      expect(res.json).toMatchObject({
+        kind: 'Status',
+        reason: 'Invalid',
+        code: 422,
+        message: 'clustertrustbundles.certificates.plat.io "upd" is invalid: metadata.resourceVersion: Invalid value: 0: must be specified for an update',
+        details: {
+          name: 'upd',
+          group: 'certificates.plat.io',
+          kind: 'clustertrustbundles',
+          causes: [{ reason: 'FieldValueInvalid', message: 'Invalid value: 0: must be specified for an update', field: 'metadata.resourceVersion' }],
+        },
+      });
+    }
+    const after = await c.req<Obj>('reader', 'GET', `${ctbPath}/upd`);
+    expect(after.json.metadata.resourceVersion).toBe(before.json.metadata.resourceVersion);
+    // A patch starts from the stored object and keeps its resourceVersion; one that removes it is an unconditional update.
+    const patched = await c.req<Obj>('writer', 'PATCH', `${ctbPath}/upd`, { raw: '{"metadata":{"labels":{"p":"1"}}}', contentType: 'application/merge-patch+json' });
+    expect(patched.status).toBe(200);
+    const dropped = await c.req('writer', 'PATCH', `${ctbPath}/upd`, { raw: '{"metadata":{"resourceVersion":null}}', contentType: 'application/merge-patch+json' });
+    expect(dropped.status).toBe(422);
+    expect(dropped.json['message']).toBe('clustertrustbundles.certificates.plat.io "upd" is invalid: metadata.resourceVersion: Invalid value: 0: must be specified for an update');
   });
 
   it('answers 404 for a missing object (no create on update) and 400 for a name mismatch', async () => {
@@ -498,6 +519,42 @@ describe('deletecollection', () => {
     expect((await c.req('reader', 'GET', `${ctbPath}/dc-c`)).status).toBe(200);
     const badField = await c.req('writer', 'DELETE', `${ctbPath}?fieldSelector=spec.trustBundle%3Dx`);
     expect(badField.status).toBe(400);
+  });
+});
+
+describe('percent-encoded paths', () => {
+  const name = 'example.com:encoded:x';
+  const encoded = encodeURIComponent(name);
+
+  it('serves every by-name verb on a signer-prefixed name sent encoded, as client libraries send it', async () => {
+    expect(encoded).toBe('example.com%3Aencoded%3Ax');
+    const created = await c.req<Obj>('attester', 'POST', ctbPath, { body: bundle(name, c.anchorPem, 'example.com/encoded') });
+    expect(created.status).toBe(201);
+    const got = await c.req<Obj>('reader', 'GET', `${ctbPath}/${encoded}`);
+    expect(got.status).toBe(200);
+    expect(got.json.metadata['name']).toBe(name);
+    const put = await c.req<Obj>('attester', 'PUT', `${ctbPath}/${encoded}`, { body: { ...got.json, metadata: { ...got.json.metadata, labels: { put: 'yes' } } } });
+    expect(put.status).toBe(200);
+    const patched = await c.req<Obj>('attester', 'PATCH', `${ctbPath}/${encoded}`, { raw: '{"metadata":{"labels":{"patch":"yes"}}}', contentType: 'application/merge-patch+json' });
+    expect(patched.status).toBe(200);
+    expect(patched.json.metadata['labels']).toEqual({ put: 'yes', patch: 'yes' });
+    // The authorizer sees the decoded name: writer lacks attest, and the 403 names the bundle.
+    const denied = await c.req('writer', 'PATCH', `${ctbPath}/${encoded}`, { raw: '{"metadata":{"labels":{"x":"y"}}}', contentType: 'application/merge-patch+json' });
+    expect(denied.status).toBe(403);
+    expect(denied.json['message']).toBe(`clustertrustbundles.certificates.plat.io "${name}" is forbidden: user not permitted to attest for signerName "example.com/encoded"`);
+    const deleted = await c.req('attester', 'DELETE', `${ctbPath}/${encoded}`);
+    expect(deleted.status).toBe(200);
+    expect(deleted.json['details']).toMatchObject({ name });
+    expect((await c.req('reader', 'GET', `${ctbPath}/${encoded}`)).status).toBe(404);
+  });
+
+  it('treats an encoded slash as a separator (404 for the unknown subresource) and answers a malformed escape with 400', async () => {
+    const slash = await c.req('admin', 'GET', `${ctbPath}/a%2Fb`);
+    expect(slash.status).toBe(404);
+    expect(slash.json['message']).toBe('the server could not find the requested resource');
+    const bad = await c.req('admin', 'GET', `${ctbPath}/a%zz`);
+    expect(bad.status).toBe(400);
+    expect(bad.json).toMatchObject({ kind: 'Status', reason: 'BadRequest', code: 400, message: 'invalid URL escape "%zz"' });
   });
 });
 

@@ -38,10 +38,16 @@ export async function prepareUpdate(
     // Kubernetes turns the body's uid into a precondition of the update.
     throw newConflict(scope.gr, opts.name, new Error(`Precondition failed: UID in precondition: ${meta.uid}, UID in object meta: ${currentUid}`));
   }
-  if (meta.resourceVersion) {
+  // Kubernetes' Store.Update: a resourceVersion of "" or "0" is none. A patch or an apply starts
+  // from the stored object and keeps its resourceVersion, so only a PUT (or a patch that removes
+  // it) reaches the unconditional case.
+  if (meta.resourceVersion && meta.resourceVersion !== '0') {
     if (meta.resourceVersion !== currentRv) throw newConflict(scope.gr, opts.name, new Error(conflictMessage));
   } else if (!scope.def.strategy.allowUnconditionalUpdate) {
-    throw newInvalid(scope.gk, opts.name, [fieldError.invalid('metadata.resourceVersion', '', 'must be specified for an update')]);
+    // Worded with the resource as the kind, as the Store does ("TODO: should have a field for Resource").
+    throw newInvalid({ group: scope.def.group, kind: scope.def.resource }, opts.name, [
+      fieldError.invalid('metadata.resourceVersion', 0, 'must be specified for an update'),
+    ]);
   } else {
     meta.resourceVersion = currentRv;
   }
