@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // Lists (and with --fix, writes) the dependencies each workspace package imports from its
 // non-test sources but does not declare in its package.json, so that every @plat package can be
-// installed and used on its own. Workspace packages are declared with their exact version.
-//   node tools/workspace-deps/workspace-deps.mjs          # report; exit 1 when something is missing
-//   node tools/workspace-deps/workspace-deps.mjs --fix    # add the missing entries
+// installed and used on its own, and the dependencies it declares but never imports (a consumer
+// would install them for nothing). Workspace packages are declared with their exact version.
+//   node tools/workspace-deps/workspace-deps.mjs          # report; exit 1 when something is missing or unused
+//   node tools/workspace-deps/workspace-deps.mjs --fix    # add the missing entries (unused ones are only reported)
 import fs from 'node:fs';
 import path from 'node:path';
 import { builtinModules } from 'node:module';
@@ -50,21 +51,39 @@ function installedVersion(name) {
   return fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')).version : undefined;
 }
 
+/** The packages a project's non-test sources import, and what its package.json declares. */
+function usage(dir, pkg) {
+  const declared = new Set([...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})]);
+  const needed = new Set();
+  for (const src of sources(path.join(dir, 'src'))) {
+    const text = fs.readFileSync(src, 'utf8');
+    for (const m of text.matchAll(importPattern)) {
+      const name = packageName(m[1] ?? m[2]);
+      if (name && name !== pkg.name) needed.add(name);
+    }
+  }
+  return { declared, needed };
+}
+
 export function missingDependencies() {
   const report = [];
   for (const { dir, file } of projects()) {
     const pkg = JSON.parse(fs.readFileSync(file, 'utf8'));
-    const declared = new Set([...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})]);
-    const needed = new Set();
-    for (const src of sources(path.join(dir, 'src'))) {
-      const text = fs.readFileSync(src, 'utf8');
-      for (const m of text.matchAll(importPattern)) {
-        const name = packageName(m[1] ?? m[2]);
-        if (name && name !== pkg.name) needed.add(name);
-      }
-    }
+    const { declared, needed } = usage(dir, pkg);
     const missing = [...needed].filter((n) => !declared.has(n)).sort();
     if (missing.length) report.push({ file, pkg, missing });
+  }
+  return report;
+}
+
+/** Runtime dependencies no non-test source imports (test-only ones belong in devDependencies). */
+export function unusedDependencies() {
+  const report = [];
+  for (const { dir, file } of projects()) {
+    const pkg = JSON.parse(fs.readFileSync(file, 'utf8'));
+    const { needed } = usage(dir, pkg);
+    const unused = Object.keys(pkg.dependencies ?? {}).filter((n) => !needed.has(n)).sort();
+    if (unused.length) report.push({ file, unused });
   }
   return report;
 }
@@ -95,5 +114,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     pkg.dependencies = Object.fromEntries(Object.entries(pkg.dependencies).sort(([a], [b]) => (a < b ? -1 : 1)));
     fs.writeFileSync(file, JSON.stringify(pkg, null, 2) + '\n');
   }
-  if (report.length && !fix) process.exit(1);
+  const unused = unusedDependencies();
+  for (const { file, unused: names } of unused) console.log(`${path.relative(root, file)}: declared but not imported ${names.join(', ')}`);
+  if ((report.length && !fix) || unused.length) process.exit(1);
 }

@@ -3,12 +3,25 @@ import path from 'node:path';
 import { ESLint } from 'eslint';
 
 // The workspace rules of DEVELOPERS.md, checked on the real tree: every package and app has its
-// own package.json (name, version, exports/bin, types), README, project.json with the four
-// targets and a layer tag; and the module-boundary lint rule rejects an import of a higher layer.
+// own package.json (name, version, exports/bin, types, publishing metadata), README, LICENSE,
+// project.json with the four targets and a layer tag; and the module-boundary lint rule rejects
+// an import of a higher layer.
 const root = path.resolve(import.meta.dirname, '../../..');
 const packages = ['api-model', 'x509', 'cel', 'config', 'storage', 'patch', 'auth', 'egress', 'telemetry', 'server', 'client'];
 const apps = ['apiserver', 'clientctl'];
 const readJson = (file: string) => JSON.parse(fs.readFileSync(path.join(root, file), 'utf8'));
+const rootPkg = readJson('package.json');
+const license = fs.readFileSync(path.join(root, 'LICENSE'), 'utf8');
+
+/** What npm and the registry show about where a package comes from, the same for every project. */
+function expectPublishMetadata(pkg: Record<string, unknown>, dir: string) {
+  expect(pkg.license).toBe('Apache-2.0');
+  expect(fs.readFileSync(path.join(root, dir, 'LICENSE'), 'utf8')).toBe(license);
+  expect(pkg.repository).toEqual({ ...rootPkg.repository, directory: dir });
+  expect(pkg.homepage).toBe(`${rootPkg.homepage.replace(/#readme$/, '')}/tree/main/${dir}#readme`);
+  expect(pkg.bugs).toEqual(rootPkg.bugs);
+  expect(pkg.engines).toEqual(rootPkg.engines);
+}
 
 describe('workspace layout', () => {
   it.each(packages)('package %s has its manifest, README, targets and layer tag', (dir) => {
@@ -24,6 +37,17 @@ describe('workspace layout', () => {
     expect(project.tags.filter((t: string) => t.startsWith('layer:'))).toHaveLength(1);
   });
 
+  it.each(packages)('package %s is publishable: license, public access, origin, side effects, files', (dir) => {
+    const pkg = readJson(`packages/${dir}/package.json`);
+    expectPublishMetadata(pkg, `packages/${dir}`);
+    expect(pkg.private).toBeUndefined();
+    // A scoped package publishes as restricted unless told otherwise.
+    expect(pkg.publishConfig).toEqual({ access: 'public' });
+    expect(typeof pkg.sideEffects === 'boolean' || Array.isArray(pkg.sideEffects)).toBe(true);
+    // Source maps and the @plat/source condition point into src/, so src/ ships (without tests).
+    expect(pkg.files).toEqual(expect.arrayContaining(['dist', 'src', '!src/**/*.test.ts', 'LICENSE', 'README.md']));
+  });
+
   it.each(apps)('app %s is a workspace bin with the four targets', (dir) => {
     const pkg = readJson(`apps/${dir}/package.json`);
     expect(pkg.name).toBe(`@plat/${dir}`);
@@ -33,6 +57,7 @@ describe('workspace layout', () => {
     expect(project.targets.build.executor).toBe('@nx/esbuild:esbuild');
     expect(Object.keys(project.targets)).toEqual(expect.arrayContaining(['build', 'test', 'lint', 'typecheck']));
     expect(project.tags).toContain('layer:5-app');
+    expectPublishMetadata(pkg, `apps/${dir}`);
   });
 });
 
