@@ -276,10 +276,11 @@ export function createApiServer(serverOptions: ApiServerOptions): ApiServer {
     withPanicRecovery(logger),
     // Logged early so that 401s, 429s and timeouts get their line too.
     withRequestLog(logger),
-    withMaxInFlight(limits, metrics),
     withRequestTimeout(limits.requestTimeoutMs),
     withAuthentication(options.authenticator, logger),
     ...(options.impersonation === false ? [] : [withImpersonation(options.authorizer)]),
+    // After the user is known, as in kube-apiserver: system:masters is exempt from the budgets.
+    withMaxInFlight(limits, metrics),
     withAuthorization(options.authorizer),
   ];
   const fullChain = chain(handler, filters);

@@ -12,6 +12,11 @@ describe('requestInfoFor', () => {
     ['GET', '/apis/certificates.plat.io/v1alpha1/clustertrustbundles?watch=true', 'watch', ''],
     ['GET', '/apis/certificates.plat.io/v1alpha1/clustertrustbundles?watch=1', 'watch', ''],
     ['GET', '/apis/certificates.plat.io/v1alpha1/clustertrustbundles?watch=false', 'list', ''],
+    // Kubernetes' parameter codec: only 0 and false (any case) are false; anything else is a watch.
+    ['GET', '/apis/certificates.plat.io/v1alpha1/clustertrustbundles?watch=FALSE', 'list', ''],
+    ['GET', '/apis/certificates.plat.io/v1alpha1/clustertrustbundles?watch=0', 'list', ''],
+    ['GET', '/apis/certificates.plat.io/v1alpha1/clustertrustbundles?watch=maybe', 'watch', ''],
+    ['GET', '/apis/certificates.plat.io/v1alpha1/clustertrustbundles?watch=', 'watch', ''],
     ['GET', '/apis/certificates.plat.io/v1alpha1/clustertrustbundles/a', 'get', 'a'],
     ['GET', '/apis/certificates.plat.io/v1alpha1/watch/clustertrustbundles/a', 'watch', 'a'],
     ['POST', '/apis/certificates.plat.io/v1alpha1/clustertrustbundles', 'create', ''],

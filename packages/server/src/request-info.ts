@@ -1,4 +1,5 @@
 import { newBadRequest } from '@plat/api-model';
+import { parseQueryBool } from './rest/options.js';
 
 /**
  * What a request is about, derived from its method and path the way Kubernetes'
@@ -30,11 +31,6 @@ const methodVerbs: Record<string, string> = {
   PATCH: 'patch',
   DELETE: 'delete',
 };
-
-function truthy(value: string | null): boolean {
-  // Kubernetes parses the watch parameter as a bool: "true", "1", "t", "True"...
-  return value !== null && ['1', 't', 'T', 'true', 'TRUE', 'True'].includes(value);
-}
 
 /**
  * Percent-decodes a request path once, as Go's URL parser does for `URL.Path` before
@@ -110,7 +106,7 @@ export function requestInfoFor(method: string, rawPath: string, query: URLSearch
     if (verb === 'get') verb = 'list';
     else if (verb === 'delete') verb = 'deletecollection';
   }
-  if ((verb === 'list' || verb === 'get') && truthy(query.get('watch'))) {
+  if ((verb === 'list' || verb === 'get') && parseQueryBool(query.get('watch')) === true) {
     verb = 'watch';
   }
   info.verb = verb;

@@ -65,8 +65,17 @@ describe('authentication and authorization', () => {
     const res = await c.req('admin', 'POST', ctbPath, { body: bundle('as-reader', c.anchorPem), headers: { 'impersonate-user': 'reader' } });
     expect(res.status).toBe(403);
     expect(String(res.json['message'])).toContain('User "reader" cannot create');
+  });
+
+  it('answers 400 BadRequest for a group, uid or extra without Impersonate-User, in Kubernetes wording', async () => {
     const groupOnly = await c.req('admin', 'GET', ctbPath, { headers: { 'impersonate-group': 'x' } });
-    expect(groupOnly.status).toBe(500);
+    expect(groupOnly.status).toBe(400);
+    expect(groupOnly.json).toMatchObject({ kind: 'Status', reason: 'BadRequest', code: 400, message: 'requested [{Group  x    }] without impersonating a user' });
+    const uidOnly = await c.req('reader', 'GET', ctbPath, { headers: { 'impersonate-uid': 'u-1' } });
+    expect(uidOnly.status).toBe(400);
+    expect(uidOnly.json['message']).toBe('requested [{UID  u-1  authentication.plat.io/v1  }] without impersonating a user');
+    const extraOnly = await c.req('reader', 'GET', ctbPath, { headers: { 'impersonate-extra-scopes': 'view' } });
+    expect(extraOnly.status).toBe(400);
   });
 
   it('turns an authorizer failure into 500 and keeps serving', async () => {
@@ -136,7 +145,7 @@ describe('limits', () => {
     expect(rejected.headers['retry-after']).toBe('1');
     expect(rejected.json).toMatchObject({ reason: 'TooManyRequests', message: 'Too many requests, please try again later.', details: { retryAfterSeconds: 1 } });
     // The mutating budget is separate.
-    expect((await c.req('admin', 'POST', ctbPath, { body: bundle('during', c.anchorPem) })).status).toBe(201);
+    expect((await c.req('writer', 'POST', ctbPath, { body: bundle('during', c.anchorPem) })).status).toBe(201);
     expect((await slow).status).toBe(200);
     expect((await c.req('reader', 'GET', ctbPath)).status).toBe(200);
     const dropped = await c.req('admin', 'GET', '/metrics');
@@ -146,9 +155,27 @@ describe('limits', () => {
   it('answers 429 for mutating requests over their budget', async () => {
     const slow = c.req('slow', 'POST', ctbPath, { body: bundle('slow-write', c.anchorPem) });
     await new Promise((r) => setTimeout(r, 100));
-    const rejected = await c.req('admin', 'DELETE', `${ctbPath}/during`);
+    const rejected = await c.req('writer', 'DELETE', `${ctbPath}/during`);
     expect(rejected.status).toBe(429);
     expect((await slow).status).toBe(201);
+  });
+
+  it('still answers health probes and system:masters when both budgets are used (exempt, as in Kubernetes)', async () => {
+    const slowRead = c.req('slow', 'GET', ctbPath);
+    const slowWrite = c.req('slow', 'POST', ctbPath, { body: bundle('slow-write-2', c.anchorPem) });
+    await new Promise((r) => setTimeout(r, 100));
+    expect((await c.req('reader', 'GET', ctbPath)).status).toBe(429);
+    expect((await c.req('writer', 'POST', ctbPath, { body: bundle('refused', c.anchorPem) })).status).toBe(429);
+    for (const probe of ['/livez', '/readyz', '/healthz', '/readyz?verbose', '/livez/ping']) {
+      const res = await c.req('reader', 'GET', probe);
+      expect([probe, res.status]).toEqual([probe, 200]);
+    }
+    expect((await c.req('admin', 'GET', ctbPath)).status).toBe(200);
+    expect((await c.req('admin', 'POST', ctbPath, { body: bundle('by-admin', c.anchorPem) })).status).toBe(201);
+    // An admin acting as somebody else is that somebody for the budget too.
+    expect((await c.req('admin', 'GET', ctbPath, { headers: { 'impersonate-user': 'reader' } })).status).toBe(429);
+    expect((await slowRead).status).toBe(200);
+    expect((await slowWrite).status).toBe(201);
   });
 
   it('answers 413 for bodies over 3 MiB', async () => {

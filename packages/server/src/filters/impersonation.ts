@@ -1,4 +1,4 @@
-import { newBadRequest, newForbidden, newForbiddenMessage, newInternalError } from '@plat/api-model';
+import { newBadRequest, newForbidden, newForbiddenMessage } from '@plat/api-model';
 import { ImpersonationError, hasImpersonationHeaders, impersonate, type Authorizer } from '@plat/auth';
 import type { Filter } from '../context.js';
 import { writeError } from '../response.js';
@@ -19,8 +19,8 @@ export function withImpersonation(authorizer: Authorizer): Filter {
     } catch (err) {
       if (err instanceof ImpersonationError) {
         if (err.kind === 'BadRequest') {
-          // Kubernetes answers a group/extra/uid without a user as an internal error.
-          writeError(ctx, newInternalError(err));
+          // A group, uid or extra without a user: 400, as Kubernetes' buildImpersonationRequests.
+          writeError(ctx, newBadRequest(err.message));
           return;
         }
         const a = err.attributes;

@@ -1,5 +1,6 @@
 import { newTooManyRequests } from '@plat/api-model';
-import type { Filter } from '../context.js';
+import { systemMasters } from '@plat/auth';
+import type { Filter, RequestContext } from '../context.js';
 import type { ServerMetrics } from '../metrics.js';
 import { isMutatingVerb } from '../request-info.js';
 import { writeError } from '../response.js';
@@ -11,17 +12,34 @@ export interface InFlightLimits {
   maxMutatingRequestsInFlight: number;
 }
 
+/** The health endpoints: Kubernetes' `probes` flow schema puts them in the exempt priority level. */
+function isHealthProbe(ctx: RequestContext): boolean {
+  if (ctx.info.isResourceRequest || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return false;
+  const first = ctx.info.path.split('/', 2)[1];
+  return first === 'healthz' || first === 'livez' || first === 'readyz';
+}
+
+/**
+ * Requests no budget applies to, as in Kubernetes: long-running ones (watches), health probes
+ * (the `probes` flow schema of priority and fairness) and members of `system:masters` (the
+ * `exempt` flow schema; kube's max-in-flight filter lets them through too), so that a load
+ * balancer's probe and an administrator still get answers when the server is saturated.
+ */
+function isExempt(ctx: RequestContext): boolean {
+  return ctx.longRunning || isHealthProbe(ctx) || ctx.user?.groups.includes(systemMasters) === true;
+}
+
 /**
  * Kubernetes' max-in-flight filter: read-only and mutating requests have separate budgets; over
- * budget answers 429 TooManyRequests with Retry-After: 1. Long-running requests (watches) do not
- * count.
+ * budget answers 429 TooManyRequests with Retry-After: 1. It runs after authentication and
+ * impersonation (it needs the user), as in kube-apiserver's handler chain.
  */
 export function withMaxInFlight(limits: InFlightLimits, metrics: ServerMetrics): Filter {
   let readOnly = 0;
   let mutating = 0;
   const gauges = { readOnly: metrics.inflight.labels('readOnly'), mutating: metrics.inflight.labels('mutating') };
   return (next) => async (ctx) => {
-    if (ctx.longRunning) return next(ctx);
+    if (isExempt(ctx)) return next(ctx);
     const isMutating = isMutatingVerb(ctx.info.verb);
     const kind = isMutating ? 'mutating' : 'readOnly';
     const limit = isMutating ? limits.maxMutatingRequestsInFlight : limits.maxRequestsInFlight;

@@ -256,9 +256,12 @@ describe('server-side apply', () => {
     expect(ua.status).toBe(422);
   });
 
-  it('refuses an invalid force value (400) and an overlong fieldManager (422)', async () => {
-    const force = await applyReq('ssa-opts', bundle('ssa-opts', c.anchorPem), 'fieldManager=a&force=maybe');
-    expect(force.status).toBe(400);
+  it('takes any force value but 0 and false as true (Kubernetes parameter codec) and refuses an overlong fieldManager (422)', async () => {
+    await applyReq('ssa-opts', { ...bundle('ssa-opts', c.anchorPem), metadata: { name: 'ssa-opts', labels: { team: 'a' } } }, 'fieldManager=a');
+    const conflict = await applyReq('ssa-opts', { ...bundle('ssa-opts', c.anchorPem), metadata: { name: 'ssa-opts', labels: { team: 'b' } } }, 'fieldManager=b&force=false');
+    expect(conflict.status).toBe(409);
+    const force = await applyReq('ssa-opts', { ...bundle('ssa-opts', c.anchorPem), metadata: { name: 'ssa-opts', labels: { team: 'b' } } }, 'fieldManager=b&force=maybe');
+    expect(force.status).toBe(200);
     const long = await applyReq('ssa-opts', bundle('ssa-opts', c.anchorPem), `fieldManager=${'m'.repeat(129)}`);
     expect(long.status).toBe(422);
     expect(long.json['message']).toMatch(/^PatchOptions\.meta\.k8s\.io "" is invalid: fieldManager: Too long/);

@@ -2,7 +2,7 @@ import { fieldError, newBadRequest, type FieldError } from '@plat/api-model';
 import type { Preconditions } from '@plat/storage';
 import type { RequestContext } from '../context.js';
 import { contentTypeOf, decodeBody, readBody } from '../request-body.js';
-import { dryRunErrors, invalidOptions, parseBool, parseInteger } from './options.js';
+import { dryRunErrors, invalidOptions, parseInteger, parseQueryBool } from './options.js';
 import type { ResourceScope } from './scope.js';
 
 export interface ParsedDeleteOptions {
@@ -65,11 +65,8 @@ export async function parseDeleteOptions(scope: ResourceScope, ctx: RequestConte
     dryRun = q.getAll('dryRun');
     gracePeriodSeconds = parseInteger(q.get('gracePeriodSeconds'), 'gracePeriodSeconds');
     propagationPolicy = q.get('propagationPolicy') ?? undefined;
-    orphanDependents = parseBool(q.get('orphanDependents'), 'orphanDependents');
-    ignoreStoreReadError = parseBool(
-      q.get('ignoreStoreReadErrorWithClusterBreakingPotential'),
-      'ignoreStoreReadErrorWithClusterBreakingPotential',
-    );
+    orphanDependents = parseQueryBool(q.get('orphanDependents'));
+    ignoreStoreReadError = parseQueryBool(q.get('ignoreStoreReadErrorWithClusterBreakingPotential'));
     const uid = q.get('preconditions.uid');
     const rv = q.get('preconditions.resourceVersion');
     if (uid || rv) preconditions = { uid: uid ?? undefined, resourceVersion: rv ?? undefined };

@@ -9,7 +9,7 @@ import {
 } from '@plat/api-model';
 import type { ResourceVersionMatch } from '@plat/storage';
 import type { RequestContext } from '../context.js';
-import { invalidOptions, parseBool, parseInteger } from './options.js';
+import { invalidOptions, parseInteger, parseQueryBool } from './options.js';
 import type { ResourceScope } from './scope.js';
 
 export interface ListRequestOptions {
@@ -104,8 +104,8 @@ export function parseListOptions(scope: ResourceScope, ctx: RequestContext, opts
     fieldSelector: fs,
     resourceVersion: q.get('resourceVersion') ?? undefined,
     resourceVersionMatch: (rawMatch || undefined) as ResourceVersionMatch | undefined,
-    allowWatchBookmarks: parseBool(q.get('allowWatchBookmarks'), 'allowWatchBookmarks') ?? false,
-    sendInitialEvents: parseBool(q.get('sendInitialEvents'), 'sendInitialEvents'),
+    allowWatchBookmarks: parseQueryBool(q.get('allowWatchBookmarks')) ?? false,
+    sendInitialEvents: parseQueryBool(q.get('sendInitialEvents')),
     timeoutSeconds: parseInteger(q.get('timeoutSeconds'), 'timeoutSeconds'),
     limit: parseInteger(q.get('limit'), 'limit'),
     continue: q.get('continue') || undefined,

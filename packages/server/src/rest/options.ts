@@ -10,13 +10,14 @@ export function invalidOptions(kind: OptionsKind, errs: FieldError[]) {
   return newInvalid({ group: metaGroup, kind }, '', errs);
 }
 
-/** Go's strconv.ParseBool, which Kubernetes' parameter codec uses; 400 on anything else. */
-export function parseBool(value: string | null, name: string): boolean | undefined {
+/**
+ * A boolean query parameter as Kubernetes' parameter codec converts it
+ * (runtime.Convert_Slice_string_To_bool): absent is undefined, `0` and `false` (any case) are false,
+ * and every other value, the empty one included, is true. It never fails: `watch=maybe` is a watch.
+ */
+export function parseQueryBool(value: string | null): boolean | undefined {
   if (value === null) return undefined;
-  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(value)) return true;
-  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(value)) return false;
-  if (value === '') return undefined;
-  throw newBadRequest(`invalid value for ${name}: strconv.ParseBool: parsing ${JSON.stringify(value)}: invalid syntax`);
+  return !(value === '0' || value.toLowerCase() === 'false');
 }
 
 /** Go's strconv.ParseInt for an int64 parameter; 400 on anything else. */

@@ -17,9 +17,9 @@ import { finishDeletionIfFinalized } from './finalize.js';
 import {
   dryRunErrors,
   invalidOptions,
-  parseBool,
   parseFieldManager,
   parseFieldValidation,
+  parseQueryBool,
   type FieldValidation,
 } from './options.js';
 import { scopeKey, withTypeMeta, type ResourceScope } from './scope.js';
@@ -45,7 +45,7 @@ export async function patchResource(scope: ResourceScope, ctx: RequestContext): 
 
   // Kubernetes' ValidatePatchOptions.
   const errs: FieldError[] = [];
-  const force = parseBool(ctx.query.get('force'), 'force');
+  const force = parseQueryBool(ctx.query.get('force'));
   if (type !== 'apply' && force !== undefined) {
     errs.push(fieldError.forbidden('force', 'may not be specified for non-apply patch'));
   }

@@ -39,6 +39,24 @@ export function filterEvent(ev: WatchEvent, matches: (obj: ApiObject) => boolean
   }
 }
 
+/** Node's timers take at most 2^31-1 ms (about 24.8 days); a longer delay would fire after 1 ms. */
+const maxTimerDelayMs = 2 ** 31 - 1;
+
+/**
+ * Calls `fn` after `ms`, however long (Kubernetes honours any timeoutSeconds): a delay beyond what
+ * one Node timer takes is waited for in steps. Returns the cancel function.
+ */
+export function setLongTimeout(fn: () => void, ms: number, stepMs = maxTimerDelayMs): () => void {
+  const due = Date.now() + ms;
+  let timer: NodeJS.Timeout;
+  const arm = (): void => {
+    const left = due - Date.now();
+    timer = left > stepMs ? setTimeout(arm, stepMs) : setTimeout(fn, Math.max(0, left));
+  };
+  arm();
+  return () => clearTimeout(timer);
+}
+
 /** GET .../<resource>?watch=true: a chunked stream of JSON watch events. */
 export async function watchResource(scope: ResourceScope, ctx: RequestContext): Promise<void> {
   const choice = negotiateOutput(ctx.req.headers.accept, { allowedAs: ['Table'] });
@@ -102,7 +120,7 @@ export async function watchResource(scope: ResourceScope, ctx: RequestContext): 
   startStream();
   const stop = () => watch.stop();
   const untrack = scope.trackWatch(stop);
-  const timer = setTimeout(stop, timeoutSeconds * 1000);
+  const cancelTimer = setLongTimeout(stop, timeoutSeconds * 1000);
   ctx.signal.addEventListener('abort', stop, { once: true });
   res.on('close', stop);
   const gauge = scope.metrics.registeredWatchers.labels(scope.def.group, scope.def.version, scope.def.kind);
@@ -121,7 +139,7 @@ export async function watchResource(scope: ResourceScope, ctx: RequestContext): 
     await send({ type: 'ERROR', object: toStatusError(err).toJSON() });
   } finally {
     gauge.dec();
-    clearTimeout(timer);
+    cancelTimer();
     ctx.signal.removeEventListener('abort', stop);
     untrack();
     watch.stop();

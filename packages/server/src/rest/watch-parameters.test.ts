@@ -1,0 +1,75 @@
+import { request } from 'undici';
+import { bundle, ctbPath, startCluster, type TestCluster } from '../../test/cluster.js';
+import { setLongTimeout } from './watch.js';
+
+let c: TestCluster;
+beforeAll(async () => {
+  c = await startCluster();
+  expect((await c.req('admin', 'POST', ctbPath, { body: bundle('watched', c.anchorPem) })).status).toBe(201);
+});
+afterAll(async () => {
+  await c.close();
+});
+
+/** Opens a watch, reads its first event, and reports whether the stream is still open `ms` later. */
+async function openFor(query: string, ms: number): Promise<{ status: number; first: string; openAfter: boolean }> {
+  const res = await request(`${c.url}${ctbPath}?${query}`, { dispatcher: c.agent('reader') });
+  let ended = false;
+  let text = '';
+  const reading = (async () => {
+    try {
+      for await (const chunk of res.body) text += chunk.toString();
+    } catch {
+      // destroyed below
+    }
+    ended = true;
+  })();
+  const deadline = Date.now() + 5000;
+  while (!text.includes('\n') && !ended && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  await new Promise((r) => setTimeout(r, ms));
+  const openAfter = !ended;
+  res.body.destroy();
+  await reading;
+  return { status: res.statusCode, first: text.split('\n')[0] ?? '', openAfter };
+}
+
+describe('watch query parameters', () => {
+  it('serves watch=maybe as a watch, as Kubernetes (only 0 and false are false)', async () => {
+    const w = await openFor('watch=maybe', 300);
+    expect(w.status).toBe(200);
+    expect(JSON.parse(w.first)).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'watched' } } });
+    expect(w.openAfter).toBe(true);
+    const list = await c.req('reader', 'GET', `${ctbPath}?watch=FALSE`);
+    expect(list.json['kind']).toBe('ClusterTrustBundleList');
+  });
+
+  it('keeps a watch open for a timeoutSeconds beyond what one Node timer holds (2,147,484 s and more)', async () => {
+    for (const seconds of ['2147484', '9007199254740']) {
+      const w = await openFor(`watch=true&timeoutSeconds=${seconds}`, 500);
+      expect(w.status).toBe(200);
+      expect(w.openAfter).toBe(true);
+    }
+  });
+});
+
+describe('setLongTimeout', () => {
+  it('waits in steps no longer than one timer takes and fires once, at the due time', async () => {
+    const fired: number[] = [];
+    const start = Date.now();
+    setLongTimeout(() => fired.push(Date.now() - start), 230, 50);
+    await new Promise((r) => setTimeout(r, 180));
+    expect(fired).toEqual([]);
+    await new Promise((r) => setTimeout(r, 250));
+    expect(fired).toHaveLength(1);
+    expect(fired[0]).toBeGreaterThanOrEqual(225);
+  });
+
+  it('can be cancelled in any step', async () => {
+    let fired = false;
+    const cancel = setLongTimeout(() => (fired = true), 200, 50);
+    await new Promise((r) => setTimeout(r, 120));
+    cancel();
+    await new Promise((r) => setTimeout(r, 200));
+    expect(fired).toBe(false);
+  });
+});
