@@ -140,6 +140,8 @@ describe('webhook authorization from --authorization-config', () => {
     expect(text).toMatch(/apiserver_authorization_webhook_cache_hits_total\{name="policy",decision="allow"\} [1-9]/);
     expect(text).toMatch(/apiserver_authorization_webhook_duration_seconds_count\{name="policy",result="success"\} [1-9]/);
     expect(text).toMatch(/apiserver_authorization_match_condition_exclusions_total\{type="Webhook",name="policy"\} [1-9]/);
+    // One registry from @plat/telemetry for the server, egress and auth: process metrics once.
+    expect(text.match(/^# TYPE process_cpu_user_seconds_total counter$/gm)).toHaveLength(1);
   });
 
   it('reloads the file: a valid version applies, an invalid one is logged and the previous stays', async () => {

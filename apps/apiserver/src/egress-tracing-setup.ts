@@ -62,8 +62,8 @@ export async function setupEgressTracing(
     if (err instanceof ConfigFileError) throw deps.fail(err.message);
     throw err;
   }
-  // The server registers its own process metrics on this registry.
-  const metricsRegistry = createMetricsRegistry({ defaultMetrics: false });
+  // One registry (process metrics included) for the server, egress and the authorizers.
+  const metricsRegistry = createMetricsRegistry();
   let egress: Egress;
   try {
     egress = await setupEgress(egressConfig, { cwd, logger, registry: metricsRegistry });

@@ -75,7 +75,11 @@ export interface ApiServerOptions {
   shutdownTimeoutMs?: number;
   readyzChecks?: HealthCheck[];
   livezChecks?: HealthCheck[];
-  /** Registry for /metrics; a fresh one by default. */
+  /**
+   * Registry for /metrics: the server adds its metrics to it. Pass @plat/telemetry's
+   * createMetricsRegistry() to share one registry with egress and auth; by default the server
+   * creates one the same way (process metrics included).
+   */
   metricsRegistry?: Registry;
   /**
    * Request tracing (@plat/telemetry createTracing): a span per request with children for

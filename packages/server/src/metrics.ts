@@ -1,4 +1,5 @@
-import { Registry, collectDefaultMetrics } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { createMetricsRegistry } from '@plat/telemetry';
 import { FastCounter, FastGauge, FastHistogram, type CounterChild, type HistogramChild } from './fast-metrics.js';
 
 export interface RequestLabels {
@@ -55,8 +56,13 @@ export interface ServerMetrics {
   storageDuration: FastHistogram;
 }
 
-export function createServerMetrics(registry = new Registry()): ServerMetrics {
-  collectDefaultMetrics({ register: registry });
+/**
+ * Registers the server's metrics on `registry`. The process metrics (CPU, memory, event loop)
+ * belong to whoever creates the registry: @plat/telemetry's createMetricsRegistry() adds them, and
+ * so does this function when it creates the registry itself. Adding them here to a registry that
+ * already has them would throw prom-client's "already been registered".
+ */
+export function createServerMetrics(registry: Registry = createMetricsRegistry()): ServerMetrics {
   return {
     registry,
     requestTotal: new FastCounter({
