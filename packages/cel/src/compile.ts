@@ -9,7 +9,8 @@
 import { EvaluationError, ParseError, TypeError as CelTypeError } from '@marcbachmann/cel-js';
 import type { ASTNode, ParseResult } from '@marcbachmann/cel-js';
 import { defaultEvaluationBudget, type EvaluationBudget } from './budget.js';
-import { celEnvironment, type CelEnvironmentName } from './environments.js';
+import { celEnvironment, type BuiltEnvironment, type CelEnvironmentName } from './environments.js';
+import { correctChecked, correctParsed } from './corrections.js';
 import { CelBudgetExceededError, CelEvaluationError } from './errors.js';
 import { routeMatchesToRE2 } from './regex.js';
 import { toCelClaims } from './values.js';
@@ -47,7 +48,8 @@ export type CompileResult = { ok: true; program: CelProgram } | { ok: false; iss
 export type Activation = Readonly<Record<string, unknown>>;
 
 export interface CelProgram {
-  readonly environment: CelEnvironmentName;
+  /** The environment's name: `claims`, `user` or `request`. */
+  readonly environment: string;
   readonly expression: string;
   /** The checked result type in Kubernetes' spelling (`bool`, `string`, `list(string)`, `dyn`...). */
   readonly outputType: CelType;
@@ -71,7 +73,8 @@ export interface CelProgram {
 export function kubernetesTypeName(celJsType: string): string {
   if (celJsType === 'list') return 'list(dyn)';
   if (celJsType === 'map') return 'map(dyn, dyn)';
-  return celJsType.replaceAll('<', '(').replaceAll('>', ')');
+  // A type parameter left free (`[]` is `list<T>`) is dyn, as cel-go reports it.
+  return celJsType.replaceAll('<', '(').replaceAll('>', ')').replace(/(?<=[(, ])[A-Z](?=[),])/g, 'dyn');
 }
 
 /** cel-go's issue text: `ERROR: <input>:1:8: message` then the source line and a caret. */
@@ -110,6 +113,17 @@ export function compile(
   expectedTypes: readonly CelType[],
   options: CompileOptions = {},
 ): CompileResult {
+  return compileIn(celEnvironment(environment), expression, expectedTypes, options);
+}
+
+/** {@link compile} in a given environment (the named ones, or the conformance suite's). */
+export function compileIn(
+  built: BuiltEnvironment<string>,
+  expression: string,
+  expectedTypes: readonly CelType[],
+  options: CompileOptions = {},
+): CompileResult {
+  const environment = built.name;
   if (expression.trim() === '') return { ok: false, issue: { type: 'Required', detail: 'expression is required' } };
   if (expression.length > maxExpressionLength) {
     return {
@@ -117,16 +131,17 @@ export function compile(
       issue: { type: 'Invalid', detail: `expression is too long: ${expression.length} characters, at most ${maxExpressionLength}` },
     };
   }
-  const built = celEnvironment(environment);
   let parsed: ParseResult;
   let checkedType: string;
   try {
     parsed = built.env.parse(expression);
+    correctParsed(parsed.ast);
     const checked = parsed.check();
     if (!checked.valid) {
       return { ok: false, issue: { type: 'Invalid', detail: `compilation failed: ${describeSourceError(expression, checked.error ?? new Error('type check failed'))}` } };
     }
     checkedType = kubernetesTypeName(checked.type ?? 'dyn');
+    correctChecked(parsed.ast);
   } catch (error) {
     if (error instanceof ParseError || error instanceof CelTypeError) {
       return { ok: false, issue: { type: 'Invalid', detail: `compilation failed: ${describeSourceError(expression, error)}` } };

@@ -9,6 +9,7 @@
 import { Environment } from '@marcbachmann/cel-js';
 import { StepMeter } from './budget.js';
 import { registerExtensions } from './extensions.js';
+import { registerStandardLibrary } from './standard-library.js';
 
 export type CelEnvironmentName = 'claims' | 'user' | 'request';
 
@@ -23,8 +24,8 @@ export const parseLimits = {
   maxCallArguments: 32,
 } as const;
 
-export interface BuiltEnvironment {
-  readonly name: CelEnvironmentName;
+export interface BuiltEnvironment<N extends string = CelEnvironmentName> {
+  readonly name: N;
   readonly env: Environment;
   readonly meter: StepMeter;
 }
@@ -57,7 +58,25 @@ const requestSchema = {
   nonResourceAttributes: { path: 'string', verb: 'string' },
 } as const;
 
-function build(name: CelEnvironmentName): BuiltEnvironment {
+const declarations: Record<CelEnvironmentName, (env: Environment) => void> = {
+  claims(env) {
+    env.registerVariable('claims', 'map<string, dyn>', { description: 'The claims of the JWT.' });
+  },
+  user(env) {
+    env.registerVariable({ name: 'user', schema: userSchema, description: 'The user info built by the claim mappings.' });
+  },
+  request(env) {
+    env.registerType('SelectorRequirement', { fields: { key: 'string', operator: 'string', values: 'list<string>' } });
+    env.registerVariable({ name: 'request', schema: requestSchema, description: 'The SubjectAccessReviewSpec (v1).' });
+  },
+};
+
+/**
+ * An environment with Kubernetes' options, functions and step meter, and the variables that
+ * `declare` registers. The three named environments are built with it; so is the conformance
+ * suite's environment (test/conformance), which declares each case's variables.
+ */
+export function buildEnvironment<N extends string>(name: N, declare: (env: Environment) => void): BuiltEnvironment<N> {
   const env = new Environment({
     enableOptionalTypes: true,
     homogeneousAggregateLiterals: false,
@@ -65,21 +84,11 @@ function build(name: CelEnvironmentName): BuiltEnvironment {
     limits: parseLimits,
   });
   let evaluator: object | undefined;
+  registerStandardLibrary(env);
   registerExtensions(env, (instance) => {
     evaluator ??= instance;
   });
-  switch (name) {
-    case 'claims':
-      env.registerVariable('claims', 'map<string, dyn>', { description: 'The claims of the JWT.' });
-      break;
-    case 'user':
-      env.registerVariable({ name: 'user', schema: userSchema, description: 'The user info built by the claim mappings.' });
-      break;
-    case 'request':
-      env.registerType('SelectorRequirement', { fields: { key: 'string', operator: 'string', values: 'list<string>' } });
-      env.registerVariable({ name: 'request', schema: requestSchema, description: 'The SubjectAccessReviewSpec (v1).' });
-      break;
-  }
+  declare(env);
   // cel-js keeps its evaluator private; one evaluation of a registered function hands it over
   // (`this` inside a handler), so the step meter can be installed on it.
   env.evaluate('"ab".reverse()');
@@ -96,7 +105,7 @@ export function celEnvironment(name: CelEnvironmentName): BuiltEnvironment {
   let env = built.get(name);
   if (!env) {
     if (!celEnvironmentNames.includes(name)) throw new Error(`cel: unknown environment ${JSON.stringify(name)}`);
-    env = build(name);
+    env = buildEnvironment(name, declarations[name]);
     built.set(name, env);
   }
   return env;

@@ -18,7 +18,7 @@ describe('Kubernetes CEL library functions registered on top of cel-js', () => {
     expect(run('strings.quote("a\\"b\\n")')).toBe('"a\\"b\\n"');
     expect(run('"%s is %d years, %.2f%% sure, hex %x".format(["alice", 30, 99.5, 255])')).toBe('alice is 30 years, 99.50% sure, hex ff');
     expect(run('"%s".format([["a", "b"]])')).toBe('[a, b]');
-    expect(() => run('"%d".format(["x"])')).toThrow(/decimal clause can only be used on integers/);
+    expect(() => run('"%d".format(["x"])')).toThrow(/decimal clause can only be used on ints, uints, and doubles, was given string/);
     expect(run('" x ".trim().upperAscii()')).toBe('X');
   });
 

@@ -6,6 +6,8 @@
  * Semantics follow cel-go's extensions; where a function errors there, it throws here.
  */
 import { Environment, EvaluationError, Optional } from '@marcbachmann/cel-js';
+import { celEquals } from './corrections.js';
+import { format } from './format.js';
 import { re2Guard, re2Matches } from './regex.js';
 
 type Handler = (...args: never[]) => unknown;
@@ -90,89 +92,6 @@ function quote(s: string): string {
   return `${out}"`;
 }
 
-function formatValue(value: unknown, verb: string): string {
-  switch (verb) {
-    case 's':
-      if (typeof value === 'string') return value;
-      if (Array.isArray(value)) return `[${value.map((v) => formatValue(v, 's')).join(', ')}]`;
-      if (value instanceof Uint8Array) return Buffer.from(value).toString('utf8');
-      if (value === null) return 'null';
-      if (value instanceof Map) {
-        return `{${[...value.entries()].map(([k, v]) => `${formatValue(k, 's')}:${formatValue(v, 's')}`).join(', ')}}`;
-      }
-      if (typeof value === 'object') {
-        return `{${Object.entries(value as Record<string, unknown>)
-          .map(([k, v]) => `${k}:${formatValue(v, 's')}`)
-          .join(', ')}}`;
-      }
-      return String(value);
-    case 'd':
-      if (typeof value === 'bigint') return value.toString();
-      if (typeof value === 'number' && Number.isInteger(value)) return String(value);
-      return fail(`error during formatting: decimal clause can only be used on integers, was given ${typeof value}`);
-    case 'f':
-      if (typeof value === 'number' || typeof value === 'bigint') return Number(value).toFixed(6);
-      return fail('error during formatting: fixed-point clause can only be used on doubles');
-    case 'e':
-      if (typeof value === 'number' || typeof value === 'bigint') return Number(value).toExponential(6).replace(/e([+-])(\d)$/, 'e$10$2');
-      return fail('error during formatting: scientific clause can only be used on doubles');
-    case 'b':
-      if (typeof value === 'bigint') return value.toString(2);
-      if (typeof value === 'boolean') return value ? '1' : '0';
-      return fail('error during formatting: only integers and bools can be formatted as binary');
-    case 'x':
-    case 'X': {
-      let hex: string;
-      if (typeof value === 'bigint') hex = value.toString(16);
-      else if (typeof value === 'string') hex = Buffer.from(value, 'utf8').toString('hex');
-      else if (value instanceof Uint8Array) hex = Buffer.from(value).toString('hex');
-      else return fail('error during formatting: only integers, byte buffers, and strings can be formatted as hex');
-      return verb === 'X' ? hex.toUpperCase() : hex;
-    }
-    case 'o':
-      if (typeof value === 'bigint') return value.toString(8);
-      return fail('error during formatting: octal clause can only be used on integers');
-    default:
-      return fail(`could not parse formatting clause: unrecognized formatting clause "${verb}"`);
-  }
-}
-
-/** `"...".format([args])` with cel-go's clauses %s %d %f %e %b %x %X %o and an optional precision for %f/%e. */
-function format(template: string, args: readonly unknown[]): string {
-  let out = '';
-  let argIndex = 0;
-  for (let i = 0; i < template.length; i++) {
-    const ch = template[i];
-    if (ch !== '%') {
-      out += ch;
-      continue;
-    }
-    i++;
-    if (template[i] === '%') {
-      out += '%';
-      continue;
-    }
-    let precision: number | undefined;
-    if (template[i] === '.') {
-      let digits = '';
-      i++;
-      while (i < template.length && template[i]! >= '0' && template[i]! <= '9') digits += template[i++];
-      precision = Number(digits || '0');
-    }
-    const verb = template[i];
-    if (verb === undefined) fail('could not parse formatting clause: unexpected end of string');
-    if (argIndex >= args.length) fail(`index ${argIndex} out of range`);
-    const arg = args[argIndex++];
-    if (precision !== undefined && (verb === 'f' || verb === 'e')) {
-      if (typeof arg !== 'number' && typeof arg !== 'bigint') fail('error during formatting: fixed-point clause can only be used on doubles');
-      out += verb === 'f' ? Number(arg).toFixed(precision) : Number(arg).toExponential(precision);
-    } else {
-      out += formatValue(arg, verb);
-    }
-  }
-  return out;
-}
-
 function compare(a: unknown, b: unknown): number {
   if (typeof a === 'string' && typeof b === 'string') return a < b ? -1 : a > b ? 1 : 0;
   if ((typeof a === 'bigint' || typeof a === 'number') && (typeof b === 'bigint' || typeof b === 'number')) {
@@ -180,15 +99,6 @@ function compare(a: unknown, b: unknown): number {
   }
   if (typeof a === 'boolean' && typeof b === 'boolean') return Number(a) - Number(b);
   return fail('no such overload');
-}
-
-function celEquals(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if ((typeof a === 'bigint' || typeof a === 'number') && (typeof b === 'bigint' || typeof b === 'number')) {
-    return Number(a) === Number(b);
-  }
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((v, i) => celEquals(v, b[i]));
-  return false;
 }
 
 const listOf = (value: unknown): unknown[] => (Array.isArray(value) ? value : [...(value as Iterable<unknown>)]);

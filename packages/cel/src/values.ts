@@ -70,6 +70,9 @@ export function celTypeOf(value: unknown): string {
   if (value instanceof Date) return 'google.protobuf.Timestamp';
   const name = (value as object).constructor?.name;
   if (name === 'Optional') return 'optional_type';
+  if (name === 'UnsignedInt') return 'uint';
+  if (name === 'Duration') return 'google.protobuf.Duration';
+  if (name === 'Type') return 'type';
   return 'map';
 }
 
