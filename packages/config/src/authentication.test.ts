@@ -169,6 +169,22 @@ anonymous:
       expect(syntax).toHaveLength(1);
       expect(syntax[0]).toMatch(/^jwt\[0\]\.claimValidationRules\[0\]\.expression: Invalid value: "claims.hd ==": compilation failed: ERROR: <input>:1:/);
     });
+    it('accepts what cel-go type-checks: has() of an indexed element, dyn operands, indexed claim names', () => {
+      for (const expression of [
+        'has(claims.teams[0].name)',
+        'claims.teams.exists(t, has(t.name) && t.name == "dev")',
+        'claims.flag && claims.?org.?verified.orValue(true) == true',
+        'claims["example.com/role"] == "admin"',
+        'claims.level == 2.0',
+      ]) {
+        expect(errorsOf(withRules(`  - expression: '${expression}'\n`))).toEqual([]);
+      }
+      // Kubernetes compares the checked type itself: a dyn result is not a bool.
+      expect(errorsOf(withRules("  - expression: 'claims.?a.?b.orValue(true)'\n"))).toEqual([
+        'jwt[0].claimValidationRules[0].expression: Invalid value: "claims.?a.?b.orValue(true)": must evaluate to bool',
+      ]);
+      expect(errorsOf(withRules("  - expression: 'has(\"x\".y)'\n"))[0]).toContain("type 'string' does not support field selection");
+    });
   });
 
   describe('claimMappings', () => {

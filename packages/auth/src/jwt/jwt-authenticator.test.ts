@@ -181,6 +181,31 @@ describe('JWT authenticator: claims and CEL', () => {
     expect(await a.authenticateToken(await idp.sign(claims({ hd: 'example.com' })))).not.toBeNull();
   });
 
+  it('evaluates what cel-go type-checks: has() of an indexed element, optional chains, indexed claim names', async () => {
+    const a = await ready([
+      spec({
+        claimMappings: {
+          username: { expression: 'claims["example.com/user"]' },
+          groups: { expression: 'claims.teams.filter(t, has(t.name)).map(t, t.name)' },
+        },
+        claimValidationRules: [
+          { expression: 'has(claims.teams[0].name)', message: 'first team has no name' },
+          { expression: 'claims.?org.?verified.orValue(true) == true', message: 'organization not verified' },
+          { expression: 'claims.level == 2.0', message: 'wrong level' },
+        ],
+      }),
+    ]);
+    const token = (extra: Record<string, unknown>) => idp.sign(claims({ 'example.com/user': 'carol', level: 2, ...extra }));
+    const result = await a.authenticateToken(await token({ teams: [{ name: 'dev' }, { id: 7 }] }));
+    expect(result?.user).toEqual({ username: 'carol', groups: ['dev'] });
+    await expect(a.authenticateToken(await token({ teams: [{ id: 7 }] }))).rejects.toThrow(
+      "oidc: error evaluating claim validation expression: validation expression 'has(claims.teams[0].name)' failed: first team has no name",
+    );
+    await expect(a.authenticateToken(await token({ teams: [{ name: 'dev' }], org: { verified: false } }))).rejects.toThrow(
+      'failed: organization not verified',
+    );
+  });
+
   it('applies user validation rules and returns their message', async () => {
     const a = await ready([
       spec({
