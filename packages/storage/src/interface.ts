@@ -88,6 +88,11 @@ export interface WatchOptions extends OperationOptions {
   /** Bookmark period in ms when allowWatchBookmarks is set (default about 60 s, tests shorten it). */
   bookmarkIntervalMs?: number;
   /**
+   * When the caller will end the watch (Date.now() ms; the server's timeoutSeconds). With
+   * allowWatchBookmarks the last BOOKMARK goes out 2 s before it, as kube-apiserver's cacher does.
+   */
+  deadline?: number;
+  /**
    * Live events this watcher may have queued before it is closed with an ERROR event (default:
    * the store's setting, 10 000). The initial events do not count against it.
    */

@@ -18,6 +18,7 @@ import type {
 import { initialEventsEndAnnotation } from './interface.js';
 import type { Kv, KvEvent, KvRecord } from './kv.js';
 import { CompactedError, FutureRevisionError } from './kv.js';
+import { scheduleBookmarks } from './bookmark-schedule.js';
 import { decodeContinue, encodeContinue } from './continue-token.js';
 import { parseResourceVersion } from './resource-version.js';
 import {
@@ -395,13 +396,12 @@ export class MvccStorage implements Storage {
       throw err;
     }
     const cancel = kvWatch.cancel.bind(kvWatch);
-    let timer: NodeJS.Timeout | undefined;
-    if (opts.allowWatchBookmarks) {
-      timer = setInterval(() => {
-        stream.push({ type: 'BOOKMARK', object: bookmarkObject(Math.max(lastRev, progressRev)) });
-      }, opts.bookmarkIntervalMs ?? this.bookmarkIntervalMs);
-      timer.unref();
-    }
+    const cancelBookmarks = opts.allowWatchBookmarks
+      ? scheduleBookmarks(() => stream.push({ type: 'BOOKMARK', object: bookmarkObject(Math.max(lastRev, progressRev)) }), {
+          intervalMs: opts.bookmarkIntervalMs ?? this.bookmarkIntervalMs,
+          deadline: opts.deadline,
+        })
+      : undefined;
     const wantProgress = (): void => {
       progressWanted = true;
     };
@@ -412,7 +412,7 @@ export class MvccStorage implements Storage {
     stream.onStopped(() => {
       this.progressListeners.delete(wantProgress);
       cancel();
-      if (timer) clearInterval(timer);
+      cancelBookmarks?.();
       opts.signal?.removeEventListener('abort', onAbort);
       this.openWatches.delete(stream);
     });

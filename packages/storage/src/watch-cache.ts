@@ -16,6 +16,7 @@ import type {
   WatchOptions,
 } from './interface.js';
 import { initialEventsEndAnnotation } from './interface.js';
+import { scheduleBookmarks } from './bookmark-schedule.js';
 import { encodeContinue } from './continue-token.js';
 import { bookmarkObject, deepFreeze } from './mvcc-storage.js';
 import { parseResourceVersion } from './resource-version.js';
@@ -431,16 +432,17 @@ export class WatchCache implements Storage {
       }
     }
     this.watchers.add(w);
-    let timer: NodeJS.Timeout | undefined;
-    if (opts.allowWatchBookmarks) {
-      timer = setInterval(() => stream.push({ type: 'BOOKMARK', object: bookmarkObject(this.rev) }), opts.bookmarkIntervalMs ?? this.bookmarkIntervalMs);
-      timer.unref();
-    }
+    const cancelBookmarks = opts.allowWatchBookmarks
+      ? scheduleBookmarks(() => stream.push({ type: 'BOOKMARK', object: bookmarkObject(this.rev) }), {
+          intervalMs: opts.bookmarkIntervalMs ?? this.bookmarkIntervalMs,
+          deadline: opts.deadline,
+        })
+      : undefined;
     const onAbort = (): void => stream.stop();
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     stream.onStopped(() => {
       this.watchers.delete(w);
-      if (timer) clearInterval(timer);
+      cancelBookmarks?.();
       opts.signal?.removeEventListener('abort', onAbort);
     });
     return stream;

@@ -514,6 +514,28 @@ export function runStorageContract(name: string, target: ContractTarget): void {
         }
       });
 
+      it('sends a BOOKMARK 2 s before the deadline, long before the interval, with the revision the watch reached', async () => {
+        const { key, prefix } = freshResource();
+        const w = await s.watch(prefix, {
+          resourceVersion: String(await s.currentRevision()),
+          allowWatchBookmarks: true,
+          bookmarkIntervalMs: 60_000,
+          deadline: Date.now() + 2000 + 400,
+          // Writes outside the selection still move the bookmark's revision.
+          predicate: (o) => o.metadata?.name === 'watched',
+        });
+        try {
+          const other = await s.create(key('other'), bundle('other'));
+          const started = Date.now();
+          const [bm] = await take(w, 1, 3000);
+          expect(bm.type).toBe('BOOKMARK');
+          expect(rv(bm.object)).toBeGreaterThanOrEqual(rv(other));
+          expect(Date.now() - started).toBeLessThan(2000);
+        } finally {
+          w.stop();
+        }
+      });
+
       it('filters with a predicate: an object leaving the selection is DELETED, entering is ADDED', async () => {
         const { key, prefix } = freshResource();
         const w = await s.watch(prefix, {

@@ -104,6 +104,8 @@ export async function watchResource(scope: ResourceScope, ctx: RequestContext): 
       sendInitialEvents: opts.sendInitialEvents,
       allowWatchBookmarks: opts.allowWatchBookmarks,
       bookmarkIntervalMs: scope.watchBookmarkIntervalMs,
+      // The stream ends at timeoutSeconds (the timer below): the last bookmark goes out 2 s before.
+      deadline: Date.now() + timeoutSeconds * 1000,
       signal: ctx.signal,
     });
   } catch (err) {
