@@ -1,11 +1,20 @@
+import type { IncomingMessage } from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { SignJWT, exportJWK, generateKeyPair, type JWK, type JWTPayload } from 'jose';
 import { createCertificateAuthority, issueServingCertificate, type PemKeyPair } from '@plat/x509';
 
+/** What a route of the test provider answers (JSON content type unless `contentType` says otherwise). */
+export interface RouteAnswer {
+  status?: number;
+  body: string;
+  contentType?: string;
+}
+
 /**
  * A small OIDC provider for tests, over real HTTPS: serves discovery and a JWKS, signs tokens with
- * real keys, can rotate keys, change the discovered issuer, and go down and come back.
+ * real keys, can rotate keys, change the discovered issuer, go down and come back, and serve more
+ * routes (distributed claim sources) under its URL.
  */
 export interface TestOidcProvider {
   url: string;
@@ -16,6 +25,8 @@ export interface TestOidcProvider {
   /** Replaces the JWKS with only this key (rotation). */
   rotate(alg: string): Promise<string>;
   setDiscoveredIssuer(issuer: string | undefined): void;
+  /** Serves `path` (under the provider's URL) with `answer`, called per request. */
+  route(path: string, answer: (req: IncomingMessage) => RouteAnswer | Promise<RouteAnswer>): void;
   stop(): Promise<void>;
   start(): Promise<void>;
   close(): Promise<void>;
@@ -34,6 +45,7 @@ export async function startOidcProvider(opts: { path?: string; ca?: PemKeyPair }
   const serving = await issueServingCertificate(ca, { commonName: 'localhost', dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
   const keys: Key[] = [];
   const requests: string[] = [];
+  const routes = new Map<string, (req: IncomingMessage) => RouteAnswer | Promise<RouteAnswer>>();
   let discoveredIssuer: string | undefined;
   let port = 0;
   let server: https.Server | undefined;
@@ -61,6 +73,12 @@ export async function startOidcProvider(opts: { path?: string; ca?: PemKeyPair }
         );
       } else if (req.url === `${path}/keys`) {
         res.end(JSON.stringify({ keys: keys.map((k) => k.jwk) }));
+      } else if (req.url?.startsWith(path) && routes.has(req.url.slice(path.length))) {
+        void Promise.resolve(routes.get(req.url.slice(path.length))!(req)).then((answer) => {
+          res.statusCode = answer.status ?? 200;
+          if (answer.contentType) res.setHeader('content-type', answer.contentType);
+          res.end(answer.body);
+        });
       } else {
         res.statusCode = 404;
         res.end('{}');
@@ -97,6 +115,9 @@ export async function startOidcProvider(opts: { path?: string; ca?: PemKeyPair }
     },
     setDiscoveredIssuer(issuer) {
       discoveredIssuer = issuer;
+    },
+    route(routePath, answer) {
+      routes.set(routePath, answer);
     },
     async stop() {
       await new Promise<void>((resolve) => {

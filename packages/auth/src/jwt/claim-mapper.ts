@@ -1,8 +1,15 @@
 import { CelTypes, compile, userActivation, type CelProgram } from '@plat/cel';
 import type { UserInfo } from '../interface.js';
+import { jsonType } from './id-token-verifier.js';
 import type { JwtAuthenticatorSpec } from './jwt-authenticator-spec.js';
 
 type Claims = Record<string, unknown>;
+
+/**
+ * The extra key naming the credential a user authenticated with (Kubernetes'
+ * `authentication.kubernetes.io/credential-id`): `JTI=<jti>` for a JWT with a `jti`.
+ */
+export const credentialIdExtraKey = 'authentication.plat.io/credential-id';
 
 interface Rule {
   program: CelProgram;
@@ -51,12 +58,6 @@ function claimString(claims: Claims, name: string, what: string): string {
     throw new Error(`oidc: parse ${what} claims ${JSON.stringify(name)}: ${v === undefined ? 'claim not present' : `json: cannot unmarshal ${jsonType(v)} into Go value of type string`}`);
   }
   return v;
-}
-
-function jsonType(v: unknown): string {
-  if (Array.isArray(v)) return 'array';
-  if (v === null) return 'null';
-  return typeof v === 'object' ? 'object' : typeof v;
 }
 
 /**
@@ -127,6 +128,8 @@ export class ClaimMapper {
       if (typeof v !== 'string') {
         throw new Error('oidc: error evaluating username claim expression: username claim expression must return a string');
       }
+      // Only an expression is refused an empty username; Kubernetes accepts an empty claim.
+      if (v === '') throw new Error('oidc: empty username via CEL expression is not allowed');
       return v;
     }
     const claim = mapping.claim ?? 'sub';
@@ -170,8 +173,11 @@ export class ClaimMapper {
     return v;
   }
 
+  /** The credential id first (a string `jti`, even without extra mappings), then the extra mappings. */
   private mapExtra(claims: Claims): Record<string, string[]> {
     const out: Record<string, string[]> = {};
+    const jti = claims.jti;
+    if (typeof jti === 'string' && jti !== '') out[credentialIdExtraKey] = [`JTI=${jti}`];
     for (const { key, program } of this.extra) {
       const values = toStringList(this.evaluate(program, { claims }, 'extra'), `oidc: error evaluating extra claim expression: ${program.expression}`);
       if (values.length) out[key] = values;

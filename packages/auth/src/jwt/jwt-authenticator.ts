@@ -1,18 +1,18 @@
 import crypto from 'node:crypto';
 import { Counter, type Registry } from 'prom-client';
-import { decodeJwt, errors as joseErrors, jwtVerify } from 'jose';
 import { AuthenticationError, type AuthenticationResult } from '../interface.js';
 import type { TokenAuthenticator } from '../token-authenticator.js';
 import { ClaimMapper } from './claim-mapper.js';
+import { DistributedClaimResolver } from './distributed-claims.js';
+import { IdTokenVerifier } from './id-token-verifier.js';
 import { defaultSigningAlgorithms, type JwtAuthenticatorSpec } from './jwt-authenticator-spec.js';
 import { OidcKeySet, type OidcKeySetOptions } from './oidc-key-set.js';
+import { untrustedIssuer } from './untrusted-issuer.js';
 
 export interface JwtAuthenticatorOptions {
   /** Accepted signature algorithms (default: RS*, ES*, PS*, EdDSA). `none` and HMAC are always refused. */
   signingAlgorithms?: string[];
-  /** Allowed clock skew for exp / nbf / iat, in seconds (default 10, as go-oidc allows). */
-  clockSkewSeconds?: number;
-  /** Results are cached per token until expiry, at most this long (default 10 s... 1 h by exp). */
+  /** How many verified tokens are remembered (default 10,000; the oldest is dropped first). */
   maxCacheEntries?: number;
   registry?: Registry;
   keySet?: Partial<Omit<OidcKeySetOptions, 'issuerUrl' | 'discoveryUrl' | 'certificateAuthority'>>;
@@ -23,7 +23,10 @@ export interface JwtAuthenticatorOptions {
 interface IssuerAuthenticator {
   spec: JwtAuthenticatorSpec;
   keys: OidcKeySet;
+  verifier: IdTokenVerifier;
   mapper: ClaimMapper;
+  /** Set when the groups mapping names a claim, which may be distributed. */
+  distributedClaims?: DistributedClaimResolver;
 }
 
 interface CacheEntry {
@@ -35,15 +38,21 @@ interface CacheEntry {
 
 const hmacOrNone = /^(HS\d+|none)$/i;
 
+/** kube-apiserver's token cache keeps a successful authentication 10 s (--authentication-token-cache-ttl's counterpart). */
+const successCacheTtlMs = 10_000;
+
 /**
  * The JWT authenticators of an AuthenticationConfiguration. A token is routed by its (unverified)
  * `iss` to the one authenticator with that issuer URL, which verifies it cryptographically; the
- * unverified payload is used for nothing else. Verified results are cached per token (by SHA-256)
- * until the token expires, so a busy client costs one verification.
+ * unverified payload is used for nothing else. A successful result is remembered per token (by
+ * SHA-256) for 10 s or until the token expires, whichever comes first, as kube-apiserver's token
+ * cache does, so a busy client costs one verification (and one distributed claim fetch) per 10 s;
+ * concurrent first uses of one token share one verification.
  */
 export class JwtAuthenticator implements TokenAuthenticator {
   private readonly byIssuer = new Map<string, IssuerAuthenticator>();
   private readonly cache = new Map<string, CacheEntry>();
+  private readonly inflight = new Map<string, Promise<AuthenticationResult>>();
   private readonly algorithms: string[];
   private readonly validations: Counter<'issuer' | 'result'>;
 
@@ -71,7 +80,22 @@ export class JwtAuthenticator implements TokenAuthenticator {
         certificateAuthority: spec.issuer.certificateAuthority,
         onError: (err) => opts.onError?.(spec.issuer.url, err),
       });
-      this.byIssuer.set(spec.issuer.url, { spec, keys, mapper: new ClaimMapper(spec) });
+      const verifier = new IdTokenVerifier({
+        issuer: spec.issuer.url,
+        audiences: spec.issuer.audiences,
+        algorithms: this.algorithms,
+        keys: keys.resolveKey,
+      });
+      const groupsClaim = spec.claimMappings.groups?.claim;
+      this.byIssuer.set(spec.issuer.url, {
+        spec,
+        keys,
+        verifier,
+        mapper: new ClaimMapper(spec),
+        distributedClaims: groupsClaim
+          ? new DistributedClaimResolver({ claim: groupsClaim, issuer: spec.issuer.url, verifier, dispatcher: keys.dispatcher })
+          : undefined,
+      });
     }
   }
 
@@ -80,7 +104,10 @@ export class JwtAuthenticator implements TokenAuthenticator {
     for (const a of this.byIssuer.values()) a.keys.start();
   }
 
-  /** Readiness per issuer, for /readyz?verbose: an issuer is ready once its keys have loaded. */
+  /**
+   * Per issuer, whether its keys have loaded (Kubernetes' HealthCheck of a JWT authenticator): a
+   * reloaded configuration is switched to once all are ready. Not a /readyz check, as in Kubernetes.
+   */
   readiness(): { issuer: string; ready: boolean; error?: string }[] {
     return [...this.byIssuer.values()].map((a) => ({
       issuer: a.spec.issuer.url,
@@ -105,20 +132,22 @@ export class JwtAuthenticator implements TokenAuthenticator {
       return cached.result;
     }
 
-    // Only JWS compact tokens are ours; anything else belongs to another token authenticator.
-    if (token.split('.').length !== 3) return null;
-    let issuer: unknown;
-    try {
-      issuer = decodeJwt(token).iss;
-    } catch {
-      return null;
-    }
-    if (typeof issuer !== 'string') return null;
-    const authenticator = this.byIssuer.get(issuer);
+    // Only compact JWTs whose issuer is configured are ours; anything else belongs to another token authenticator.
+    const untrusted = untrustedIssuer(token);
+    if ('error' in untrusted) return null;
+    const authenticator = this.byIssuer.get(untrusted.issuer);
     if (!authenticator) return null;
+    const issuer = authenticator.spec.issuer.url;
 
+    // One verification serves every request that waits for it, so no one request's signal stops
+    // it: its fetches end within the issuer client's timeouts.
+    let verification = this.inflight.get(key);
+    if (!verification) {
+      verification = this.verify(authenticator, token, now, key).finally(() => this.inflight.delete(key));
+      this.inflight.set(key, verification);
+    }
     try {
-      const result = await this.verify(authenticator, token, now, key);
+      const result = await verification;
       this.count(issuer, 'success');
       return result;
     } catch (err) {
@@ -142,25 +171,23 @@ export class JwtAuthenticator implements TokenAuthenticator {
 
   private async verify(a: IssuerAuthenticator, token: string, now: number, key: string): Promise<AuthenticationResult> {
     if (!a.keys.ready) throw new AuthenticationError('oidc: authenticator not initialized');
-    const { spec } = a;
-    let payload: Record<string, unknown>;
+    let claims;
     try {
-      ({ payload } = await jwtVerify(token, a.keys.resolveKey, {
-        issuer: spec.issuer.url,
-        // MatchAny (the only policy Kubernetes supports): one of the token's audiences must be ours.
-        audience: spec.issuer.audiences,
-        algorithms: this.algorithms,
-        clockTolerance: this.opts.clockSkewSeconds ?? 10,
-        requiredClaims: ['exp'],
-        currentDate: new Date(now),
-      }));
+      claims = await a.verifier.verify(token, now);
     } catch (err) {
-      throw new AuthenticationError(`oidc: verify token: ${verifyErrorText(err, spec)}`);
+      throw new AuthenticationError(`oidc: verify token: ${(err as Error).message}`);
     }
-    const user = a.mapper.map(payload);
-    const result: AuthenticationResult = { user, audiences: spec.issuer.audiences };
-    const exp = typeof payload.exp === 'number' ? payload.exp * 1000 : now;
-    this.remember(key, { result, expiresAt: Math.min(exp, now + 3_600_000), issuer: spec.issuer.url });
+    if (a.distributedClaims) {
+      try {
+        await a.distributedClaims.expand(claims, now);
+      } catch (err) {
+        throw new AuthenticationError(`oidc: could not expand distributed claims: ${(err as Error).message}`);
+      }
+    }
+    const user = a.mapper.map(claims);
+    const result: AuthenticationResult = { user, audiences: a.spec.issuer.audiences };
+    const expMs = Number(claims.exp) * 1000;
+    this.remember(key, { result, expiresAt: Math.min(expMs, now + successCacheTtlMs), issuer: a.spec.issuer.url });
     return result;
   }
 
@@ -173,18 +200,4 @@ export class JwtAuthenticator implements TokenAuthenticator {
     }
     this.cache.set(key, entry);
   }
-}
-
-function verifyErrorText(err: unknown, spec: JwtAuthenticatorSpec): string {
-  if (err instanceof joseErrors.JWTExpired) return `oidc: token is expired (Token Expiry: ${new Date(Number(err.payload.exp) * 1000).toISOString()})`;
-  if (err instanceof joseErrors.JWTClaimValidationFailed) {
-    if (err.claim === 'aud') return `oidc: expected audience in ${JSON.stringify(spec.issuer.audiences)} got ${JSON.stringify(err.payload.aud ?? [])}`;
-    if (err.claim === 'iss') return `oidc: id token issued by a different provider, expected ${JSON.stringify(spec.issuer.url)} got ${JSON.stringify(err.payload.iss)}`;
-    if (err.claim === 'nbf') return 'oidc: current time is before the nbf (not before) time';
-    return `oidc: ${err.message}`;
-  }
-  if (err instanceof joseErrors.JOSEAlgNotAllowed) return `oidc: id token signed with unsupported algorithm`;
-  if (err instanceof joseErrors.JWSSignatureVerificationFailed) return 'failed to verify signature: failed to verify id token signature';
-  if (err instanceof joseErrors.JWKSNoMatchingKey) return 'failed to verify signature: failed to verify id token signature';
-  return (err as Error).message;
 }

@@ -1,5 +1,5 @@
-import { Agent, request } from 'undici';
-import { createLocalJWKSet, errors as joseErrors, type JSONWebKeySet, type JWTHeaderParameters, type FlattenedJWSInput } from 'jose';
+import { Agent, request, type Dispatcher } from 'undici';
+import { createLocalJWKSet, errors as joseErrors, type CompactJWSHeaderParameters, type FlattenedJWSInput, type JSONWebKeySet } from 'jose';
 
 export interface OidcKeySetOptions {
   /** The issuer URL: discovery's `issuer` must equal it. */
@@ -12,14 +12,14 @@ export interface OidcKeySetOptions {
   refreshIntervalMs?: number;
   /** The least time between two refreshes caused by an unknown `kid` (default 10 s). */
   minUnknownKidRefreshMs?: number;
-  /** Retry delay while discovery has never succeeded (default 1 s, doubling to 30 s). */
+  /** Retry delay while discovery has never succeeded (default 1 s, doubling to 10 s, Kubernetes' poll interval). */
   initialRetryMs?: number;
   requestTimeoutMs?: number;
   onError?: (err: Error) => void;
 }
 
 type LocalKeySet = ReturnType<typeof createLocalJWKSet>;
-type KeyResolver = (header: JWTHeaderParameters, token: FlattenedJWSInput) => ReturnType<LocalKeySet>;
+type KeyResolver = (header: CompactJWSHeaderParameters, token: FlattenedJWSInput) => ReturnType<LocalKeySet>;
 
 /**
  * An issuer's signing keys, discovered and fetched in the background: `start()` returns at once,
@@ -53,6 +53,11 @@ export class OidcKeySet {
     return this.lastError;
   }
 
+  /** The HTTP client of this issuer (its CA and timeouts), also used for distributed claim sources. */
+  get dispatcher(): Dispatcher {
+    return this.agent;
+  }
+
   /** Algorithms the provider advertises (`id_token_signing_alg_values_supported`), when it does. */
   get advertisedAlgorithms(): string[] | undefined {
     return this.supportedAlgorithms;
@@ -68,7 +73,7 @@ export class OidcKeySet {
         this.timer = setTimeout(attempt, this.opts.refreshIntervalMs ?? 3_600_000);
       } else {
         this.timer = setTimeout(attempt, delay);
-        delay = Math.min(delay * 2, 30_000);
+        delay = Math.min(delay * 2, 10_000);
       }
       this.timer.unref();
     };
