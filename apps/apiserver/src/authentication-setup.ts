@@ -101,7 +101,7 @@ export function buildAuthentication(config: AuthenticationConfiguration, auth: A
   };
 }
 
-/** /readyz check text: every JWT issuer whose keys have not loaded yet. */
+/** Why a reloaded configuration is refused: every JWT issuer whose keys have not loaded yet. */
 export function jwtNotReady(jwt: JwtAuthenticator): string | undefined {
   const waiting = jwt.readiness().filter((r) => !r.ready);
   if (waiting.length === 0) return undefined;

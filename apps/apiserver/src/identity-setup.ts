@@ -57,7 +57,8 @@ export async function configureIdentity(identity: ServerIdentity, auth: AuthOpti
     await authn.close();
     throw err;
   }
-  // Keys load in the background: the server serves (and /readyz says which issuer waits) meanwhile.
+  // Keys load in the background: the server serves meanwhile and is ready, as kube-apiserver is
+  // (its JWT authenticators' health decides a reload, not /readyz); an issuer's tokens get 401 until then.
   authn.jwt.start();
   identity.setAuthentication(authn);
   identity.setAuthorization(authz);

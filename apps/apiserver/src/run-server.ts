@@ -120,7 +120,6 @@ export async function runServer(o: ServerRunOptions, deps: { logger: Logger; ver
     storage,
     authenticator: identity.authenticator,
     authorizer: identity.authorizer,
-    readyzChecks: [identity.readyzCheck],
     resources: [clusterTrustBundleResource()],
     tls: { cert, key, ...(clientCA ? { clientCA } : {}) },
     limits: {

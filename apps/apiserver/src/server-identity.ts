@@ -1,6 +1,6 @@
 import { Reloadable, type Authenticator, type Authorizer } from '@plat/auth';
-import { requestOfCarrier, type HealthCheck, type RequestCarrier } from '@plat/server';
-import { jwtNotReady, type AuthenticationInstance } from './authentication-setup.js';
+import { requestOfCarrier, type RequestCarrier } from '@plat/server';
+import type { AuthenticationInstance } from './authentication-setup.js';
 import type { AuthorizationInstance } from './authorization-setup.js';
 
 /**
@@ -49,15 +49,6 @@ export class ServerIdentity {
       const key = this.pinning ? pinKey(opts as RequestCarrier) : undefined;
       const authz = (key && this.pinned.get(key)) || this.current(this.authz);
       return authz.authorizer.authorize(attrs, opts);
-    },
-  };
-
-  /** /readyz: fails while a JWT issuer's keys have not loaded (the server serves meanwhile). */
-  readonly readyzCheck: HealthCheck = {
-    name: 'authentication-jwt',
-    check: async () => {
-      const problem = this.authn ? jwtNotReady(this.authn.current.jwt) : 'authentication is not configured yet';
-      if (problem) throw new Error(problem);
     },
   };
 

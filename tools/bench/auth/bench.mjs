@@ -12,7 +12,7 @@
 // autocannon then drives GET of one ClusterTrustBundle (HTTP/1.1 keep-alive) three ways, in turn,
 // --rounds times (the order rotates each round so machine noise hits all alike):
 //   (a) cert    — the development admin's client certificate (the baseline);
-//   (b) jwt     — a bearer JWT: verified once, then answered from the per-token cache;
+//   (b) jwt     — a bearer JWT: verified, then answered from the per-token cache (10 s at a time);
 //   (c) webhook — the same JWT plus `Impersonate-User: bench-reader`. The built-in rules allow every
 //                 authenticated user to read ClusterTrustBundles before any configured authorizer
 //                 is asked, so a plain GET never reaches the webhook; the impersonation check
@@ -158,14 +158,18 @@ async function main() {
     const url = await server.url;
     const creds = adminCredentials(path.join(dataDir, 'admin.conf'));
     const dispatcher = new Agent({ connect: creds });
-    // Wait until the JWT authenticator has its keys (readyz), then create the bundle to GET.
+    // Wait until the JWT authenticator has its keys (a token is accepted; /readyz does not wait for
+    // issuers, as in kube-apiserver), then create the bundle to GET.
+    const probe = await idp.sign({ iss: idp.url, aud: 'plat', sub: 'probe', roles: [], exp: Math.floor(Date.now() / 1000) + 60 });
+    const plain = new Agent({ connect: { ca: creds.ca } });
     for (let i = 0; ; i++) {
-      const res = await request(`${url}/readyz`, { dispatcher });
+      const res = await request(`${url}/version`, { dispatcher: plain, headers: { authorization: `Bearer ${probe}` } });
       await res.body.text();
       if (res.statusCode === 200) break;
-      if (i > 200) throw new Error('the server did not become ready');
+      if (i > 200) throw new Error('the JWT issuer keys did not load');
       await new Promise((r) => setTimeout(r, 50));
     }
+    await plain.close();
     await createBenchBundle(url, dispatcher, creds);
     await dispatcher.close();
 
