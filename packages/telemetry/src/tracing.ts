@@ -1,10 +1,11 @@
 import { context, trace, type Context, type Tracer } from '@opentelemetry/api';
+import type { tracing } from '@opentelemetry/sdk-node';
 import { otlpExporterUrl, type TracingSpec } from './tracing-config.js';
 
 export interface TracingOptions {
   serviceVersion: string;
   instanceId: string;
-  /** Export batching delay; tests shorten it. */
+  /** Export batching delay (the BatchSpanProcessor's scheduledDelayMillis, 5 s by default); tests shorten it. */
   exportDelayMs?: number;
   /** Reports exporter failures (they never fail requests). */
   onExportError?: (err: Error) => void;
@@ -48,58 +49,46 @@ export function disabledTracing(): Tracing {
 }
 
 /**
- * Builds the OTLP gRPC tracer provider from a TracingConfiguration. The SDK is imported only
- * here, so a server without tracing never loads it. Sampler: ParentBased(TraceIdRatioBased(rate /
- * 1e6)) when samplingRatePerMillion is set, ParentBased(AlwaysOff) when it is not, as the spec says.
+ * Builds a tracer provider from a TracingConfiguration with @opentelemetry/sdk-node's tracing
+ * SDK: ParentBased(TraceIdRatioBased(rate / 1e6)) when samplingRatePerMillion is set,
+ * ParentBased(AlwaysOff) when it is not (as the spec says), a BatchSpanProcessor and the OTLP
+ * gRPC exporter. The SDK is imported only here, so a server without tracing never loads it.
+ * Nothing is registered globally (no global tracer provider, context manager or propagator):
+ * each server of a process keeps its own.
  */
 export async function createTracing(spec: TracingSpec, opts: TracingOptions): Promise<Tracing> {
-  const [
-    { NodeTracerProvider },
-    base,
-    { resourceFromAttributes },
-    { W3CTraceContextPropagator },
-    { BatchEncodingSpanProcessor },
-    { createOtlpGrpcSpanExporter },
-  ] = await Promise.all([
-    import('@opentelemetry/sdk-trace-node'),
-    import('@opentelemetry/sdk-trace-base'),
-    import('@opentelemetry/resources'),
-    import('@opentelemetry/core'),
-    import('./batch-encoding-span-processor.js'),
-    import('./otlp-grpc-span-exporter.js'),
+  const [{ tracing: sdk, core, resources }, { OTLPTraceExporter }, grpc] = await Promise.all([
+    import('@opentelemetry/sdk-node'),
+    import('@opentelemetry/exporter-trace-otlp-grpc'),
+    import('@grpc/grpc-js'),
   ]);
   const rate = spec.samplingRatePerMillion;
-  const root = rate === undefined ? new base.AlwaysOffSampler() : new base.TraceIdRatioBasedSampler(rate / 1_000_000);
-  const exporter = await createOtlpGrpcSpanExporter(otlpExporterUrl(spec.endpoint));
-  // The OpenTelemetry SDK's BatchSpanProcessor defaults.
-  const maxQueueSize = 2048;
-  const processor = new BatchEncodingSpanProcessor(
-    {
-      export: (batch, done) =>
-        exporter.export(batch, (result) => {
-          if (result.error) opts.onExportError?.(result.error);
-          done(result);
-        }),
-      forceFlush: () => exporter.forceFlush(),
-      shutdown: () => exporter.shutdown(),
-    },
-    {
-      scheduledDelayMillis: opts.exportDelayMs ?? 5000,
-      maxQueueSize,
-      maxExportBatchSize: 512,
-      onDropped: (spans) => opts.onExportError?.(new Error(`dropped ${spans} spans: the export queue (${maxQueueSize} spans) was full`)),
-    },
-  );
-  const provider = new NodeTracerProvider({
-    sampler: new base.ParentBasedSampler({ root }),
-    resource: resourceFromAttributes({
+  const root = rate === undefined ? new sdk.AlwaysOffSampler() : new sdk.TraceIdRatioBasedSampler(rate / 1_000_000);
+  // Insecure, as the spec says for `endpoint`; given explicitly, since the exporter would pick TLS
+  // for a unix socket.
+  const exporter = new OTLPTraceExporter({ url: otlpExporterUrl(spec.endpoint), credentials: grpc.credentials.createInsecure() });
+  // Failures reach onExportError here; the processor then only rejects its flush, which is
+  // swallowed below, so a collector outage never fails requests or shutdown.
+  const reporting: tracing.SpanExporter = {
+    export: (spans, done) =>
+      exporter.export(spans, (result) => {
+        if (result.code !== core.ExportResultCode.SUCCESS) opts.onExportError?.(result.error ?? new Error('exporting spans failed'));
+        done(result);
+      }),
+    forceFlush: () => exporter.forceFlush(),
+    shutdown: () => exporter.shutdown(),
+  };
+  const provider = new sdk.BasicTracerProvider({
+    sampler: new sdk.ParentBasedSampler({ root }),
+    resource: resources.resourceFromAttributes({
       'service.name': 'apiserver',
       'service.version': opts.serviceVersion,
       'service.instance.id': opts.instanceId,
     }),
-    spanProcessors: [processor],
+    // The SDK's defaults otherwise: batches of 512 spans, 2,048 queued at most, one export at a time.
+    spanProcessors: [new sdk.BatchSpanProcessor(reporting, opts.exportDelayMs === undefined ? {} : { scheduledDelayMillis: opts.exportDelayMs })],
   });
-  const propagator = new W3CTraceContextPropagator();
+  const propagator = new core.W3CTraceContextPropagator();
   const tracer = provider.getTracer('plat.io/apiserver', opts.serviceVersion);
   return {
     enabled: true,
@@ -112,10 +101,7 @@ export async function createTracing(spec: TracingSpec, opts: TracingOptions): Pr
           carrier[key] = value;
         },
       }),
-    // Export failures are reported through onExportError by the exporter wrapper above and never
-    // reach callers: a collector outage must not fail requests or shutdown.
     forceFlush: () => provider.forceFlush().catch(() => undefined),
     shutdown: () => provider.shutdown().catch(() => undefined),
   };
 }
-
