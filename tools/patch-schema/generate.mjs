@@ -4,15 +4,16 @@
 // fields with what strategic merge patch and server-side apply need (item/value type, patch merge
 // key, patch strategy, list type, list map keys, map type), and a lookup by apiVersion/kind.
 //
-// Usage: node tools/patch-schema/generate.mjs [openapi.json] [out.ts]
-// Defaults: ../shared/reference/kubernetes-openapi-v2.json (from the repository root) and the
-// committed file under packages/patch/src/generated/.
+// Usage: node tools/patch-schema/generate.mjs openapi.json [out.ts]
+// openapi.json: Kubernetes' OpenAPI v2 document (api/openapi-spec/swagger.json of kubernetes/kubernetes);
+// out.ts defaults to the committed file under packages/patch/src/generated/.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const input = resolve(process.argv[2] ?? resolve(root, '../shared/reference/kubernetes-openapi-v2.json'));
+if (!process.argv[2]) throw new Error('usage: node tools/patch-schema/generate.mjs openapi.json [out.ts]');
+const input = resolve(process.argv[2]);
 const output = resolve(process.argv[3] ?? resolve(root, 'packages/patch/src/generated/kubernetes-patch-schema.ts'));
 
 const spec = JSON.parse(readFileSync(input, 'utf8'));

@@ -1,13 +1,15 @@
 // Generates src/openapi/meta-definitions.generated.ts from Kubernetes' OpenAPI v2 document:
 // the meta.k8s.io/v1 definitions our resources reference (ObjectMeta, ListMeta, Status,
 // DeleteOptions, WatchEvent, discovery types, version.Info) and the common query parameters.
-// Usage: node packages/server/tools/gen-meta-definitions.mjs [/work/shared/reference/kubernetes-openapi-v2.json]
+// Usage: node packages/server/tools/gen-meta-definitions.mjs openapi-v2.json
+// (Kubernetes' OpenAPI v2 document: api/openapi-spec/swagger.json of kubernetes/kubernetes)
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const source = process.argv[2] ?? '/work/shared/reference/kubernetes-openapi-v2.json';
+const source = process.argv[2];
+if (!source) throw new Error('usage: node packages/server/tools/gen-meta-definitions.mjs openapi-v2.json');
 const doc = JSON.parse(readFileSync(source, 'utf8'));
 const meta = 'io.k8s.apimachinery.pkg.apis.meta.v1.';
 const roots = [

@@ -2,7 +2,7 @@ import type { ApiObject, Status } from '@plat/api-model';
 
 /**
  * The storage contract every backend (memory, sqlite, etcd3) and the watch cache implement.
- * See ../shared/ARCHITECTURE.md, "Storage model". Keys look like `/<group>/<resource>/<name>`;
+ * See docs/architecture.md, "Storage model". Keys look like `/<group>/<resource>/<name>`;
  * values are API objects stored as JSON. Every write gets a new, strictly increasing global
  * revision which becomes `metadata.resourceVersion` of the objects the store returns.
  * Errors are api-model StatusErrors (NotFound, AlreadyExists, Conflict, Gone/Expired, Timeout,

@@ -12,7 +12,8 @@
 //
 // A bundle is what the e2e global setup builds from the checked-out tree; to make one per commit:
 //   git checkout <rev> && node -e "import('./apps/apiserver/test/global-setup.mjs').then((m) => m.default())" \
-//     && cp apps/apiserver/node_modules/.cache/plat-e2e/main.mjs /tmp/<name>.mjs
+//     && cp apps/apiserver/node_modules/.cache/plat-e2e/main.mjs apps/apiserver/node_modules/.cache/plat-e2e/<name>.mjs
+// (beside main.mjs, so that its external packages, better-sqlite3 and etcd3, still resolve).
 // `--args` may name files (a --tracing-config-file with a receiver, for example); start what they
 // point at yourself (tools/bench/tracing/receiver.mjs prints its port).
 import fs from 'node:fs';
