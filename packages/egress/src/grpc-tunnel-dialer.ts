@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { Duplex } from 'node:stream';
-import * as grpc from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
+import type * as grpc from '@grpc/grpc-js';
+import type * as protoLoader from '@grpc/proto-loader';
 import { withDialDeadline, type DialOptions, type Dialer } from './dialer.js';
 import { EgressDialError } from './egress-error.js';
 import { konnectivityDescriptor, konnectivityLoaderOptions, type Packet } from './konnectivity-proto.js';
@@ -12,20 +12,28 @@ interface ProxyServiceClient extends grpc.Client {
 }
 type ProxyServiceConstructor = new (address: string, credentials: grpc.ChannelCredentials) => ProxyServiceClient;
 
-let serviceConstructor: ProxyServiceConstructor | undefined;
+type ServiceDefinitions = { Client: ProxyServiceConstructor; service: grpc.ServiceDefinition };
+
+let loading: Promise<ServiceDefinitions & { grpc: typeof grpc }> | undefined;
+
+/**
+ * gRPC and protobufjs are imported on the first dial of a GRPC selection, so that importing
+ * @plat/egress or dialling Direct and HTTPConnect never loads them.
+ */
+function loadKonnectivity(): Promise<ServiceDefinitions & { grpc: typeof grpc }> {
+  return (loading ??= (async () => {
+    const [grpcModule, loader] = await Promise.all([import('@grpc/grpc-js'), import('@grpc/proto-loader')]);
+    const definition = loader.fromJSON(konnectivityDescriptor as unknown as Parameters<typeof protoLoader.fromJSON>[0], konnectivityLoaderOptions);
+    const loaded = grpcModule.loadPackageDefinition(definition) as unknown as { ProxyService: ProxyServiceConstructor };
+    const Client = loaded.ProxyService;
+    return { grpc: grpcModule, Client, service: (Client as unknown as { service: grpc.ServiceDefinition }).service };
+  })());
+}
 
 /** The ProxyService gRPC definitions (client constructor and service) from our descriptor. */
-export function konnectivityService(): { Client: ProxyServiceConstructor; service: grpc.ServiceDefinition } {
-  if (!serviceConstructor) {
-    const definition = protoLoader.fromJSON(
-      konnectivityDescriptor as unknown as Parameters<typeof protoLoader.fromJSON>[0],
-      konnectivityLoaderOptions,
-    );
-    const loaded = grpc.loadPackageDefinition(definition) as unknown as { ProxyService: ProxyServiceConstructor };
-    serviceConstructor = loaded.ProxyService;
-  }
-  const Client = serviceConstructor;
-  return { Client, service: (Client as unknown as { service: grpc.ServiceDefinition }).service };
+export async function konnectivityService(): Promise<ServiceDefinitions> {
+  const { Client, service } = await loadKonnectivity();
+  return { Client, service };
 }
 
 /**
@@ -34,7 +42,7 @@ export function konnectivityService(): { Client: ProxyServiceConstructor; servic
  */
 export class GrpcTunnelDialer implements Dialer {
   readonly via: string;
-  private client: ProxyServiceClient | undefined;
+  private client: Promise<{ client: ProxyServiceClient; cancelledCode: grpc.status }> | undefined;
 
   constructor(
     readonly selection: string,
@@ -43,18 +51,21 @@ export class GrpcTunnelDialer implements Dialer {
     this.via = `grpc+unix://${udsName}`;
   }
 
-  private getClient(): ProxyServiceClient {
-    if (!this.client) {
-      const { Client } = konnectivityService();
-      this.client = new Client(`unix://${this.udsName}`, grpc.credentials.createInsecure());
-    }
-    return this.client;
+  private getClient(): Promise<{ client: ProxyServiceClient; cancelledCode: grpc.status }> {
+    return (this.client ??= loadKonnectivity().then(({ grpc, Client }) => ({
+      client: new Client(`unix://${this.udsName}`, grpc.credentials.createInsecure()),
+      cancelledCode: grpc.status.CANCELLED,
+    })));
   }
 
   dial(host: string, port: number, opts?: DialOptions): Promise<Duplex> {
     const address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
-    return withDialDeadline(opts, (signal) => {
-      const stream = this.getClient().Proxy();
+    return withDialDeadline(opts, async (signal) => {
+      const { client, cancelledCode } = await this.getClient().catch((err: Error) => {
+        throw new EgressDialError(this.selection, this.via, `loading gRPC: ${err.message}`, { cause: err });
+      });
+      if (signal.aborted) throw new EgressDialError(this.selection, this.via, `dial ${address}: ${(signal.reason as Error)?.message ?? 'aborted'}`);
+      const stream = client.Proxy();
       const random = crypto.randomBytes(6).readUIntBE(0, 6).toString();
       return new Promise<Duplex>((resolve, reject) => {
         const fail = (detail: string, cause?: unknown) => {
@@ -71,7 +82,7 @@ export class GrpcTunnelDialer implements Dialer {
             reject(new EgressDialError(this.selection, this.via, `dial ${address}: ${response.error}`));
             return;
           }
-          resolve(new TunnelConnection(stream, response.connectID));
+          resolve(new TunnelConnection(stream, response.connectID, cancelledCode));
         };
         const onError = (err: Error) => fail(`tunnel stream: ${err.message}`, err);
         const onEnd = () => fail(`the tunnel server closed the stream before answering the dial of ${address}`);
@@ -97,7 +108,7 @@ export class GrpcTunnelDialer implements Dialer {
   }
 
   close(): void {
-    this.client?.close();
+    void this.client?.then(({ client }) => client.close(), () => undefined);
     this.client = undefined;
   }
 }
@@ -109,6 +120,7 @@ class TunnelConnection extends Duplex {
   constructor(
     private readonly stream: ProxyStream,
     private readonly connectID: string,
+    cancelledCode: grpc.status,
   ) {
     super();
     stream.on('data', (packet: Packet) => {
@@ -122,7 +134,7 @@ class TunnelConnection extends Duplex {
     });
     stream.on('end', () => this.push(null));
     stream.on('error', (err: grpc.ServiceError) => {
-      if (err.code !== grpc.status.CANCELLED) this.destroy(err);
+      if (err.code !== cancelledCode) this.destroy(err);
     });
   }
 

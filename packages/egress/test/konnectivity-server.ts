@@ -10,7 +10,7 @@ export async function startKonnectivityServer(udsPath: string): Promise<{ dials:
   const dials: string[] = [];
   let nextId = 1;
   const server = new grpc.Server();
-  const { service } = konnectivityService();
+  const { service } = await konnectivityService();
   server.addService(service, {
     Proxy: (stream: grpc.ServerDuplexStream<Packet, Packet>) => {
       const conns = new Map<string, net.Socket>();

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { Etcd3 } from 'etcd3';
-import type { IKeyValue, IOptions, IRangeResponse, IRequestOp, IResponseHeader, IWatchRequest, IWatchResponse } from 'etcd3';
+import type { Etcd3, IKeyValue, IOptions, IRangeResponse, IRequestOp, IResponseHeader, IWatchRequest, IWatchResponse } from 'etcd3';
 import { isStatusError, newInternalError } from '@plat/api-model';
 import type { StatusError } from '@plat/api-model';
 import type { Kv, KvEvent, KvRecord, KvWatch, KvWatchHandlers, RangeOptions, RangeResult, TxnResult } from './kv.js';
@@ -37,6 +36,16 @@ export interface Etcd3KvOptions {
 const compactedText = 'required revision has been compacted';
 const futureText = 'required revision is a future revision';
 
+let etcd3Module: Promise<typeof import('etcd3')> | undefined;
+
+/**
+ * etcd3 brings gRPC and protobufjs (about 25 packages, 150-200 ms to import): it is loaded when
+ * the first etcd3 store first talks to etcd, so that memory and SQLite users never load it.
+ */
+function loadEtcd3(): Promise<typeof import('etcd3')> {
+  return (etcd3Module ??= import('etcd3'));
+}
+
 function buf(s: string): Buffer {
   return Buffer.from(s, 'utf8');
 }
@@ -47,7 +56,9 @@ function buf(s: string): Buffer {
  */
 export class Etcd3Kv implements Kv {
   readonly backend = 'etcd3';
-  readonly client: Etcd3;
+  private readonly clientOptions: IOptions;
+  private clientPromise: Promise<Etcd3> | undefined;
+  private closed = false;
   private readonly prefix: string;
   private readonly progressIntervalMs: number;
   private readonly watchRetryTimeoutMs: number;
@@ -78,7 +89,7 @@ export class Etcd3Kv implements Kv {
     }
     if (typeof opts.dial === 'number') options.dialTimeout = opts.dial;
     else if (opts.dial && typeof opts.dial === 'object') Object.assign(options, opts.dial);
-    this.client = new Etcd3(options);
+    this.clientOptions = options;
     const interval = opts.compactIntervalMs ?? 5 * 60_000;
     if (interval > 0) {
       let previous = 0;
@@ -92,6 +103,12 @@ export class Etcd3Kv implements Kv {
       }, interval);
       this.compactTimer.unref();
     }
+  }
+
+  /** The etcd3 client, created on first use (see loadEtcd3); a closed store has none. */
+  client(): Promise<Etcd3> {
+    if (this.closed) return Promise.reject(new Error('the etcd3 storage is closed'));
+    return (this.clientPromise ??= loadEtcd3().then(({ Etcd3 }) => new Etcd3(this.clientOptions)));
   }
 
   private full(key: string): Buffer {
@@ -119,7 +136,8 @@ export class Etcd3Kv implements Kv {
   /** etcd only tells a watcher its compaction point: ask with a throwaway watch. */
   private async compactRevisionAbove(revision: number): Promise<number> {
     try {
-      const stream = await this.client.watchClient.watch();
+      const client = await this.client();
+      const stream = await client.watchClient.watch();
       // etcd answers "created" first and then cancels the watch with its compact_revision.
       const c = await new Promise<number>((resolve, reject) => {
         const timer = setTimeout(() => resolve(0), 2000);
@@ -147,7 +165,8 @@ export class Etcd3Kv implements Kv {
   async get(key: string, revision?: number): Promise<{ record: KvRecord | undefined; revision: number }> {
     let res: IRangeResponse;
     try {
-      res = await this.client.kv.range({ key: this.full(key), ...(revision ? { revision } : {}) });
+      const client = await this.client();
+      res = await client.kv.range({ key: this.full(key), ...(revision ? { revision } : {}) });
     } catch (err) {
       return this.fail(err, revision);
     }
@@ -157,7 +176,8 @@ export class Etcd3Kv implements Kv {
   async range(start: string, end: string, opts: RangeOptions): Promise<RangeResult> {
     let res: IRangeResponse;
     try {
-      res = await this.client.kv.range({
+      const client = await this.client();
+      res = await client.kv.range({
         key: this.full(start),
         range_end: this.full(end),
         ...(opts.revision ? { revision: opts.revision } : {}),
@@ -179,7 +199,8 @@ export class Etcd3Kv implements Kv {
   private async txn(key: string, expected: number, op: IRequestOp): Promise<TxnResult> {
     const k = this.full(key);
     try {
-      const res = await this.client.kv.txn({
+      const client = await this.client();
+      const res = await client.kv.txn({
         compare: [expected === 0 ? { key: k, target: 'Create', result: 'Equal', create_revision: 0 } : { key: k, target: 'Mod', result: 'Equal', mod_revision: expected }],
         success: [op],
         failure: [{ request_range: { key: k } }],
@@ -208,7 +229,8 @@ export class Etcd3Kv implements Kv {
     // etcd reports a compacted start revision only after it created the watch; a read at that
     // revision tells us up front (a compaction racing with this check still arrives as 410).
     try {
-      await this.client.kv.range({ key: this.full(start), range_end: this.full(end), revision: after, count_only: true });
+      const client = await this.client();
+      await client.kv.range({ key: this.full(start), range_end: this.full(end), revision: after, count_only: true });
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       if (!message.includes(futureText)) await this.fail(err, after);
@@ -256,7 +278,8 @@ export class Etcd3Kv implements Kv {
 
   async compact(revision: number): Promise<void> {
     try {
-      await this.client.kv.compact({ revision, physical: true });
+      const client = await this.client();
+      await client.kv.compact({ revision, physical: true });
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       // Compacting to an already compacted revision is not an error for us.
@@ -267,7 +290,8 @@ export class Etcd3Kv implements Kv {
 
   async currentRevision(): Promise<number> {
     try {
-      const res = await this.client.kv.range({ key: this.full('/'), count_only: true });
+      const client = await this.client();
+      const res = await client.kv.range({ key: this.full('/'), count_only: true });
       return Number(res.header.revision);
     } catch (err) {
       return this.fail(err);
@@ -280,7 +304,8 @@ export class Etcd3Kv implements Kv {
 
   async ready(): Promise<boolean> {
     try {
-      await this.client.kv.range({ key: this.full('/'), count_only: true }, { deadline: Date.now() + 2000 });
+      const client = await this.client();
+      await client.kv.range({ key: this.full('/'), count_only: true }, { deadline: Date.now() + 2000 });
       return true;
     } catch {
       return false;
@@ -290,7 +315,8 @@ export class Etcd3Kv implements Kv {
   async close(): Promise<void> {
     if (this.compactTimer) clearInterval(this.compactTimer);
     for (const w of [...this.watches]) w.cancel();
-    this.client.close();
+    this.closed = true;
+    (await this.clientPromise?.catch(() => undefined))?.close();
   }
 }
 
@@ -322,7 +348,8 @@ class EtcdWatch implements KvWatch {
 
   /** Opens the stream; resolves once etcd created the watch, rejects with CompactedError. */
   async start(): Promise<void> {
-    const stream = await this.kv.client.watchClient.watch();
+    const client = await this.kv.client();
+    const stream = await client.watchClient.watch();
     if (this.cancelled) {
       stream.cancel();
       return;

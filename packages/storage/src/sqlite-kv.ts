@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { newServiceUnavailable } from '@plat/api-model';
 import type { Kv, KvEvent, KvRecord, KvWatch, KvWatchHandlers, RangeOptions, RangeResult, TxnResult } from './kv.js';
 import { CompactedError, FutureRevisionError } from './kv.js';
@@ -26,6 +27,18 @@ interface LogRow {
   value: string | null;
   prev_revision: number;
   prev_value?: string | null;
+}
+
+const nodeRequire = createRequire(import.meta.url);
+let sqliteModule: typeof Database | undefined;
+
+/**
+ * better-sqlite3 is loaded by the first SQLite store, not by importing @plat/storage (memory
+ * users never load it). It is a native CommonJS addon and the store opens its file in the
+ * constructor, so it is required synchronously there.
+ */
+function loadSqlite(): typeof Database {
+  return (sqliteModule ??= nodeRequire('better-sqlite3') as typeof Database);
 }
 
 /** The name of the SQLite file in the data dir. */
@@ -64,7 +77,8 @@ export class SqliteKv implements Kv {
   constructor(opts: SqliteKvOptions) {
     mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
     this.file = path.join(opts.dataDir, opts.fileName ?? defaultSqliteFileName);
-    const db = new Database(this.file, { timeout: 200 });
+    const SqliteDatabase = loadSqlite();
+    const db = new SqliteDatabase(this.file, { timeout: 200 });
     this.db = db;
     try {
       // auto_vacuum must be chosen before the first table exists; compaction then returns pages.
