@@ -42,6 +42,12 @@ describe('heterogeneous equality', () => {
     expect(run('[1, "a"] == [1, "a"] && dyn([1]) != ["1"]')).toBe(true);
   });
 
+  it('orders an integer against a double as cel-go does, through a double', () => {
+    expect(run('dyn(9223372036854775807) < 9223372036854775808.0')).toBe(false);
+    expect(run('dyn(9223372036854775807) >= 9223372036854775808.0')).toBe(true);
+    expect(run('claims.n < 2.5 && dyn(2u) > 1 && dyn(1) < dyn(2u)', claims)).toBe(true);
+  });
+
   it('compares optionals by content', () => {
     expect(run('optional.of(1) == optional.of(1) && optional.none() != optional.of(1)')).toBe(true);
   });

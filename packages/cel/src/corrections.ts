@@ -212,6 +212,32 @@ function indexHandle(original: Handle): Handle {
   return (container, index, node, ev) => original(container, indexKey(container, index), node, ev);
 }
 
+/**
+ * cel-go orders an int or uint against a double by converting the integer to a double (with the
+ * double's range checked first): `dyn(9223372036854775807) < 9223372036854775808.0` is false.
+ * cel-js compares exactly. Integers of both kinds compare exactly in both.
+ */
+function compareNumbers(a: bigint | number | UnsignedInt, b: bigint | number | UnsignedInt): number {
+  const x = a instanceof UnsignedInt ? a.valueOf() : a;
+  const y = b instanceof UnsignedInt ? b.valueOf() : b;
+  if (typeof x === 'bigint' && typeof y === 'bigint') return x < y ? -1 : x > y ? 1 : 0;
+  const [dx, dy] = [Number(x), Number(y)];
+  if (Number.isNaN(dx) || Number.isNaN(dy)) return NaN;
+  return dx < dy ? -1 : dx > dy ? 1 : 0;
+}
+
+const orderings: Record<string, (c: number) => boolean> = {
+  '<': (c) => c < 0,
+  '<=': (c) => c <= 0,
+  '>': (c) => c > 0,
+  '>=': (c) => c >= 0,
+};
+
+function orderingHandle(original: Handle, test: (c: number) => boolean): Handle {
+  return (left, right, node, ev) =>
+    typeof left !== typeof right && isNumber(left) && isNumber(right) ? test(compareNumbers(left, right)) : original(left, right, node, ev);
+}
+
 const equalityHandles: Record<string, Handle> = {
   '==': (left, right) => celEquals(left, right),
   '!=': (left, right) => !celEquals(left, right),
@@ -294,6 +320,11 @@ export function correctChecked(root: ASTNode): void {
     const handle = equalityHandles[node.op];
     if (handle && node.handle) {
       node.handle = handle;
+      return;
+    }
+    const ordering = orderings[node.op];
+    if (ordering && node.handle) {
+      node.handle = orderingHandle(node.handle, ordering);
       return;
     }
     if ((node.op === '[]' || node.op === '[?]') && node.handle) {
