@@ -49,8 +49,8 @@ export function loadAuthorization(auth: AuthOptions, text: string | undefined, l
  */
 export function webhookConnection(authorizer: AuthorizerConfiguration): WebhookConnection {
   const info = authorizer.webhook!.connectionInfo;
-  if (info.type !== 'PlatConfig') {
-    throw new AuthorizationConfigError(`authorizer ${JSON.stringify(authorizer.name)}: connectionInfo.type InClusterConfig needs the server to run inside a cluster, which plat's apiserver never does; use PlatConfig`);
+  if (info.type !== 'PlatConfigFile') {
+    throw new AuthorizationConfigError(`authorizer ${JSON.stringify(authorizer.name)}: connectionInfo.type InClusterConfig needs the server to run inside a cluster, which plat's apiserver never does; use PlatConfigFile`);
   }
   let rest;
   try {

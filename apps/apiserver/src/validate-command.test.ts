@@ -171,6 +171,13 @@ describe('apiserver validate through yargs', () => {
     expect(process.exitCode).toBe(1);
     expect(stderr.text()).toBe('authorizers: Required value: at least one authorization mode must be defined\n');
 
+    // An empty file is a configuration without authorizers, as kube-apiserver loads it.
+    const empty = sink();
+    process.exitCode = undefined;
+    await yargs(['validate', `--authorization-config=${write('authz-empty.yaml', '')}`]).command(validateCommand({ stdout, stderr: empty, cwd })).strict().parseAsync();
+    expect(process.exitCode).toBe(1);
+    expect(empty.text()).toBe('authorizers: Required value: at least one authorization mode must be defined\n');
+
     const ok = write('authz-ok.yaml', 'apiVersion: apiserver.plat.io/v1beta1\nkind: AuthorizationConfiguration\nauthorizers:\n- {type: AlwaysAllow, name: alwaysallow}\n');
     process.exitCode = undefined;
     await yargs(['validate', `--authorization-config=${ok}`]).command(validateCommand({ stdout, stderr, cwd })).strict().parseAsync();

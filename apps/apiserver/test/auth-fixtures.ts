@@ -210,7 +210,7 @@ export function webhookAuthorizationConfig(platConfigFile: string, opts: Webhook
     '    matchConditionSubjectAccessReviewVersion: v1',
     `    failurePolicy: ${opts.failurePolicy ?? 'Deny'}`,
     '    connectionInfo:',
-    '      type: PlatConfig',
+    '      type: PlatConfigFile',
     `      platConfigFile: ${platConfigFile}`,
     ...(opts.matchConditions?.length ? ['    matchConditions:', ...opts.matchConditions.map((e) => `    - expression: ${JSON.stringify(e)}`)] : []),
     ...(opts.then ? [`- type: ${opts.then}`, `  name: ${opts.then.toLowerCase()}`] : []),

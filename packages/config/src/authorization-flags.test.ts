@@ -40,7 +40,7 @@ describe('legacy authorization flags', () => {
       subjectAccessReviewVersion: 'v1beta1',
       authorizedTTLMs: 60_000,
       unauthorizedTTLMs: 30_000,
-      connectionInfo: { type: 'PlatConfig', platConfigFile: kubeconfig },
+      connectionInfo: { type: 'PlatConfigFile', platConfigFile: kubeconfig },
     });
     const defaults = authorizationConfigurationFromFlags({});
     expect(defaults.ok && defaults.config.authorizers).toEqual([{ type: 'AlwaysAllow', name: 'alwaysallow' }]);

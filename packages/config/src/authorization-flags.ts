@@ -55,7 +55,7 @@ export function authorizationConfigurationFromFlags(
             subjectAccessReviewVersion: flags.webhookVersion || 'v1beta1',
             authorizedTTL: flags.webhookCacheAuthorizedTTL || '5m',
             unauthorizedTTL: flags.webhookCacheUnauthorizedTTL || '30s',
-            connectionInfo: { type: 'PlatConfig', platConfigFile: flags.webhookConfigFile },
+            connectionInfo: { type: 'PlatConfigFile', platConfigFile: flags.webhookConfigFile },
           },
         }
       : { type: mode, name: mode.toLowerCase() },

@@ -32,7 +32,7 @@ const webhook = (fields: Record<string, string> = {}, name = 'guard') => {
     timeout: '3s',
     subjectAccessReviewVersion: 'v1',
     failurePolicy: 'Deny',
-    connectionInfo: `\n        type: PlatConfig\n        platConfigFile: ${platConfig}`,
+    connectionInfo: `\n        type: PlatConfigFile\n        platConfigFile: ${platConfig}`,
     ...fields,
   };
   const lines = Object.entries(base)
@@ -61,7 +61,7 @@ describe('AuthorizationConfiguration', () => {
       subjectAccessReviewVersion: 'v1',
       matchConditionSubjectAccessReviewVersion: 'v1',
       failurePolicy: 'Deny',
-      connectionInfo: { type: 'PlatConfig', platConfigFile: platConfig },
+      connectionInfo: { type: 'PlatConfigFile', platConfigFile: platConfig },
     });
     const conditions = first!.webhook!.matchConditions;
     expect(conditions.map((c) => c.program.evaluate(requestActivation({ resourceAttributes: { verb: 'patch' } })))).toEqual([true, true]);
@@ -152,26 +152,34 @@ describe('AuthorizationConfiguration', () => {
     ]);
   });
 
-  it('checks connectionInfo', () => {
+  it("checks connectionInfo as Kubernetes does, with PlatConfigFile (Kubernetes' KubeConfigFile) and PlatConfig alike", () => {
     const ci = (body: string) => errorsOf(`authorizers:\n${webhook({ connectionInfo: body })}`);
     expect(ci('{}')).toEqual(['authorizers[0].webhook.connectionInfo.type: Required value']);
     expect(ci('{type: KubeConfigFile}')).toEqual([
-      'authorizers[0].webhook.connectionInfo.type: Unsupported value: "KubeConfigFile": supported values: "InClusterConfig", "PlatConfig"',
+      'authorizers[0].webhook.connectionInfo.type: Unsupported value: "KubeConfigFile": supported values: "InClusterConfig", "PlatConfig", "PlatConfigFile"',
     ]);
     expect(ci('{type: InClusterConfig, platConfigFile: ""}')).toEqual([
-      'authorizers[0].webhook.connectionInfo.platConfigFile: Invalid value: "": can only be set when type=PlatConfig',
-    ]);
-    expect(ci('{type: PlatConfig}')).toEqual(['authorizers[0].webhook.connectionInfo.platConfigFile: Required value']);
-    expect(ci('{type: PlatConfig, platConfigFile: relative/file}')).toEqual([
-      'authorizers[0].webhook.connectionInfo.platConfigFile: Invalid value: "relative/file": must be an absolute path',
+      'authorizers[0].webhook.connectionInfo.platConfigFile: Invalid value: "": can only be set when type=PlatConfigFile',
     ]);
     const missing = join(dir, 'missing');
-    expect(ci(`{type: PlatConfig, platConfigFile: ${missing}}`)).toEqual([
-      `authorizers[0].webhook.connectionInfo.platConfigFile: Invalid value: "${missing}": error loading file: stat ${missing}: no such file or directory`,
-    ]);
-    expect(ci(`{type: PlatConfig, platConfigFile: ${join(dir, 'a-directory')}}`)).toEqual([
-      `authorizers[0].webhook.connectionInfo.platConfigFile: Invalid value: "${join(dir, 'a-directory')}": must be a regular file`,
-    ]);
+    for (const type of ['PlatConfigFile', 'PlatConfig']) {
+      expect(ci(`{type: ${type}}`)).toEqual(['authorizers[0].webhook.connectionInfo.platConfigFile: Required value']);
+      expect(ci(`{type: ${type}, platConfigFile: ""}`)).toEqual(['authorizers[0].webhook.connectionInfo.platConfigFile: Required value']);
+      expect(ci(`{type: ${type}, platConfigFile: relative/file}`)).toEqual([
+        'authorizers[0].webhook.connectionInfo.platConfigFile: Invalid value: "relative/file": must be an absolute path',
+      ]);
+      expect(ci(`{type: ${type}, platConfigFile: ${missing}}`)).toEqual([
+        `authorizers[0].webhook.connectionInfo.platConfigFile: Invalid value: "${missing}": error loading file: stat ${missing}: no such file or directory`,
+      ]);
+      expect(ci(`{type: ${type}, platConfigFile: ${join(dir, 'a-directory')}}`)).toEqual([
+        `authorizers[0].webhook.connectionInfo.platConfigFile: Invalid value: "${join(dir, 'a-directory')}": must be a regular file`,
+      ]);
+      // Both load as Kubernetes' type, with the brand rule.
+      expect(load(`authorizers:\n${webhook({ connectionInfo: `{type: ${type}, platConfigFile: ${platConfig}}` })}`).authorizers[0]!.webhook!.connectionInfo).toEqual({
+        type: 'PlatConfigFile',
+        platConfigFile: platConfig,
+      });
+    }
   });
 
   it('checks match conditions: at most 64, unique, non-blank, bool', () => {
@@ -202,7 +210,12 @@ describe('AuthorizationConfiguration', () => {
     expect(errorsOf(`authorizers:\n${webhook({ connectionInfo: '\n        type: PlatConfig\n        kubeConfigFile: /x' })}`)).toEqual([
       'unknown field "authorizers[0].webhook.connectionInfo.kubeConfigFile"',
     ]);
-    const empty = loadAuthorizationConfiguration('# nothing\n');
-    expect(empty.ok).toBe(false);
+  });
+
+  it('refuses an empty file as Kubernetes does: a configuration without authorizers', () => {
+    for (const text of ['', '# nothing\n']) {
+      const empty = loadAuthorizationConfiguration(text);
+      expect(empty.ok ? [] : empty.errors.map(String)).toEqual(['authorizers: Required value: at least one authorization mode must be defined']);
+    }
   });
 });

@@ -11,7 +11,7 @@ import { isAbsolute } from 'node:path';
 import { CelTypes, type CelProgram } from '@plat/cel';
 import { fieldError, type FieldError, FieldPath } from '@plat/api-model';
 import { compileField } from './cel-expression.js';
-import { decodeDocument, fileError, type LoadResult } from './document.js';
+import { decodeDocument, type LoadResult } from './document.js';
 import { formatGoDuration, parseGoDuration, toMilliseconds } from './duration.js';
 import { isDNS1123Label } from './names.js';
 import { authorizationConfigurationSchema, type WebhookConfigurationInput } from './schemas.js';
@@ -26,7 +26,11 @@ export const defaultAuthorizerTypes: readonly string[] = ['AlwaysAllow', 'Always
 /** Types that may appear more than once. */
 export const defaultRepeatableAuthorizerTypes: readonly string[] = ['Webhook'];
 
-export type WebhookConnectionInfo = { type: 'InClusterConfig' } | { type: 'PlatConfig'; platConfigFile: string };
+/** Kubernetes' connectionInfo with the brand rule: `KubeConfigFile` is `PlatConfigFile` (`PlatConfig` is accepted too). */
+export type WebhookConnectionInfo = { type: 'InClusterConfig' } | { type: 'PlatConfigFile'; platConfigFile: string };
+
+/** The connectionInfo types a file may name; `PlatConfig` loads as `PlatConfigFile`. */
+const webhookConnectionInfoTypes: readonly string[] = ['InClusterConfig', 'PlatConfig', 'PlatConfigFile'];
 
 export interface WebhookMatchCondition {
   expression: string;
@@ -161,10 +165,11 @@ function validateWebhook(input: WebhookConfigurationInput, path: FieldPath, errs
       break;
     case 'InClusterConfig':
       // Even an empty platConfigFile is rejected: the field must be absent.
-      if (ci?.platConfigFile !== undefined) errs.push(fieldError.invalid(fileField, ci.platConfigFile, 'can only be set when type=PlatConfig'));
+      if (ci?.platConfigFile !== undefined) errs.push(fieldError.invalid(fileField, ci.platConfigFile, 'can only be set when type=PlatConfigFile'));
       else connectionInfo = { type: 'InClusterConfig' };
       break;
-    case 'PlatConfig': {
+    case 'PlatConfig':
+    case 'PlatConfigFile': {
       const file = ci?.platConfigFile ?? '';
       if (file === '') errs.push(fieldError.required(fileField));
       else if (!isAbsolute(file)) errs.push(fieldError.invalid(fileField, file, 'must be an absolute path'));
@@ -179,12 +184,12 @@ function validateWebhook(input: WebhookConfigurationInput, path: FieldPath, errs
           break;
         }
         if (!regular) errs.push(fieldError.invalid(fileField, file, 'must be a regular file'));
-        else connectionInfo = { type: 'PlatConfig', platConfigFile: file };
+        else connectionInfo = { type: 'PlatConfigFile', platConfigFile: file };
       }
       break;
     }
     default:
-      errs.push(fieldError.notSupported(ciPath.child('type'), ci?.type, ['InClusterConfig', 'PlatConfig']));
+      errs.push(fieldError.notSupported(ciPath.child('type'), ci?.type, [...webhookConnectionInfoTypes]));
   }
 
   const matchConditions: WebhookMatchCondition[] = [];
@@ -235,13 +240,13 @@ export function loadAuthorizationConfiguration(
 ): LoadResult<AuthorizationConfiguration> {
   const decoded = decodeDocument(data, 'AuthorizationConfiguration', authorizationConfigurationSchema);
   if (!decoded.ok) return { ok: false, errors: decoded.errors, warnings: [] };
-  if (!decoded.value) {
-    return { ok: false, errors: [fileError('the file is empty: an AuthorizationConfiguration needs apiVersion, kind and authorizers')], warnings: [] };
-  }
+  // An empty file decodes, as in Kubernetes (load.LoadFromData), to a defaulted configuration
+  // without authorizers, which validation then refuses.
+  const value = decoded.value ?? { authorizers: [] };
   const known = new Set(options.supportedTypes ?? defaultAuthorizerTypes);
   const repeatable = new Set(options.repeatableTypes ?? defaultRepeatableAuthorizerTypes);
   const errs: FieldError[] = [];
-  const input = decoded.value.authorizers ?? [];
+  const input = value.authorizers ?? [];
   const root = FieldPath.root('authorizers');
   if (input.length === 0) errs.push(fieldError.required(root, 'at least one authorization mode must be defined'));
 
@@ -296,7 +301,7 @@ export function loadAuthorizationConfiguration(
   if (errs.length > 0) return { ok: false, errors: errs, warnings: [] };
   return {
     ok: true,
-    config: { apiVersion: decoded.value.apiVersion!, kind: 'AuthorizationConfiguration', authorizers },
+    config: { apiVersion: value.apiVersion!, kind: 'AuthorizationConfiguration', authorizers },
     warnings: [],
   };
 }

@@ -146,7 +146,7 @@ async function main() {
             subjectAccessReviewVersion: 'v1',
             matchConditionSubjectAccessReviewVersion: 'v1',
             failurePolicy: 'Deny',
-            connectionInfo: { type: 'PlatConfig', platConfigFile: platConfig },
+            connectionInfo: { type: 'PlatConfigFile', platConfigFile: platConfig },
           },
         },
       ],
