@@ -18,6 +18,8 @@ describe('serve flags', () => {
       etcdPrefix: '/registry',
       authorizationModes: ['AlwaysDeny'],
       requestTimeoutMs: 60_000,
+      minRequestTimeoutSeconds: 1800,
+      http2MaxStreamsPerConnection: 0,
       maxRequestsInflight: 400,
       maxMutatingRequestsInflight: 200,
       verbosity: 0,

@@ -28,6 +28,10 @@ export interface ServerRunOptions {
   /** The authentication and authorization flags (auth-options.ts). */
   auth: AuthOptions;
   requestTimeoutMs: number;
+  /** --min-request-timeout in seconds: watches without timeoutSeconds last [min, 2·min). */
+  minRequestTimeoutSeconds: number;
+  /** --http2-max-streams-per-connection (0 = the server's default, 100). */
+  http2MaxStreamsPerConnection: number;
   maxRequestsInflight: number;
   maxMutatingRequestsInflight: number;
   shutdownDelayMs: number;
@@ -45,6 +49,8 @@ export const defaults = {
   etcdPrefix: '/registry',
   dataDir: '.plat',
   requestTimeout: '1m0s',
+  minRequestTimeout: 1800,
+  http2MaxStreamsPerConnection: 0,
   maxRequestsInflight: 400,
   maxMutatingRequestsInflight: 200,
   shutdownDelayDuration: '0s',
@@ -53,7 +59,10 @@ export const defaults = {
 /** Declares the serve flags with Kubernetes' names and help texts. Values stay strings: parsed below. */
 export function declareServeFlags<T>(y: Argv<T>): Argv<T> {
   const flags = declareEgressTracingFlags(y)
-    .group(['bind-address', 'secure-port', 'tls-cert-file', 'tls-private-key-file', 'shutdown-delay-duration'], 'Secure serving flags:')
+    .group(
+      ['bind-address', 'secure-port', 'tls-cert-file', 'tls-private-key-file', 'http2-max-streams-per-connection', 'shutdown-delay-duration'],
+      'Secure serving flags:',
+    )
     .option('bind-address', {
       type: 'string',
       default: defaults.bindAddress,
@@ -71,6 +80,11 @@ export function declareServeFlags<T>(y: Argv<T>): Argv<T> {
         'File containing the default x509 certificate for HTTPS (CA cert, if any, concatenated after server cert). If neither this nor --tls-private-key-file is given, a development PKI is created in --data-dir.',
     })
     .option('tls-private-key-file', { type: 'string', description: 'File containing the default x509 private key matching --tls-cert-file.' })
+    .option('http2-max-streams-per-connection', {
+      type: 'string',
+      default: String(defaults.http2MaxStreamsPerConnection),
+      description: 'The limit that the server gives to clients for the maximum number of streams in an HTTP/2 connection. Zero means to use the default (100).',
+    })
     .option('shutdown-delay-duration', {
       type: 'string',
       default: defaults.shutdownDelayDuration,
@@ -106,12 +120,18 @@ export function declareServeFlags<T>(y: Argv<T>): Argv<T> {
     .option('etcd-keyfile', { type: 'string', description: 'SSL key file used to secure etcd communication.' })
     .option('etcd-prefix', { type: 'string', default: defaults.etcdPrefix, description: 'The prefix to prepend to all resource paths in etcd.' })
     .option('watch-cache', { type: 'boolean', default: true, description: 'Enable watch caching in the apiserver.' })
-    .group(['request-timeout', 'max-requests-inflight', 'max-mutating-requests-inflight'], 'Generic flags:')
+    .group(['request-timeout', 'min-request-timeout', 'max-requests-inflight', 'max-mutating-requests-inflight'], 'Generic flags:')
     .option('request-timeout', {
       type: 'string',
       default: defaults.requestTimeout,
       description:
         'An optional field indicating the duration a handler must keep a request open before timing it out. This is the default request timeout for requests but may be overridden by flags such as --min-request-timeout for specific types of requests (watches are not cut).',
+    })
+    .option('min-request-timeout', {
+      type: 'string',
+      default: String(defaults.minRequestTimeout),
+      description:
+        'An optional field indicating the minimum number of seconds a handler must keep a request open before timing it out. Currently only honored by the watch request handler, which picks a randomized value above this number as the connection timeout, to spread out load.',
     })
     .option('max-requests-inflight', {
       type: 'string',
@@ -206,6 +226,8 @@ export function completeServeOptions(raw: RawFlags): { options?: ServerRunOption
   } catch (err) {
     errors.push(invalidArgument(String(raw['shutdown-delay-duration']), 'shutdown-delay-duration', (err as Error).message));
   }
+  const minRequestTimeoutSeconds = parseIntFlag(raw, 'min-request-timeout', errors);
+  const http2MaxStreamsPerConnection = parseIntFlag(raw, 'http2-max-streams-per-connection', errors, 0, 2 ** 32 - 1);
   const maxRequestsInflight = parseIntFlag(raw, 'max-requests-inflight', errors);
   const maxMutatingRequestsInflight = parseIntFlag(raw, 'max-mutating-requests-inflight', errors);
   const verbosity = parseIntFlag(raw, 'v', errors, 0, 10);
@@ -238,6 +260,8 @@ export function completeServeOptions(raw: RawFlags): { options?: ServerRunOption
       authorizationModes: auth.authorization.modes,
       auth,
       requestTimeoutMs,
+      minRequestTimeoutSeconds,
+      http2MaxStreamsPerConnection,
       maxRequestsInflight,
       maxMutatingRequestsInflight,
       shutdownDelayMs,
@@ -257,6 +281,8 @@ export function describeOptions(o: ServerRunOptions): Record<string, string> {
     'data-dir': o.dataDir,
     'authorization-mode': o.authorizationModes.join(','),
     'request-timeout': formatGoDuration(o.requestTimeoutMs),
+    'min-request-timeout': String(o.minRequestTimeoutSeconds),
+    'http2-max-streams-per-connection': String(o.http2MaxStreamsPerConnection),
     'max-requests-inflight': String(o.maxRequestsInflight),
     'max-mutating-requests-inflight': String(o.maxMutatingRequestsInflight),
   };

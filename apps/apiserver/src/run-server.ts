@@ -126,6 +126,8 @@ export async function runServer(o: ServerRunOptions, deps: { logger: Logger; ver
       maxRequestsInFlight: o.maxRequestsInflight,
       maxMutatingRequestsInFlight: o.maxMutatingRequestsInflight,
       requestTimeoutMs: o.requestTimeoutMs,
+      minRequestTimeoutSeconds: o.minRequestTimeoutSeconds,
+      ...(o.http2MaxStreamsPerConnection > 0 ? { http2MaxStreamsPerConnection: o.http2MaxStreamsPerConnection } : {}),
     },
     logger,
     version: { gitVersion: `v${deps.version}` },

@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import https from 'node:https';
-import http2 from 'node:http2';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import type { Authenticator, Authorizer } from '@plat/auth';
 import type { Storage } from '@plat/storage';
@@ -30,10 +28,11 @@ import { dispatchResource } from './rest/dispatch.js';
 import { canonicalReviewPath, isReviewRequest, reviewResources, serveReview } from './reviews/reviews.js';
 import { newResourceScope, type ResourceScope } from './rest/scope.js';
 import { SchemaSet } from './schema-walk.js';
+import { createSecureServer, defaultConnectionLimits, type ConnectionLimits } from './secure-serving.js';
 import { traceAdmission, traceAuthenticator, traceAuthorization, traceStorage, withTracing } from './tracing.js';
 import { defaultVersionInfo, type VersionInfo } from './version.js';
 
-export interface ServerLimits {
+export interface ServerLimits extends Omit<ConnectionLimits, 'requestReceiveTimeoutMs'> {
   /** --max-requests-inflight: concurrent read-only requests (0 = unlimited). Default 400. */
   maxRequestsInFlight: number;
   /** --max-mutating-requests-inflight: concurrent mutating requests (0 = unlimited). Default 200. */
@@ -52,6 +51,7 @@ export const defaultLimits: ServerLimits = {
   requestTimeoutMs: 60_000,
   maxBodyBytes: 3 * 1024 * 1024,
   minRequestTimeoutSeconds: 1800,
+  ...defaultConnectionLimits,
 };
 
 export interface ApiServerOptions {
@@ -350,37 +350,18 @@ export function createApiServer(serverOptions: ApiServerOptions): ApiServer {
     });
   };
 
-  const tlsOptions = {
-    cert: options.tls.cert,
-    key: options.tls.key,
-    ca: options.tls.clientCA,
-    requestCert: true,
-    rejectUnauthorized: false,
-    minVersion: 'TLSv1.2' as const,
-  };
-  const server =
-    options.http2 === false
-      ? https.createServer(tlsOptions, (req, res) => onRequest(req as unknown as IncomingRequest, res as unknown as OutgoingResponse))
-      : http2.createSecureServer({ ...tlsOptions, allowHTTP1: true }, (req, res) =>
-          onRequest(req as unknown as IncomingRequest, res as unknown as OutgoingResponse),
-        );
-  const sockets = new Set<Socket>();
-  server.on('secureConnection', (socket: Socket) => {
-    // No Nagle delay: an answer goes out at once even while an earlier one is unacknowledged
-    // (node:https does this for its own servers; the HTTP/2 server with HTTP/1.1 fallback does not).
-    socket.setNoDelay(true);
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  const sessions = new Set<http2.ServerHttp2Session>();
-  server.on('session', (session: http2.ServerHttp2Session) => {
-    sessions.add(session);
-    session.on('close', () => sessions.delete(session));
-  });
-  // TLS handshake failures and resets must not take the server down.
-  server.on('tlsClientError', () => undefined);
-  // With a listener, Node leaves a malformed connection to us: close it.
-  server.on('clientError', (_err: Error, socket: Socket) => socket.destroy());
+  const { server, sockets, sessions, stop: stopServing } = createSecureServer(
+    {
+      tls: options.tls,
+      http2: options.http2 !== false,
+      limits: {
+        ...limits,
+        // A body still arriving after --request-timeout belongs to a request that got its 504.
+        requestReceiveTimeoutMs: limits.requestTimeoutMs > 0 ? limits.requestHeaderTimeoutMs + limits.requestTimeoutMs : 0,
+      },
+    },
+    onRequest,
+  );
 
   let closing: Promise<void> | undefined;
 
@@ -420,6 +401,7 @@ export function createApiServer(serverOptions: ApiServerOptions): ApiServer {
           ]);
         }
         for (const s of sockets) s.destroy();
+        stopServing();
         await closed;
       })();
       return closing;
