@@ -63,6 +63,12 @@ describe('RFC 6902 appendix A examples', () => {
 });
 
 describe('applyJsonPatch (Kubernetes semantics)', () => {
+  it('takes a null patch as no operations (Go decodes it into a nil Patch)', () => {
+    expect(decodeJsonPatch(null)).toEqual([]);
+    expect(applyJsonPatch({ a: 1 }, null)).toEqual({ a: 1 });
+    expect(failure(() => applyJsonPatch({ a: 1 }, 'x')).message).toBe('json: cannot unmarshal string into Go value of type jsonpatch.Patch');
+  });
+
   it('answers an operation failure with 422 Invalid naming the operation and path', () => {
     const err = failure(() => applyJsonPatch({ a: {} }, [{ op: 'remove', path: '/a/b' }]));
     expect(err.code).toBe(422);

@@ -62,6 +62,8 @@ type Operation = Readonly<Record<string, unknown>>;
 
 /** Validates the patch's shape as the library's decoder does: an array of objects. */
 export function decodeJsonPatch(patch: unknown): Operation[] {
+  // `null` decodes into a nil Patch: no operations, the document comes back as it was.
+  if (patch === null) return [];
   if (!Array.isArray(patch)) {
     throw newPatchDecodeError(`json: cannot unmarshal ${goJsonKind(patch)} into Go value of type jsonpatch.Patch`);
   }

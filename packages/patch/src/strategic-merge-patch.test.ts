@@ -83,6 +83,13 @@ describe('strategic merge patch: merging lists', () => {
 });
 
 describe('strategic merge patch: maps and directives', () => {
+  it('returns the object unchanged for a null patch, and refuses other non-objects', () => {
+    const doc = { metadata: { name: 'd' }, spec: { replicas: 1 } };
+    expect(smp(doc, null)).toEqual(doc);
+    expect(failure(() => smp(doc, [])).message).toBe('invalid JSON document');
+    expect(failure(() => smp(null, null)).message).toBe('invalid JSON document');
+  });
+
   it('deletes a key with null and ignores null for a missing key', () => {
     expect(smp({ metadata: { labels: { a: '1', b: '2' } } }, { metadata: { labels: { a: null, c: null } } })).toEqual({ metadata: { labels: { b: '2' } } });
   });

@@ -45,6 +45,8 @@ import type { StrategicFieldMeta, StrategicSchema } from './strategic-schema.js'
  * not mutated.
  */
 export function applyStrategicMergePatch(doc: unknown, patch: unknown, schema: StrategicSchema): unknown {
+  // Go decodes a `null` patch into a nil map, which merges nothing: the object comes back as it was.
+  if (patch === null) patch = {};
   if (!isJsonObject(doc) || !isJsonObject(patch)) {
     throw newStrategicMergePatchError('bad-request', ERR_BAD_JSON_DOC);
   }

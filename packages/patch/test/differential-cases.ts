@@ -158,5 +158,10 @@ export const differentialCases: DifferentialCase[] = [
   // --- more merge patch
   { name: 'merge: patches a statefulset container list wholesale', object: statefulSet, type: 'merge', patch: podSpec({ containers: [{ name: 'db', image: 'postgres:17' }] }) },
   { name: 'merge: an empty patch changes nothing', object: node, type: 'merge', patch: {} },
+  // --- a `null` patch (what kubectl sends for an empty or blank -p): a no-op for strategic and
+  // JSON patch, refused by merge patch
+  { name: 'strategic: a null patch changes nothing', object: deployment, type: 'strategic', patch: null },
+  { name: 'json: a null patch changes nothing', object: node, type: 'json', patch: null },
+  { name: 'error: merge refuses a null patch', object: node, type: 'merge', patch: null },
   { name: 'merge: replaces an object by a scalar and back', object: node, type: 'merge', patch: { metadata: { labels: 'x' }, spec: { podCIDRs: { a: { b: null } } } } },
 ];

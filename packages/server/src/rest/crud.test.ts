@@ -396,6 +396,19 @@ describe('patch', () => {
     expect(malformed.status).toBe(400);
   });
 
+  it('takes a null strategic or JSON patch as a no-op and refuses it as a merge patch, as kube-apiserver does', async () => {
+    const before = await c.req<Obj>('reader', 'GET', `${ctbPath}/p`);
+    for (const contentType of ['application/strategic-merge-patch+json', 'application/json-patch+json']) {
+      const res = await c.req<Obj>('writer', 'PATCH', `${ctbPath}/p`, { raw: 'null', contentType });
+      expect(res.status).toBe(200);
+      expect(res.json.metadata['resourceVersion']).toBe(before.json.metadata['resourceVersion']);
+    }
+    const merge = await c.req('writer', 'PATCH', `${ctbPath}/p`, { raw: 'null', contentType: 'application/merge-patch+json' });
+    expect([merge.status, merge.json['message']]).toEqual([400, 'Invalid JSON Patch']);
+    const list = await c.req('writer', 'PATCH', `${ctbPath}/p`, { raw: '[]', contentType: 'application/strategic-merge-patch+json' });
+    expect([list.status, list.json['message']]).toEqual([400, 'json: cannot unmarshal array into Go value of type map[string]interface {}']);
+  });
+
   it('answers 415 for unknown patch types, listing the apply type too', async () => {
     const other = await c.req('writer', 'PATCH', `${ctbPath}/p`, { raw: '{}', contentType: 'application/json' });
     expect(other.status).toBe(415);

@@ -71,8 +71,14 @@ export async function patchResource(scope: ResourceScope, ctx: RequestContext): 
   } catch (err) {
     throw newBadRequest(`error decoding patch: ${(err as Error).message}`);
   }
-  if (type !== 'json' && (patch === null || typeof patch !== 'object' || Array.isArray(patch))) {
-    throw newBadRequest(`error decoding patch: the patch must be a JSON object, got ${Array.isArray(patch) ? 'an array' : JSON.stringify(patch)}`);
+  // kube-apiserver decodes a strategic merge patch into a map: `null` is an empty patch (the
+  // object comes back unchanged), anything else that is not an object fails to decode. A merge
+  // patch that is `null` or a scalar is refused by the merge itself ("Invalid JSON Patch").
+  if (type === 'strategic' && patch !== null && (typeof patch !== 'object' || Array.isArray(patch))) {
+    throw newBadRequest(`json: cannot unmarshal ${Array.isArray(patch) ? 'array' : typeof patch} into Go value of type map[string]interface {}`);
+  }
+  if (type === 'merge' && Array.isArray(patch)) {
+    throw newBadRequest('error decoding patch: the patch must be a JSON object, got an array');
   }
   const duplicates =
     type !== 'json' && mode !== 'Ignore' ? findDuplicateJsonKeys(text).map((path) => `duplicate field ${JSON.stringify(path)}`) : [];
