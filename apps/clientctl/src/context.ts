@@ -128,13 +128,14 @@ export class CommandContext {
     return Object.assign(p, { operationDefault });
   }
 
-  /** Reads `-f`/`-R`/`-k` inputs. */
-  async resources(): Promise<ResourceInfo[]> {
+  /** The objects of -f/-R/-k; with `readErrors`, inputs that cannot be read are reported there and skipped. */
+  async resources(readErrors?: Error[]): Promise<ResourceInfo[]> {
     return buildResources({
       filenames: this.flags.list('filename'),
       recursive: this.flags.bool('recursive'),
       kustomize: this.flags.str('kustomize') || undefined,
       readStdin: () => this.io.readStdin(),
+      readErrors,
     });
   }
 

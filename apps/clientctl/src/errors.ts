@@ -23,8 +23,14 @@ function statusOf(err: unknown): StatusLike | undefined {
   return e && e.name === 'StatusError' && e.status && typeof e.status === 'object' ? e.status : undefined;
 }
 
-/** The text kubectl prints for an error (cmdutil.CheckErr / StandardErrorMessage). */
+/**
+ * The text kubectl prints for an error (cmdutil.CheckErr / StandardErrorMessage). An aggregate
+ * of one error is that error; of several, one line per error (kubectl's MultipleErrors): its
+ * standard message, or its plain text without `error: `, a nested aggregate as `[a, b]`.
+ */
 export function errorText(err: unknown, command: string): string {
+  if (err instanceof AggregateError && err.errors.length === 1) err = err.errors[0];
+  if (err instanceof AggregateError) return (err.errors as unknown[]).map((e) => `${standardMessage(e) ?? (e as Error).message}\n`).join('');
   if (err instanceof FlagError) return `Error: ${err.message}\nSee 'clientctl ${command} --help' for usage.\n`;
   if (err instanceof CommandError) {
     const body = err.options.raw ? err.message : `error: ${err.message}`;
@@ -44,9 +50,7 @@ export function errorText(err: unknown, command: string): string {
       const causes = d.causes.map((c) => `${c.field ?? ''}: ${c.message ?? ''}`);
       return `${s}: ${causes.length === 1 ? causes[0] : `\n* ${causes.join('\n* ')}`}\n`;
     }
-    if (status.reason === 'Unauthorized') return `error: You must be logged in to the server (${msg})\n`;
-    if (!status.reason) return `Error from server: ${msg}\n`;
-    return `Error from server (${status.reason}): ${msg}\n`;
+    return `${standardMessage(err)}\n`;
   }
   const ce = err as { name?: string; code?: string; message?: string };
   if (ce && ce.name === 'ClientError') {
@@ -56,6 +60,15 @@ export function errorText(err: unknown, command: string): string {
     return `error: ${ce.message}\n`;
   }
   return `error: ${err instanceof Error ? err.message : String(err)}\n`;
+}
+
+/** StandardErrorMessage: the text of a server error, undefined for others. */
+function standardMessage(err: unknown): string | undefined {
+  const status = statusOf(err);
+  if (!status) return undefined;
+  const msg = status.message ?? '';
+  if (status.reason === 'Unauthorized') return `error: You must be logged in to the server (${msg})`;
+  return status.reason ? `Error from server (${status.reason}): ${msg}` : `Error from server: ${msg}`;
 }
 
 /** kubectl's AddSourceToErr: names the input file in an error about one of its objects. */

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { clientctl } from '../test/harness.js';
@@ -61,6 +61,39 @@ const cm = file('cm.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cf
 const custom = file('custom.yaml', 'apiVersion: x.io/v1\nkind: Foo\nmetadata: {name: f}\nspec: {list: [1, 2]}\n');
 const multi = file('multi.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n');
 const patchFile = file('patch.yaml', 'spec:\n  replicas: 5\n');
+const emptyPatchFile = file('empty-patch.yaml', '');
+const blankPatchFile = file('blank-patch.yaml', ' \n\t');
+
+/** A folder of inputs as kubectl reads them: byte order, only .json/.yaml/.yml, -R for sub-folders. */
+const dir = (name: string, files: Record<string, string>) => {
+  for (const [rel, text] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(tmp, name, rel)), { recursive: true });
+    writeFileSync(path.join(tmp, name, rel), text);
+  }
+  return path.join(tmp, name);
+};
+const cmText = (name: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ${name}}\n`;
+const folder = dir('folder', {
+  'b.yaml': `${cmText('b1')}---\n${cmText('b2')}`,
+  'a.json': JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a1' } }, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'a2' } }] }),
+  'C.yml': cmText('c1'),
+  '.dot.yaml': cmText('dot'),
+  'notes.txt': cmText('ignored'),
+  'sub/s.yaml': cmText('s1'),
+  '.hidden/h.yaml': cmText('h1'),
+});
+// Objects that fail to patch are reported after the others; inputs that fail to read, last.
+const broken = dir('broken', {
+  'a.yaml': cmText('a'),
+  'b.yaml': `${cmText('b')}--- !x\n${cmText('never')}`,
+  'c.yaml': `${cmText('c')}---\nfoo: 1\n---\n${cmText('c2')}`,
+  'd.json': '{"a": ',
+  'e.yaml': 'apiVersion: x.io/v1\nkind: Foo\nmetadata: {name: e}\n',
+  'f.json': '{"apiVersion":"v1","kind":"List","items":[{"kind":"ConfigMap","metadata":{"name":"x"}},{"apiVersion":"v1","metadata":{"name":"y"}},{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"z"}}]}',
+  'g.yaml': 'apiVersion: x.io/v1\nkind: Foo\nmetadata: {name: g}\n',
+  'h.json': '{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"j"}}\n{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"k"}} [1]',
+});
+const onlyUnreadable = dir('unreadable', { 'a.yaml': '----\n', 'b.json': '{"a": tru}', 'c.yaml': '- 1\n', 'd.yaml': 'kind: 3\n' });
 
 /** `patch --local` cases compared byte for byte with kubectl 1.32's output (stdout, stderr, exit code). */
 const differential: { name: string; args: string[] }[] = [
@@ -103,6 +136,40 @@ const differential: { name: string; args: string[] }[] = [
   { name: 'error: input missing', args: ['-f', path.join(tmp, 'nope.yaml'), '-p', '{}'] },
   { name: 'error: unknown flag', args: ['-f', deploy, '-p', '{}', '--bogus'] },
   { name: 'error: unknown output', args: ['-f', deploy, '-p', '{}', '-o', 'foo'] },
+  // Empty, blank and `null` patches: yaml.ToJSON makes them `null`, a no-op for strategic and
+  // JSON patch and "Invalid JSON Patch" for merge; go-yaml refuses tabs and control characters.
+  ...['strategic', 'merge', 'json'].flatMap((type) =>
+    [' ', '\n\n  \n', '\r\n', 'null', '~', '# only a comment', '---', '\t', '\n \t', '# a\n \t# b', '\f'].map((p) => ({
+      name: `blank patch ${JSON.stringify(p)} --type ${type}`,
+      args: ['-f', cm, '--type', type, '-p', p, ...(p === ' ' ? ['-o', 'json'] : [])],
+    })),
+  ),
+  { name: 'empty patch file', args: ['-f', cm, '--patch-file', emptyPatchFile, '-o', 'yaml'] },
+  { name: 'blank patch file with a tab (the error quotes -p, which is empty)', args: ['-f', cm, '--patch-file', blankPatchFile] },
+  { name: 'null patch with --dry-run=client', args: ['-f', multi, '-p', 'null', '--dry-run=client'] },
+  // A text starting with `{` is JSON as it is: YAML flow syntax fails in the patch functions.
+  ...['strategic', 'merge', 'json'].flatMap((type) =>
+    ['{data: {b: "2"}}', '{"data":{"b":"2"}} x', '{"a":', '{"a": tru}'].map((p) => ({ name: `non-JSON ${JSON.stringify(p)} --type ${type}`, args: ['-f', cm, '--type', type, '-p', p] })),
+  ),
+  { name: 'non-JSON patch of a custom kind: the type is checked first', args: ['-f', custom, '-p', '{a: 1}'] },
+  // The patched object is decoded as kubectl decodes it.
+  { name: 'result: a merge patch that is a list', args: ['-f', cm, '--type', 'merge', '-p', '[1,{"a":null}]'] },
+  { name: 'result: kind removed', args: ['-f', cm, '--type', 'json', '-p', '[{"op":"remove","path":"/kind"}]'] },
+  { name: 'result: kind not a string', args: ['-f', cm, '--type', 'merge', '-p', '{"kind":3}', '-o', 'json'] },
+  { name: 'result: no name prints <unknown>', args: ['-f', cm, '--type', 'merge', '-p', '{"metadata":null}'] },
+  { name: 'result: a list prints each item', args: ['-f', cm, '--type', 'merge', '-p', '{"kind":"ConfigMapList","items":[{"kind":"A"},{"metadata":{"name":"n"}}]}'] },
+  // Several inputs: kubectl's order, a printer per object (no `---` between YAML objects).
+  { name: 'folder', args: ['-f', folder, '-p', '{"data":{"x":"y"}}'] },
+  { name: 'folder -R -o yaml', args: ['-f', folder, '-R', '-p', '{"data":{"x":"y"}}', '-o', 'yaml'] },
+  { name: 'folder -R -o json', args: ['-R', '-f', folder, '-p', '{"data":{"x":"y"}}', '-o', 'json'] },
+  { name: 'folder -o jsonpath', args: ['-f', folder, '-p', '{}', '-o', 'jsonpath={.metadata.name},'] },
+  { name: 'files and folders in flag order', args: ['-f', multi, '-f', folder, '-f', cm, '-p', '{}', '-o', 'name'] },
+  { name: 'a failing object does not stop the others', args: ['-f', broken, '-p', '{"data":{"x":"y"}}'] },
+  { name: 'failures as one aggregate', args: ['-f', onlyUnreadable, '-p', '{}'] },
+  { name: 'one unreadable input', args: ['-f', path.join(onlyUnreadable, 'd.yaml'), '-p', '{}'] },
+  { name: 'missing paths are reported together before anything is read', args: ['-f', path.join(broken, 'e.yaml'), '-f', path.join(tmp, 'nope1'), '-f', cm, '-f', path.join(tmp, 'nope2'), '-p', '{}'] },
+  { name: 'an input without objects', args: ['-f', file('empty.yaml', '\n---\n---\n'), '-p', '{}'] },
+  { name: 'unknown -o for several objects', args: ['-f', multi, '-p', '{}', '-o', 'foo'] },
 ];
 
 function runKubectl(args: string[]): { code: number; stdout: string; stderr: string } {

@@ -108,13 +108,9 @@ describe('clientctl against a started API server', () => {
     expect((await clientctl(['get', 'ctb', 'bundle-a', '-o', 'jsonpath={.metadata.annotations.from}'], env)).stdout).toBe('kustomize');
   });
 
-  it('warns that --namespace is ignored for a cluster-scoped kind', async () => {
+  it('ignores --namespace for a cluster-scoped kind without a word, as kubectl 1.32 does', async () => {
     const r = await clientctl(['patch', 'ctb', 'bundle-a', '-n', 'team-a', '--type=merge', '-p', '{"metadata":{"labels":{"ns":"ignored"}}}'], env);
-    expect(r).toEqual({
-      code: 0,
-      stdout: 'clustertrustbundle.certificates.plat.io/bundle-a patched\n',
-      stderr: 'Warning: --namespace is ignored for the cluster-scoped resource clustertrustbundles.certificates.plat.io\n',
-    });
+    expect(r).toEqual({ code: 0, stdout: 'clustertrustbundle.certificates.plat.io/bundle-a patched\n', stderr: '' });
   });
 
   it('fails on a subresource the resource does not have', async () => {
@@ -201,6 +197,13 @@ describe('clientctl against a started API server', () => {
     ['patch', 'ctb', 'bundle-a', '--type=merge', '-p', '{"spec":{"trustBundle":"garbage"}}'],
     ['get', 'ctb', 'bundle-a', '--request-timeout=5s', '--disable-compression', '-o', 'name'],
     ['get', 'ctb', '--request-timeout=abc'],
+    ['patch', 'ctb', 'bundle-a', '-n', 'team-a', '--type=merge', '-p', '{"metadata":{"labels":{"ns":"ignored"}}}'],
+    // A blank patch is `null`: a no-op for strategic and JSON patch, refused by merge patch.
+    ['patch', 'ctb', 'bundle-a', '-p', ' '],
+    ['patch', 'ctb', 'bundle-a', '--type=json', '-p', '# nothing', '-o', 'jsonpath={.metadata.name}'],
+    ['patch', 'ctb', 'bundle-a', '--type=merge', '-p', '\n'],
+    // Each name is patched; the failures are reported at the end.
+    ['patch', 'ctb', 'nope', 'bundle-a', 'nope2', '--type=merge', '-p', '{"metadata":{"labels":{"ns":"ignored"}}}'],
   ];
   // kubectl runs asynchronously: the server lives in this process and must keep answering.
   const runKubectl = (args: string[]) =>

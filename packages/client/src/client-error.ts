@@ -11,6 +11,8 @@ export type ClientErrorCode =
   | 'InvalidFlag'
   | 'PathNotFound'
   | 'DecodeFailed'
+  | 'FlattenFailed'
+  | 'PatchFailed'
   | 'URLFailed'
   | 'KustomizeFailed'
   | 'ResourceTypeNotFound'

@@ -121,11 +121,11 @@ export function stripManagedFields<T>(obj: T): T {
   return out as T;
 }
 
-/** kubectl's name printer: `<kind>.<group>/<name>`, kind lower-cased; `<op>` appended when given. */
+/** kubectl's name printer: `<kind>.<group>/<name>`, kind lower-cased, `<unknown>` for a missing name. */
 export function resourceName(obj: { apiVersion?: unknown; kind?: unknown; metadata?: unknown }): string {
   const apiVersion = typeof obj.apiVersion === 'string' ? obj.apiVersion : '';
   const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
   const kind = String(obj.kind ?? '').toLowerCase();
   const name = (obj.metadata as { name?: unknown } | undefined)?.name;
-  return `${group ? `${kind}.${group}` : kind}/${typeof name === 'string' ? name : ''}`;
+  return `${group ? `${kind}.${group}` : kind}/${typeof name === 'string' && name ? name : '<unknown>'}`;
 }

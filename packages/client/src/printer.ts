@@ -30,6 +30,12 @@ function readTemplateFile(file: string): string {
   }
 }
 
+/** kubectl's NamePrinter: a line per object, one per item for a list. */
+function nameLines(obj: Record<string, unknown>, suffix: string): string {
+  if (Array.isArray(obj.items)) return (obj.items as Record<string, unknown>[]).map((item) => `${resourceName(item)}${suffix}\n`).join('');
+  return `${resourceName(obj)}${suffix}\n`;
+}
+
 /** True when `-o` names a format (with or without `=ARG`) that the printers know. */
 export function isKnownFormat(output: string): boolean {
   const eq = output.indexOf('=');
@@ -50,13 +56,15 @@ export function createPrinter(flags: PrintFlags): ResourcePrinter {
     output = output.slice(0, eq);
   }
   if (!output && template) output = 'go-template';
+  // Only the JSON and YAML printers drop managedFields (kubectl's OmitManagedFieldsPrinter);
+  // templates see the object whole.
   const tidy = (o: Record<string, unknown>) => (flags.showManagedFields ? o : stripManagedFields(o));
   const allowMissingKeys = flags.allowMissingTemplateKeys ?? true;
   switch (output) {
     case '':
-      return { format: '', print: (o, op) => `${resourceName(o)}${op ? ` ${op}` : ''}\n` };
+      return { format: '', print: (o, op) => nameLines(o, op ? ` ${op}` : '') };
     case 'name':
-      return { format: 'name', print: (o) => `${resourceName(o)}\n` };
+      return { format: 'name', print: (o) => nameLines(o, '') };
     case 'json':
       return { format: 'json', print: (o) => `${goJson(tidy(o), 4)}\n` };
     case 'yaml': {
@@ -70,7 +78,7 @@ export function createPrinter(flags: PrintFlags): ResourcePrinter {
       if (!template) throw new ClientError('UsageError', 'template format specified but no template given');
       const text = output.endsWith('file') ? readTemplateFile(template) : template;
       const compiled = new GoTemplate(text, { allowMissingKeys });
-      return { format: output, print: (o) => compiled.execute(tidy(o)) };
+      return { format: output, print: (o) => compiled.execute(o) };
     }
     case 'jsonpath':
     case 'jsonpath-as-json':
@@ -78,7 +86,7 @@ export function createPrinter(flags: PrintFlags): ResourcePrinter {
       if (!template) throw new ClientError('UsageError', 'template format specified but no template given');
       const text = output === 'jsonpath-file' ? readTemplateFile(template) : template;
       const compiled = new JsonPath(text, { allowMissingKeys, asJson: output === 'jsonpath-as-json' });
-      return { format: output, print: (o) => compiled.execute(tidy(o)) };
+      return { format: output, print: (o) => compiled.execute(o) };
     }
     default:
       throw new ClientError(

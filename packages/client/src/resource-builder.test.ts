@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildResources, decodeObjects, decodeYamlOrJson } from './resource-builder.js';
+import { buildResources, decodeObjects } from './resource-builder.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const manifests = path.join(here, '..', 'test', 'manifests');
@@ -48,23 +48,16 @@ describe('buildResources', () => {
 
   it('fails with kubectl\'s texts for missing paths, empty folders, bad documents and -k with -f', async () => {
     await expect(buildResources({ filenames: ['nope.yaml'] })).rejects.toThrow('the path "nope.yaml" does not exist');
-    await expect(buildResources({ filenames: [path.join(manifests, 'nested', 'deeper', 'd.yml'), path.join(kustomize)] })).rejects.toThrow(
-      `error reading [${kustomize}]: recognized file extensions are [.json .yaml .yml]`,
-    );
+    const deeper = path.join(manifests, 'nested', 'deeper', 'd.yml');
+    await expect(buildResources({ filenames: [kustomize, deeper] })).rejects.toThrow(`error reading [${kustomize}]: recognized file extensions are [.json .yaml .yml]`);
+    // As in kubectl, a folder without inputs is an error only while nothing else was found.
+    expect(names(await buildResources({ filenames: [deeper, kustomize] }))).toEqual(['deeper']);
+    await expect(buildResources({ filenames: ['nope1', deeper, 'nope2'] })).rejects.toThrow('[the path "nope1" does not exist, the path "nope2" does not exist]');
     await expect(buildResources({ filenames: ['x'], kustomize: 'dir' })).rejects.toThrow('only one of -f or -k can be specified');
     await expect(buildResources({ recursive: true, kustomize: 'dir' })).rejects.toThrow('only one of -f or -k can be specified');
     expect(() => decodeObjects('metadata:\n  name: x\n', 'f.yaml')).toThrow(`unable to decode "f.yaml": Object 'Kind' is missing in '{"metadata":{"name":"x"}}'`);
     expect(() => decodeObjects('{"kind":', 'f.json')).toThrow('error parsing f.json: unexpected EOF');
     expect(() => decodeObjects('a: [\n', 'f.yaml')).toThrow(/^error parsing f.yaml: error converting YAML to JSON: yaml: line 1/);
-  });
-});
-
-describe('decodeYamlOrJson', () => {
-  it('decodes JSON and YAML patches and names the text on failure', () => {
-    expect(decodeYamlOrJson('{"spec":{"replicas":3}}')).toEqual({ spec: { replicas: 3 } });
-    expect(decodeYamlOrJson('spec: {replicas: 3}')).toEqual({ spec: { replicas: 3 } });
-    expect(decodeYamlOrJson('- {op: remove, path: /a}')).toEqual([{ op: 'remove', path: '/a' }]);
-    expect(() => decodeYamlOrJson('a: [')).toThrow(/^unable to parse "a: \[": yaml: line 1/);
   });
 });
 

@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { parseAllDocuments, type Tags } from 'yaml';
 import { ClientError } from './client-error.js';
+import { readObjectStream } from './object-stream.js';
+import { aggregate } from './unstructured.js';
 
 export type KubeObject = Record<string, unknown> & {
   apiVersion?: string;
@@ -24,62 +25,23 @@ export interface BuilderOptions {
   /** Fetches a URL for `-f https://...`; defaults to the platform fetch. */
   fetchUrl?: (url: string) => Promise<string>;
   signal?: AbortSignal;
+  /** Collects the errors of inputs that cannot be read or decoded instead of throwing the first. */
+  readErrors?: Error[];
 }
 
 export const fileExtensions = ['.json', '.yaml', '.yml'];
 
 /**
- * YAML as sigs.k8s.io/yaml (go-yaml v2) reads it: YAML 1.1 booleans (`y`, `on`, `yes`) and octals,
- * but no base-60 numbers and no timestamps (both stay strings).
+ * Decodes a JSON or (multi-document) YAML stream into objects, List kinds flattened, as kubectl
+ * reads a file (readObjectStream); the first failure is thrown.
  */
-const goYamlOptions = {
-  prettyErrors: false,
-  uniqueKeys: false,
-  version: '1.1',
-  customTags: (tags: Tags) =>
-    tags.filter((t) => typeof t === 'string' || (t.format !== 'TIME' && t.tag !== 'tag:yaml.org,2002:timestamp')),
-} as const;
-
-/** Decodes a JSON or (multi-document) YAML stream into objects; `List` kinds are flattened. */
 export function decodeObjects(text: string, source: string): KubeObject[] {
-  const out: KubeObject[] = [];
-  const trimmed = text.trimStart();
-  let docs: unknown[];
-  if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
-    try {
-      docs = [JSON.parse(text)];
-    } catch (err) {
-      const msg = (err as Error).message;
-      throw new ClientError('DecodeFailed', `error parsing ${source}: ${/end of (JSON )?input/i.test(msg) ? 'unexpected EOF' : msg}`);
-    }
-  } else {
-    const parsed = parseAllDocuments(text, goYamlOptions);
-    docs = [];
-    for (const d of Array.isArray(parsed) ? parsed : [parsed]) {
-      if (d.errors.length) {
-        const e = d.errors[0];
-        const line = e.linePos?.[0]?.line ?? 1;
-        throw new ClientError('DecodeFailed', `error parsing ${source}: error converting YAML to JSON: yaml: line ${line}: ${e.message.split('\n')[0].replace(/ at line \d+, column \d+.*$/, '')}`);
-      }
-      const v = d.toJS({ maxAliasCount: 100 }) as unknown;
-      if (v !== null && v !== undefined) docs.push(v);
-    }
-  }
-  for (const doc of docs) {
-    if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) {
-      throw new ClientError('DecodeFailed', `error parsing ${source}: json: cannot unmarshal ${Array.isArray(doc) ? 'array' : typeof doc} into Go value of type map[string]interface {}`);
-    }
-    const obj = doc as KubeObject;
-    if (typeof obj.kind !== 'string' || obj.kind === '') {
-      throw new ClientError('DecodeFailed', `unable to decode "${source}": Object 'Kind' is missing in '${JSON.stringify(obj)}'`);
-    }
-    if (obj.kind.endsWith('List') && Array.isArray(obj.items)) {
-      for (const item of obj.items as unknown[]) {
-        if (item && typeof item === 'object' && !Array.isArray(item)) out.push(item as KubeObject);
-      }
-    } else out.push(obj);
-  }
-  return out;
+  let first: Error | undefined;
+  const objects = readObjectStream(text, source, (err) => {
+    first ??= err;
+  });
+  if (first) throw first;
+  return objects;
 }
 
 function walkDirectory(dir: string, recursive: boolean, into: string[]): void {
@@ -89,6 +51,17 @@ function walkDirectory(dir: string, recursive: boolean, into: string[]): void {
     if (e.isDirectory()) {
       if (recursive) walkDirectory(full, recursive, into);
     } else if (fileExtensions.includes(path.extname(e.name))) into.push(full);
+  }
+}
+
+/** Reads a file; failures in Go's words (`open f.yaml: permission denied`). */
+function readFile(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const reason = code === 'EACCES' ? 'permission denied' : code === 'ENOENT' ? 'no such file or directory' : code === 'EISDIR' ? 'is a directory' : (err as Error).message;
+    throw new ClientError('PathNotFound', `open ${file}: ${reason}`);
   }
 }
 
@@ -106,72 +79,91 @@ async function fetchText(url: string, signal?: AbortSignal): Promise<string> {
   return res.text();
 }
 
+/** One input of the builder, in the order of the flags (kubectl's visitors). */
+type Input = { kind: 'stdin' } | { kind: 'url'; url: string } | { kind: 'file'; path: string };
+
 /**
- * kubectl's resource builder for `-f`, `-R` and `-k`: files, directories (only .json, .yaml and
- * .yml files; subfolders with -R), http(s) URLs and `-` for standard input.
+ * The inputs `-f` names, checked before any is read as kubectl's FilenameParam checks them: a
+ * missing path, or a first path that holds no .json, .yaml or .yml file, is an error; all such
+ * errors are reported together and nothing is read.
  */
-export async function buildResources(options: BuilderOptions): Promise<ResourceInfo[]> {
-  const filenames = options.filenames ?? [];
-  if (options.kustomize && (filenames.length > 0 || options.recursive)) {
-    throw new ClientError('UsageError', 'only one of -f or -k can be specified');
-  }
-  if (options.kustomize) {
-    const { runKustomization } = await import('./kustomize.js');
-    return (await runKustomization(options.kustomize)).map((object) => ({ source: options.kustomize!, object }));
-  }
-  const infos: ResourceInfo[] = [];
+function expandInputs(filenames: string[], recursive: boolean): Input[] {
+  const inputs: Input[] = [];
+  const errors: Error[] = [];
   for (const name of filenames) {
     if (name === '-') {
-      if (!options.readStdin) throw new ClientError('UsageError', 'reading from standard input is not available');
-      for (const object of decodeObjects(await options.readStdin(), 'STDIN')) infos.push({ source: 'STDIN', object });
+      inputs.push({ kind: 'stdin' });
       continue;
     }
-    if (/^https?:\/\//i.test(name)) {
-      const text = options.fetchUrl ? await options.fetchUrl(name) : await fetchText(name, options.signal);
-      for (const object of decodeObjects(text, name)) infos.push({ source: name, object });
+    if (/^https?:\/\//.test(name)) {
+      inputs.push({ kind: 'url', url: name });
       continue;
     }
     let st;
     try {
       st = statSync(name);
     } catch {
-      throw new ClientError('PathNotFound', `the path "${name}" does not exist`);
+      errors.push(new ClientError('PathNotFound', `the path "${name}" does not exist`));
+      continue;
     }
     const files: string[] = [];
-    if (st.isDirectory()) {
-      walkDirectory(name, !!options.recursive, files);
-      if (files.length === 0) {
-        throw new ClientError('PathNotFound', `error reading [${name}]: recognized file extensions are [${fileExtensions.join(' ')}]`);
-      }
-    } else files.push(name);
-    for (const file of files) {
-      for (const object of decodeObjects(readFileSync(file, 'utf8'), file)) infos.push({ source: file, object });
+    if (st.isDirectory()) walkDirectory(name, recursive, files);
+    else files.push(name);
+    for (const file of files) inputs.push({ kind: 'file', path: file });
+    if (inputs.length === 0 && errors.length === 0) {
+      errors.push(new ClientError('PathNotFound', `error reading [${name}]: recognized file extensions are [${fileExtensions.join(' ')}]`));
     }
   }
-  return infos;
+  if (errors.length) throw errors.length === 1 ? errors[0] : aggregate(errors);
+  return inputs;
 }
 
 /**
- * Decodes a patch or other JSON/YAML text to a value, as kubectl's yaml.ToJSON does before
- * sending it; errors read `unable to parse "<text>": yaml: line N: ...`.
+ * kubectl's resource builder for `-f`, `-R` and `-k`: files, directories (only .json, .yaml and
+ * .yml files; subfolders with -R), http(s) URLs and `-` for standard input. With `readErrors`,
+ * an input that cannot be read or decoded adds its errors there and reading goes on (kubectl's
+ * ContinueOnError: the command reports them after the errors of the objects it visited);
+ * without, the first such error is thrown.
  */
-export function decodeYamlOrJson(text: string): unknown {
-  if (/^\s*[[{]/.test(text)) {
+export async function buildResources(options: BuilderOptions): Promise<ResourceInfo[]> {
+  const filenames = options.filenames ?? [];
+  if (options.kustomize && (filenames.length > 0 || options.recursive)) {
+    throw new ClientError('UsageError', 'only one of -f or -k can be specified');
+  }
+  const onError = (err: Error) => {
+    if (!options.readErrors) throw err;
+    options.readErrors.push(err);
+  };
+  if (options.kustomize) {
+    const { runKustomization } = await import('./kustomize.js');
     try {
-      return JSON.parse(text);
-    } catch {
-      // YAML flow syntax is a superset of JSON: fall through for `{a: 1}`.
+      return (await runKustomization(options.kustomize)).map((object) => ({ source: options.kustomize!, object }));
+    } catch (err) {
+      onError(err as Error);
+      return [];
     }
   }
-  const docs = parseAllDocuments(text, goYamlOptions);
-  const first = Array.isArray(docs) ? docs[0] : docs;
-  if (!first) return null;
-  if (first.errors.length) {
-    const e = first.errors[0];
-    throw new ClientError(
-      'DecodeFailed',
-      `unable to parse ${JSON.stringify(text)}: yaml: line ${e.linePos?.[0]?.line ?? 1}: ${e.message.split('\n')[0].replace(/ at line \d+, column \d+.*$/, '')}`,
-    );
+  const infos: ResourceInfo[] = [];
+  for (const input of expandInputs(filenames, !!options.recursive)) {
+    let source: string;
+    let text: string;
+    try {
+      if (input.kind === 'stdin') {
+        if (!options.readStdin) throw new ClientError('UsageError', 'reading from standard input is not available');
+        source = 'STDIN';
+        text = await options.readStdin();
+      } else if (input.kind === 'url') {
+        source = input.url;
+        text = options.fetchUrl ? await options.fetchUrl(input.url) : await fetchText(input.url, options.signal);
+      } else {
+        source = input.path;
+        text = readFile(input.path);
+      }
+    } catch (err) {
+      onError(err as Error);
+      continue;
+    }
+    for (const object of readObjectStream(text, source, onError)) infos.push({ source, object });
   }
-  return first.toJS({ maxAliasCount: 100 }) as unknown;
+  return infos;
 }

@@ -1,3 +1,3 @@
-// A static named import, loaded through import() by the patch command: esbuild can then drop the
-// parts of @plat/patch that `patch --local` does not use (server-side apply, managedFields).
-export { applyPatch } from '@plat/patch';
+// A static named import, loaded through import() by the patch command: esbuild can then keep
+// @plat/patch (the patch functions and their schema table) out of what other commands load.
+export { patchLocally } from '@plat/client';

@@ -1,0 +1,30 @@
+import { goQuote } from '@plat/api-model';
+import { ClientError } from './client-error.js';
+import { goJsonSyntaxError } from './go-json-syntax.js';
+import { convertYaml } from './go-yaml.js';
+
+/** A patch as `kubectl patch` holds it after yaml.ToJSON. */
+export interface PatchDocument {
+  /** The request body: the text itself when it starts with `{` (after blanks), else its YAML as JSON. */
+  readonly body: string;
+  /** The decoded patch (null for an empty or blank text), unless `body` is not valid JSON. */
+  readonly value: unknown;
+  /** Go's JSON syntax error of a `{` text that is not JSON: the patch libraries refuse it. */
+  readonly syntaxError?: string;
+}
+
+/**
+ * Reads a patch text as kubectl's yaml.ToJSON does: a text starting with `{` is taken as JSON
+ * unchanged (YAML flow syntax is not JSON, and fails later, in the patch functions); anything
+ * else is YAML, converted to JSON, where an empty or blank text becomes `null`. `flagValue` is
+ * what the error quotes: kubectl quotes `-p`, which is empty when the patch came from a file.
+ */
+export function readPatch(text: string, flagValue: string): PatchDocument {
+  if (/^\s*\{/u.test(text)) {
+    const syntaxError = goJsonSyntaxError(text);
+    return syntaxError ? { body: text, value: undefined, syntaxError } : { body: text, value: JSON.parse(text) as unknown };
+  }
+  const converted = convertYaml(text);
+  if (converted.error !== undefined) throw new ClientError('DecodeFailed', `unable to parse ${goQuote(flagValue)}: ${converted.error}`);
+  return { body: JSON.stringify(converted.value ?? null), value: converted.value ?? null };
+}
