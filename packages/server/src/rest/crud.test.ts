@@ -561,10 +561,19 @@ describe('percent-encoded paths', () => {
     expect((await c.req('reader', 'GET', `${ctbPath}/${encoded}`)).status).toBe(404);
   });
 
-  it('treats an encoded slash as a separator (404 for the unknown subresource) and answers a malformed escape with 400', async () => {
+  it('treats an encoded slash as a separator (404 for the unknown subresource), refuses names that cannot be path segments and answers a malformed escape with 400', async () => {
     const slash = await c.req('admin', 'GET', `${ctbPath}/a%2Fb`);
     expect(slash.status).toBe(404);
     expect(slash.json['message']).toBe('the server could not find the requested resource');
+    // Decoded names that cannot be path segments: Kubernetes' key function answers 400; NUL names cannot exist.
+    const percent = await c.req('admin', 'GET', `${ctbPath}/a%25b`);
+    expect(percent.status).toBe(400);
+    expect(percent.json['message']).toBe(`Name parameter invalid: "a%b": may not contain '%'`);
+    for (const method of ['GET', 'DELETE']) {
+      const nul = await c.req('admin', method, `${ctbPath}/a%00`);
+      expect(nul.status).toBe(404);
+      expect(nul.json['message']).toBe('clustertrustbundles.certificates.plat.io "a\\x00" not found');
+    }
     const bad = await c.req('admin', 'GET', `${ctbPath}/a%zz`);
     expect(bad.status).toBe(400);
     expect(bad.json).toMatchObject({ kind: 'Status', reason: 'BadRequest', code: 400, message: 'invalid URL escape "%zz"' });

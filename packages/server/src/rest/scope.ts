@@ -1,4 +1,4 @@
-import type { ApiObject, GroupKind, GroupResource } from '@plat/api-model';
+import { goQuote, newBadRequest, newNotFound, validatePathSegmentName, type ApiObject, type GroupKind, type GroupResource } from '@plat/api-model';
 import type { Authorizer } from '@plat/auth';
 import type { Storage } from '@plat/storage';
 import type { ServerMetrics } from '../metrics.js';
@@ -31,7 +31,17 @@ export interface ResourceScope {
   encoded: WeakMap<object, string>;
 }
 
+/**
+ * The storage key of the object `name`, checked as Kubernetes' NoNamespaceKeyFunc does: a name
+ * that cannot be a path segment (a client can send `%25` for `%`) is 400 `Name parameter invalid:
+ * "%": may not contain '%'`. A name holding NUL is 404: no object has one (create validates
+ * names first) and a backend key cannot hold it.
+ */
 export function scopeKey(scope: ResourceScope, name: string): string {
+  if (name === '') throw newBadRequest('Name parameter required.');
+  const problems = validatePathSegmentName(name, false);
+  if (problems.length) throw newBadRequest(`Name parameter invalid: ${goQuote(name)}: ${problems.join(';')}`);
+  if (name.includes('\u0000')) throw newNotFound(scope.gr, name);
   return `${scope.prefix}${name}`;
 }
 
