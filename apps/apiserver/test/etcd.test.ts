@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import { Agent, request } from 'undici';
 import { createCertificateAuthority } from '@plat/x509';
-import { adminCredentials, startApiServer, tempDir, type StartedApiServer } from './apiserver-process.js';
+import { adminCredentials, startApiServer, tempDir, type Credentials, type StartedApiServer } from './apiserver-process.js';
 
 const etcdBinary = '/usr/bin/etcd';
 const hasEtcd = fs.existsSync(etcdBinary);
@@ -19,9 +19,16 @@ function freePort(): Promise<number> {
   });
 }
 
+interface TestEtcd {
+  url: string;
+  stop(): Promise<void>;
+  /** Starts it again on the same ports and data dir (after stop). */
+  restart(): Promise<TestEtcd>;
+}
+
 /** A real single-member etcd on loopback ports with a temporary data dir. */
-async function startEtcd(dataDir: string): Promise<{ url: string; stop(): Promise<void> }> {
-  const [clientPort, peerPort] = [await freePort(), await freePort()];
+async function startEtcd(dataDir: string, ports?: [number, number]): Promise<TestEtcd> {
+  const [clientPort, peerPort] = ports ?? [await freePort(), await freePort()];
   const url = `http://127.0.0.1:${clientPort}`;
   const peer = `http://127.0.0.1:${peerPort}`;
   const proc: ChildProcess = spawn(
@@ -51,13 +58,34 @@ async function startEtcd(dataDir: string): Promise<{ url: string; stop(): Promis
       if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
       await exited;
     },
+    restart: () => startEtcd(dataDir, [clientPort, peerPort]),
   };
+}
+
+async function readyz(server: StartedApiServer, connect: Credentials): Promise<{ status: number; text: string }> {
+  const dispatcher = new Agent({ connect });
+  try {
+    const res = await request(`${server.url}/readyz?verbose`, { dispatcher });
+    return { status: res.statusCode, text: await res.body.text() };
+  } finally {
+    await dispatcher.close();
+  }
+}
+
+async function until<T>(what: string, timeoutMs: number, get: () => Promise<T>, ok: (v: T) => boolean): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await get();
+    if (ok(v)) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v)}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
 }
 
 const base = '/apis/certificates.plat.io/v1alpha1/clustertrustbundles';
 
 (hasEtcd ? describe : describe.skip)('apiserver on --storage-backend=etcd3 (real etcd)', () => {
-  let etcd: { url: string; stop(): Promise<void> };
+  let etcd: TestEtcd;
   let etcdDir: string;
   let dataDir: string;
   let server: StartedApiServer | undefined;
@@ -104,6 +132,19 @@ const base = '/apis/certificates.plat.io/v1alpha1/clustertrustbundles';
     expect(got.statusCode).toBe(200);
     expect(((await got.body.json()) as { metadata: { resourceVersion: string } }).metadata.resourceVersion).toBe(rv);
     await dispatcher.close();
+    expect(await server.stop('SIGTERM')).toBe(0);
+    server = undefined;
+  });
+
+  it('fails /readyz while etcd is down and is ready again when it is back', async () => {
+    server = await startApiServer({ dataDir, args: ['--storage-backend=etcd3', `--etcd-servers=${etcd.url}`, '--etcd-prefix=/plat-e2e-ready'] });
+    const connect = adminCredentials(server.kubeconfig);
+    expect((await readyz(server, connect)).status).toBe(200);
+    await etcd.stop();
+    const down = await until('/readyz to fail', 15_000, () => readyz(server!, connect), (r) => r.status === 500);
+    expect(down.text).toContain('[-]storage failed: reason withheld');
+    etcd = await etcd.restart();
+    await until('/readyz to pass again', 30_000, () => readyz(server!, connect), (r) => r.status === 200);
     expect(await server.stop('SIGTERM')).toBe(0);
     server = undefined;
   });

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
@@ -71,6 +71,10 @@ export class SqliteKv implements Kv {
     setMeta: Database.Statement<[string, number]>;
     compact: Database.Statement<{ c: number }>;
   };
+  /** The database file's identity at open: writes are acknowledged only while the path still names it. */
+  private readonly identity: { dev: number; ino: number };
+  /** A write (or compaction) failed and none succeeded since: readiness probes with a write of its own. */
+  private writeFailed = false;
   private readonly txCreate: (key: string, value: string) => TxnResult & { prev?: LogRow };
   private readonly txUpdate: (key: string, value: string | null, expected: number) => TxnResult & { prev?: LogRow };
 
@@ -104,6 +108,8 @@ export class SqliteKv implements Kv {
       }
       throw err;
     }
+    const st = statSync(this.file);
+    this.identity = { dev: st.dev, ino: st.ino };
     // Revision 1 is the empty store, as in etcd: the first write gets revision 2.
     db.prepare(`INSERT INTO sqlite_sequence (name, seq) SELECT 'log', 1 WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'log')`).run();
     this.revision = (db.prepare(`SELECT seq FROM sqlite_sequence WHERE name = 'log'`).get() as { seq: number }).seq;
@@ -160,7 +166,45 @@ export class SqliteKv implements Kv {
   private periodicCompaction(): void {
     const target = this.lastTickRevision;
     this.lastTickRevision = this.revision;
-    if (target > this.compacted) this.compactSync(target);
+    if (target <= this.compacted) return;
+    try {
+      this.write(() => this.compactSync(target));
+    } catch {
+      // A full or read-only disk, or a lost file: the next period tries again; /readyz reports it.
+    }
+  }
+
+  /**
+   * Why the database at `file` is no longer the one this store writes, if it is not: removed (a
+   * deleted data dir) or replaced. SQLite keeps writing to the open, unlinked file, and
+   * everything written there is gone at the next start.
+   */
+  private fileLost(): string | undefined {
+    const st = statSync(this.file, { throwIfNoEntry: false });
+    if (!st) return `the database file ${this.file} was removed after the server opened it`;
+    if (st.dev !== this.identity.dev || st.ino !== this.identity.ino) return `the database file ${this.file} was replaced after the server opened it`;
+    return undefined;
+  }
+
+  /**
+   * Runs a write transaction and acknowledges it only if the database file is still in place
+   * after the commit (checked after, so that a removal during the write is caught too).
+   */
+  private write<T>(tx: () => T): T {
+    let res: T;
+    try {
+      res = tx();
+    } catch (err) {
+      this.writeFailed = true;
+      throw err;
+    }
+    const lost = this.fileLost();
+    if (lost) {
+      this.writeFailed = true;
+      throw newServiceUnavailable(`storage is unavailable: ${lost}; writes are refused until the server is restarted`);
+    }
+    this.writeFailed = false;
+    return res;
   }
 
   private checkRevision(revision: number | undefined): number {
@@ -202,13 +246,13 @@ export class SqliteKv implements Kv {
   }
 
   async create(key: string, value: string): Promise<TxnResult> {
-    const res = this.txCreate(key, value);
+    const res = this.write(() => this.txCreate(key, value));
     if (res.succeeded) this.committed({ type: 'put', key, value, revision: res.revision });
     return res;
   }
 
   async update(key: string, value: string, expected: number): Promise<TxnResult> {
-    const res = this.txUpdate(key, value, expected);
+    const res = this.write(() => this.txUpdate(key, value, expected));
     if (res.succeeded) {
       this.committed({ type: 'put', key, value, revision: res.revision, prevValue: res.prev?.value ?? undefined, prevRevision: res.prev?.id });
     }
@@ -216,7 +260,7 @@ export class SqliteKv implements Kv {
   }
 
   async delete(key: string, expected: number): Promise<TxnResult> {
-    const res = this.txUpdate(key, null, expected);
+    const res = this.write(() => this.txUpdate(key, null, expected));
     if (res.succeeded) {
       this.committed({ type: 'delete', key, revision: res.revision, prevValue: res.prev?.value ?? undefined, prevRevision: res.prev?.id });
     }
@@ -261,7 +305,7 @@ export class SqliteKv implements Kv {
   }
 
   async compact(revision: number): Promise<void> {
-    this.compactSync(revision);
+    this.write(() => this.compactSync(revision));
   }
 
   /** Writes a consistent copy of the database to `destination` while the store keeps serving. */
@@ -277,8 +321,20 @@ export class SqliteKv implements Kv {
     return this.compacted;
   }
 
+  /**
+   * Ready while the database file is still the one opened and writes work: after a failed write,
+   * a small write of its own (the time, in `meta`) must succeed first, which a full or read-only
+   * disk refuses.
+   */
   async ready(): Promise<boolean> {
-    return this.db.open;
+    if (!this.db.open || this.fileLost()) return false;
+    if (!this.writeFailed) return true;
+    try {
+      this.write(() => this.stmt.setMeta.run('ready_probe', Date.now()));
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   async close(): Promise<void> {

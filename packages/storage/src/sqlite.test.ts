@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, renameSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -152,6 +152,61 @@ describe('sqlite storage', () => {
       expect((c.spec as { n: number }).n).toBeGreaterThanOrEqual(counter);
       const next = await s.create(key('after-restart'), ctb('after-restart'));
       expect(Number(next.metadata?.resourceVersion)).toBeGreaterThan(maxRv);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('refuses writes with 503 and is not ready once its data dir is removed under it', async () => {
+    const dataDir = tempDir();
+    const s = new SqliteStorage({ dataDir, compactIntervalMs: 0 });
+    try {
+      const a = await s.create(key('a'), ctb('a'));
+      expect(await s.ready()).toBe(true);
+      rmSync(dataDir, { recursive: true, force: true });
+      const refused = await s.create(key('b'), ctb('b')).catch((err: unknown) => err);
+      expect(isStatusError(refused) && refused.status).toMatchObject({
+        code: 503,
+        reason: 'ServiceUnavailable',
+        message: `storage is unavailable: the database file ${path.join(dataDir, 'storage.db')} was removed after the server opened it; writes are refused until the server is restarted`,
+      });
+      await expect(s.guaranteedUpdate(key('a'), (c) => ({ ...c, spec: { v: 2 } }))).rejects.toMatchObject({ code: 503 });
+      await expect(s.delete(key('a'))).rejects.toMatchObject({ code: 503 });
+      await expect(s.compact(Number(a.metadata?.resourceVersion))).rejects.toMatchObject({ code: 503 });
+      expect(await s.ready()).toBe(false);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('refuses writes once its database file is replaced by another', async () => {
+    const dataDir = tempDir();
+    const s = new SqliteStorage({ dataDir, compactIntervalMs: 0 });
+    try {
+      await s.create(key('a'), ctb('a'));
+      const copy = path.join(tempDir(), 'copy.db');
+      await s.backup(copy);
+      renameSync(copy, s.file);
+      await expect(s.create(key('b'), ctb('b'))).rejects.toMatchObject({ code: 503, message: expect.stringContaining('was replaced after the server opened it') });
+      expect(await s.ready()).toBe(false);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('is not ready after a failed write until a write succeeds again (a read-only database)', async () => {
+    const s = new SqliteStorage({ dataDir: tempDir(), compactIntervalMs: 0 });
+    // SQLite's own switch for a database that refuses every write, as a read-only disk does.
+    const db = (s as unknown as { sqlite: { db: { pragma(p: string): unknown } } }).sqlite.db;
+    try {
+      await s.create(key('a'), ctb('a'));
+      db.pragma('query_only = ON');
+      await expect(s.create(key('b'), ctb('b'))).rejects.toMatchObject({ code: 500, reason: 'InternalError' });
+      expect(await s.ready()).toBe(false);
+      expect(await s.ready()).toBe(false);
+      db.pragma('query_only = OFF');
+      expect(await s.ready()).toBe(true);
+      await s.create(key('b'), ctb('b'));
     } finally {
       await s.close();
     }
