@@ -2,8 +2,7 @@
 // generated admin kubeconfig, by-name operations on signer-prefixed names (the library encodes
 // `:` as %3A), server-side apply, watch with bookmarks and an informer.
 import { createCertificateAuthority } from '@plat/x509';
-import { startApiServer, tempDir, type StartedApiServer } from './apiserver-process.js';
-import fs from 'node:fs';
+import { kubectlSuite, waitFor, type KubectlSuite } from './kubectl.js';
 
 type ClientNode = typeof import('@kubernetes/client-node');
 let k8s: ClientNode | undefined;
@@ -31,15 +30,6 @@ function bundle(name: string, trustBundle: string, signerName?: string, labels?:
   return { apiVersion, kind: 'ClusterTrustBundle', metadata: { name, ...(labels ? { labels } : {}) }, spec: { ...(signerName ? { signerName } : {}), trustBundle } };
 }
 
-/** Polls `check` every 25 ms until it holds or `ms` passes. */
-async function until(check: () => boolean, ms: number, what: string): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 if (!k8s) {
   console.warn(`@kubernetes/client-node end-to-end tests skipped: the library cannot be loaded (${loadError})`);
   describe('@kubernetes/client-node end-to-end', () => {
@@ -48,8 +38,7 @@ if (!k8s) {
 } else {
   const lib = k8s;
   describe('@kubernetes/client-node end-to-end against the started apiserver', () => {
-    let server: StartedApiServer;
-    let dataDir: string;
+    let suite: KubectlSuite;
     let kc: InstanceType<ClientNode['KubeConfig']>;
     let custom: InstanceType<ClientNode['CustomObjectsApi']>;
     let objects: InstanceType<ClientNode['KubernetesObjectApi']>;
@@ -57,10 +46,9 @@ if (!k8s) {
     let pem2: string;
 
     beforeAll(async () => {
-      dataDir = tempDir('plat-client-node-');
-      server = await startApiServer({ dataDir, args: ['--storage-backend=memory'] });
+      suite = kubectlSuite('plat-client-node');
       kc = new lib.KubeConfig();
-      kc.loadFromFile(server.kubeconfig);
+      kc.loadFromFile((await suite.start()).kubeconfig);
       custom = kc.makeApiClient(lib.CustomObjectsApi);
       objects = lib.KubernetesObjectApi.makeApiClient(kc);
       pem = (await createCertificateAuthority({ commonName: 'client-node-root-1' })).certPem;
@@ -68,8 +56,7 @@ if (!k8s) {
     });
 
     afterAll(async () => {
-      expect(await server?.stop('SIGTERM')).toBe(0);
-      fs.rmSync(dataDir, { recursive: true, force: true });
+      expect(await suite?.stop()).toBe(0);
     });
 
     /** The HTTP status and Status body of a failed call. */
@@ -159,7 +146,7 @@ if (!k8s) {
         (err) => (ended = err),
       );
       const other = (await custom.createClusterCustomObject({ group, version, plural, body: bundle('example.com:watch:other', pem, 'example.com/watch') })) as Bundle;
-      await until(() => ended !== 'not yet', 6000, 'the watch to end at its timeoutSeconds');
+      await waitFor(() => ended !== 'not yet', 6000, 'the watch to end at its timeoutSeconds');
       const elapsed = Date.now() - started;
       expect(ended).toBeNull();
       expect(elapsed).toBeGreaterThanOrEqual(2900);
@@ -170,7 +157,7 @@ if (!k8s) {
       const resumed: string[] = [];
       const req = await watch.watch(listPath, { resourceVersion: seen[0]!.rv, fieldSelector: `metadata.name=${name}` }, (type, obj: Bundle) => resumed.push(`${type} ${obj.metadata.name}`), () => undefined);
       await custom.patchClusterCustomObject({ group, version, plural, name, body: [{ op: 'add', path: '/metadata/labels', value: { resumed: 'yes' } }] });
-      await until(() => resumed.length > 0, 5000, 'the resumed watch to see the change');
+      await waitFor(() => resumed.length > 0, 5000, 'the resumed watch to see the change');
       req.abort();
       expect(resumed).toEqual([`MODIFIED ${name}`]);
     });
@@ -192,7 +179,7 @@ if (!k8s) {
       await custom.createClusterCustomObject({ group, version, plural, body: bundle(first, pem, 'example.com/informer', { informed: 'yes' }) });
       await informer.start();
       try {
-        await until(() => events.includes(`add ${first}`), 5000, 'the listed object');
+        await waitFor(() => events.includes(`add ${first}`), 5000, 'the listed object');
         const second = 'example.com:informer:second';
         await custom.createClusterCustomObject({ group, version, plural, body: bundle(second, pem, 'example.com/informer', { informed: 'yes' }) });
         await custom.patchClusterCustomObject(
@@ -200,7 +187,7 @@ if (!k8s) {
           lib.setHeaderOptions('Content-Type', lib.PatchStrategy.MergePatch),
         );
         await custom.deleteClusterCustomObject({ group, version, plural, name: first });
-        await until(() => events.length >= 4, 5000, 'the watched changes');
+        await waitFor(() => events.length >= 4, 5000, 'the watched changes');
         expect(events).toEqual([`add ${first}`, `add ${second}`, `update ${second} two`, `delete ${first}`]);
         expect(informer.list().map((o) => o.metadata?.name)).toEqual([second]);
         expect(informer.get(second)?.metadata?.labels?.['step']).toBe('two');

@@ -49,7 +49,10 @@ export interface KubectlSuite {
   stop(): Promise<number | null | undefined>;
 }
 
-/** The folders of a kubectl end-to-end suite (`<prefix>-data-`, `-home-`, `-files-`) and the apiserver on them. */
+/**
+ * The folders of an end-to-end suite (`<prefix>-data-`, `-home-`, `-files-`) and the apiserver on
+ * them: kubectl's, and the client libraries' (client-node.test.ts, python-client.test.ts).
+ */
 export function kubectlSuite(prefix: string): KubectlSuite {
   const dataDir = tempDir(`${prefix}-data-`);
   const home = tempDir(`${prefix}-home-`);

@@ -6,7 +6,7 @@ import { execFile, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createCertificateAuthority } from '@plat/x509';
-import { startApiServer, tempDir, type StartedApiServer } from './apiserver-process.js';
+import { kubectlSuite, type KubectlSuite } from './kubectl.js';
 
 const python = '/usr/bin/python3';
 const script = path.join(import.meta.dirname, 'python-client.py');
@@ -53,22 +53,20 @@ if (reason) {
   });
 } else {
   describe('Python kubernetes client end-to-end against the started apiserver', () => {
-    let server: StartedApiServer;
-    let dir: string;
+    let suite: KubectlSuite;
     let report: Report;
 
     beforeAll(async () => {
-      dir = tempDir('plat-python-client-');
-      server = await startApiServer({ dataDir: path.join(dir, 'data'), args: ['--storage-backend=memory'] });
+      suite = kubectlSuite('plat-python-client');
+      const { kubeconfig, home } = await suite.start();
       const pems = [(await createCertificateAuthority({ commonName: 'python-root-1' })).certPem, (await createCertificateAuthority({ commonName: 'python-root-2' })).certPem];
-      const pemFile = path.join(dir, 'anchors.pem');
-      fs.writeFileSync(pemFile, pems.map((p) => p.trim()).join('\n---\n'));
+      const pemFile = suite.write('anchors.pem', pems.map((p) => p.trim()).join('\n---\n'));
       // One run of the script does every step; each test below asserts its part of the report.
       const stdout = await new Promise<string>((resolve, reject) => {
         execFile(
           python,
-          [script, server.kubeconfig, path.join(dir, 'discovery-cache.json'), pemFile],
-          { env: { PATH: process.env.PATH ?? '/usr/bin', HOME: dir }, timeout: 60000, maxBuffer: 4 * 1024 * 1024 },
+          [script, kubeconfig, path.join(home, 'discovery-cache.json'), pemFile],
+          { env: { PATH: process.env.PATH ?? '/usr/bin', HOME: home }, timeout: 60000, maxBuffer: 4 * 1024 * 1024 },
           (err, out, errOut) => (err ? reject(new Error(`${err.message}\n${errOut}`)) : resolve(out)),
         );
       });
@@ -76,8 +74,7 @@ if (reason) {
     });
 
     afterAll(async () => {
-      expect(await server?.stop('SIGTERM')).toBe(0);
-      fs.rmSync(dir, { recursive: true, force: true });
+      expect(await suite?.stop()).toBe(0);
     });
 
     it('CustomObjectsApi: create, get, list by signer, replace, merge patch and delete on a signer-prefixed name', () => {
