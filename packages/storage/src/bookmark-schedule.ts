@@ -14,7 +14,8 @@ export function scheduleBookmarks(send: () => void, opts: { intervalMs: number; 
   let timer: NodeJS.Timeout | undefined;
   const schedule = (): void => {
     const now = Date.now();
-    const at = Math.min(now + opts.intervalMs, preDeadline);
+    // Node's timers take at most 2^31-1 ms; a longer delay would fire at once.
+    const at = Math.min(now + Math.min(opts.intervalMs, 2 ** 31 - 1), preDeadline);
     if (at < now) return;
     timer = setTimeout(() => {
       send();
