@@ -103,6 +103,19 @@ describe('IdTokenVerifier', () => {
     );
   });
 
+  it('tries every key that fits a token without kid, as go-oidc does', async () => {
+    const pairs = await Promise.all([generateKeyPair('RS256'), generateKeyPair('RS256')]);
+    const v = new IdTokenVerifier({
+      issuer,
+      audiences: ['my-client'],
+      algorithms: ['RS256'],
+      keys: createLocalJWKSet({ keys: await Promise.all(pairs.map(async (p) => ({ ...(await exportJWK(p.publicKey)), alg: 'RS256' }))) }),
+    });
+    const signedBy = (key: Key) => new SignJWT(base()).setProtectedHeader({ alg: 'RS256' }).sign(key);
+    await expect(v.verify(await signedBy(pairs[1].privateKey), now)).resolves.toMatchObject({ sub: 'jane' });
+    await expect(v.verify(await signedBy(rsa), now)).rejects.toThrow('failed to verify signature: failed to verify id token signature');
+  });
+
   it('refuses a forged or malformed token before reading it', async () => {
     const v = verifier();
     const [h, , sig] = (await sign(base())).split('.');

@@ -37,7 +37,7 @@ export class IdTokenVerifier {
   async verify(token: string, nowMs: number): Promise<Claims> {
     let payload: Uint8Array;
     try {
-      ({ payload } = await compactVerify(token, this.opts.keys, { algorithms: [...this.opts.algorithms] }));
+      payload = await this.verifySignature(token);
     } catch (err) {
       throw new Error(this.signatureErrorText(err, token), { cause: err });
     }
@@ -52,6 +52,27 @@ export class IdTokenVerifier {
     }
     this.check(claims as Claims, nowMs);
     return claims as Claims;
+  }
+
+  /**
+   * The payload of a token whose signature verifies. When several keys fit the header (no `kid`,
+   * or one `kid` on several keys), each is tried in turn, as go-oidc's key set does.
+   */
+  private async verifySignature(token: string): Promise<Uint8Array> {
+    const options = { algorithms: [...this.opts.algorithms] };
+    try {
+      return (await compactVerify(token, this.opts.keys, options)).payload;
+    } catch (err) {
+      if (!(err instanceof joseErrors.JWKSMultipleMatchingKeys)) throw err;
+      for await (const key of err as unknown as AsyncIterable<Parameters<typeof compactVerify>[1]>) {
+        try {
+          return (await compactVerify(token, key, options)).payload;
+        } catch {
+          // The next key may be the one.
+        }
+      }
+      throw new joseErrors.JWSSignatureVerificationFailed();
+    }
   }
 
   private check(claims: Claims, nowMs: number): void {
