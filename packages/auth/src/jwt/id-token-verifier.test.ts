@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { SignJWT, createLocalJWKSet, exportJWK, generateKeyPair, type JWTPayload } from 'jose';
 import { IdTokenVerifier, goTimeString } from './id-token-verifier.js';
 import { untrustedIssuer } from './untrusted-issuer.js';
@@ -150,5 +151,38 @@ describe('goTimeString', () => {
   it("prints times as Go's time.Time String() in UTC", () => {
     expect(goTimeString(Date.UTC(2026, 10, 5, 6, 7, 8))).toBe('2026-11-05 06:07:08 +0000 UTC');
     expect(goTimeString(Date.UTC(2026, 10, 5, 6, 7, 8, 120))).toBe('2026-11-05 06:07:08.12 +0000 UTC');
+  });
+});
+
+describe('token parsing under arbitrary input (property-based)', () => {
+  it('untrustedIssuer answers an issuer or a reason for any string, never throwing', () => {
+    const segment = fc.oneof(fc.base64String(), fc.string(), fc.json().map((j) => Buffer.from(j).toString('base64url')));
+    fc.assert(
+      fc.property(fc.oneof(fc.string(), fc.tuple(segment, segment, segment).map((p) => p.join('.'))), (token) => {
+        const r = untrustedIssuer(token);
+        expect('issuer' in r ? typeof r.issuer : typeof r.error).toBe('string');
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('IdTokenVerifier accepts or refuses any signed JSON payload with an error of its own, never a crash', async () => {
+    const v = verifier({ audiences: ['my-client', 'other'] });
+    const claim = fc.oneof(fc.jsonValue(), fc.constantFrom(issuer, 'my-client', nowSeconds, nowSeconds + 600));
+    const payload = fc.record(
+      { iss: claim, aud: fc.oneof(claim, fc.array(claim)), exp: claim, nbf: claim, sub: claim, _claim_names: fc.oneof(claim, fc.dictionary(fc.string(), claim)), _claim_sources: fc.oneof(claim, fc.dictionary(fc.string(), fc.dictionary(fc.constantFrom('endpoint', 'access_token', 'JWT'), claim))) },
+      { requiredKeys: [] },
+    );
+    await fc.assert(
+      fc.asyncProperty(payload, async (claims) => {
+        try {
+          await v.verify(await sign(claims as JWTPayload), now);
+        } catch (err) {
+          expect(err).toBeInstanceOf(Error);
+          expect((err as Error).message).toMatch(/^oidc: /);
+        }
+      }),
+      { numRuns: 150 },
+    );
   });
 });
