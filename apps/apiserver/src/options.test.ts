@@ -25,6 +25,8 @@ describe('serve flags', () => {
       verbosity: 0,
       loggingFormat: 'text',
       watchCache: true,
+      watchCacheWindowEvents: 10_000,
+      watchCacheWindowBytes: 64 * 1024 * 1024,
     });
   });
 
@@ -49,6 +51,19 @@ describe('serve flags', () => {
       securePort: 0,
       loggingFormat: 'json',
     });
+  });
+
+  it('reads the watch cache window bounds in bytes or with a binary suffix', async () => {
+    expect(completeServeOptions(await flags('--watch-cache-window-bytes=128Mi', '--watch-cache-window-events=500')).options).toMatchObject({
+      watchCacheWindowBytes: 128 * 1024 * 1024,
+      watchCacheWindowEvents: 500,
+    });
+    expect(completeServeOptions(await flags('--watch-cache-window-bytes=1048576')).options?.watchCacheWindowBytes).toBe(1024 * 1024);
+    const { errors } = completeServeOptions(await flags('--watch-cache-window-bytes=64MB', '--watch-cache-window-events=0'));
+    expect(errors).toEqual([
+      '--watch-cache-window-events 0 must be between 1 and 9007199254740991, inclusive.',
+      'invalid argument "64MB" for "--watch-cache-window-bytes" flag: expected a positive number of bytes, optionally with a Ki, Mi or Gi suffix',
+    ]);
   });
 
   it('reports every bad value at once, in pflag and Kubernetes wording', async () => {

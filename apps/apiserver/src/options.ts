@@ -1,4 +1,5 @@
 import type { Argv } from 'yargs';
+import { defaultWatchCacheCapacity } from '@plat/storage';
 import { completeAuthOptions, declareAuthFlags, type AuthOptions } from './auth-options.js';
 import { completeEgressTracingOptions, declareEgressTracingFlags } from './egress-tracing-options.js';
 import type { EgressTracingFlags } from './egress-tracing-setup.js';
@@ -22,6 +23,9 @@ export interface ServerRunOptions {
   etcdKeyFile?: string;
   etcdPrefix: string;
   watchCache: boolean;
+  /** --watch-cache-window-events and --watch-cache-window-bytes: the watch cache's window of recent events. */
+  watchCacheWindowEvents: number;
+  watchCacheWindowBytes: number;
   dataDir: string;
   /** --authorization-mode as given or defaulted (used only without --authorization-config). */
   authorizationModes: string[];
@@ -54,6 +58,8 @@ export const defaults = {
   maxRequestsInflight: 400,
   maxMutatingRequestsInflight: 200,
   shutdownDelayDuration: '0s',
+  watchCacheWindowEvents: defaultWatchCacheCapacity,
+  watchCacheWindowBytes: '64Mi',
 };
 
 /** Declares the serve flags with Kubernetes' names and help texts. Values stay strings: parsed below. */
@@ -101,7 +107,18 @@ export function declareServeFlags<T>(y: Argv<T>): Argv<T> {
       description: 'If set, the file that will be used to secure the secure port of the API server via token authentication (CSV: token,user,uid,"group1,group2").',
     })
     .group(
-      ['storage-backend', 'data-dir', 'etcd-servers', 'etcd-cafile', 'etcd-certfile', 'etcd-keyfile', 'etcd-prefix', 'watch-cache'],
+      [
+        'storage-backend',
+        'data-dir',
+        'etcd-servers',
+        'etcd-cafile',
+        'etcd-certfile',
+        'etcd-keyfile',
+        'etcd-prefix',
+        'watch-cache',
+        'watch-cache-window-events',
+        'watch-cache-window-bytes',
+      ],
       'Storage flags:',
     )
     .option('storage-backend', {
@@ -120,6 +137,17 @@ export function declareServeFlags<T>(y: Argv<T>): Argv<T> {
     .option('etcd-keyfile', { type: 'string', description: 'SSL key file used to secure etcd communication.' })
     .option('etcd-prefix', { type: 'string', default: defaults.etcdPrefix, description: 'The prefix to prepend to all resource paths in etcd.' })
     .option('watch-cache', { type: 'boolean', default: true, description: 'Enable watch caching in the apiserver.' })
+    .option('watch-cache-window-events', {
+      type: 'string',
+      default: String(defaults.watchCacheWindowEvents),
+      description: 'Most recent events the watch cache keeps for watches resuming from a resourceVersion; older ones answer 410 Gone.',
+    })
+    .option('watch-cache-window-bytes', {
+      type: 'string',
+      default: defaults.watchCacheWindowBytes,
+      description:
+        "Most bytes of recent events (their objects' stored JSON) the watch cache keeps, in bytes or with a Ki, Mi or Gi suffix; past it the oldest events go first.",
+    })
     .group(['request-timeout', 'min-request-timeout', 'max-requests-inflight', 'max-mutating-requests-inflight'], 'Generic flags:')
     .option('request-timeout', {
       type: 'string',
@@ -166,6 +194,20 @@ function parseIntFlag(raw: RawFlags, flag: string, errors: string[], min = 0, ma
   }
   const n = Number(value);
   if (n < min || n > max) errors.push(`--${flag} ${n} must be between ${min} and ${max}, inclusive.`);
+  return n;
+}
+
+const byteSuffixes: Record<string, number> = { '': 1, Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3 };
+
+/** A size in bytes: digits, optionally with a binary suffix as Kubernetes quantities write them (`64Mi`). */
+function parseByteSize(raw: RawFlags, flag: string, errors: string[]): number {
+  const value = String(raw[flag]);
+  const m = /^(\d+)(Ki|Mi|Gi)?$/.exec(value);
+  const n = m ? Number(m[1]) * byteSuffixes[m[2] ?? '']! : NaN;
+  if (!Number.isSafeInteger(n) || n < 1) {
+    errors.push(invalidArgument(value, flag, 'expected a positive number of bytes, optionally with a Ki, Mi or Gi suffix'));
+    return 0;
+  }
   return n;
 }
 
@@ -229,6 +271,8 @@ export function completeServeOptions(raw: RawFlags): { options?: ServerRunOption
   const minRequestTimeoutSeconds = parseIntFlag(raw, 'min-request-timeout', errors);
   const http2MaxStreamsPerConnection = parseIntFlag(raw, 'http2-max-streams-per-connection', errors, 0, 2 ** 32 - 1);
   const maxRequestsInflight = parseIntFlag(raw, 'max-requests-inflight', errors);
+  const watchCacheWindowEvents = parseIntFlag(raw, 'watch-cache-window-events', errors, 1);
+  const watchCacheWindowBytes = parseByteSize(raw, 'watch-cache-window-bytes', errors);
   const maxMutatingRequestsInflight = parseIntFlag(raw, 'max-mutating-requests-inflight', errors);
   const verbosity = parseIntFlag(raw, 'v', errors, 0, 10);
   const loggingFormat = String(raw['logging-format']);
@@ -256,6 +300,8 @@ export function completeServeOptions(raw: RawFlags): { options?: ServerRunOption
       etcdKeyFile,
       etcdPrefix: String(raw['etcd-prefix']),
       watchCache: raw['watch-cache'] !== false,
+      watchCacheWindowEvents,
+      watchCacheWindowBytes,
       dataDir,
       authorizationModes: auth.authorization.modes,
       auth,

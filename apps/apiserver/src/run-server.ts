@@ -109,7 +109,7 @@ export async function runServer(o: ServerRunOptions, deps: { logger: Logger; ver
 
   let storage: Storage;
   try {
-    storage = await openStorage(await egressTracing.storageBackend(backendOptions(o)), { watchCache: o.watchCache });
+    storage = await openStorage(await egressTracing.storageBackend(backendOptions(o)), { watchCache: o.watchCache, watchCacheOptions: { capacity: o.watchCacheWindowEvents, capacityBytes: o.watchCacheWindowBytes } });
   } catch (err) {
     if (err instanceof StartupError) throw err;
     await egressTracing.close();

@@ -17,7 +17,7 @@ import { withRequestTimeout } from './filters/timeout.js';
 import { serveHealth, type HealthCheck } from './health.js';
 import { instrumentStorage } from './instrumented-storage.js';
 import { silentLogger, type ServerLogger } from './logger.js';
-import { createServerMetrics, recordRequest, type ServerMetrics } from './metrics.js';
+import { createServerMetrics, recordRequest, registerStorageMemoryMetrics, type ServerMetrics } from './metrics.js';
 import { negotiateOutput } from './negotiation.js';
 import { buildOpenApiV2, buildOpenApiV3, documentHash } from './openapi/documents.js';
 import { allDefinitions } from './openapi/operations.js';
@@ -134,6 +134,8 @@ export function createApiServer(serverOptions: ApiServerOptions): ApiServer {
   const logger = options.logger ?? silentLogger;
   const versionInfo = defaultVersionInfo(options.version);
   const metrics: ServerMetrics = createServerMetrics(options.metricsRegistry);
+  const { storage } = options;
+  if (storage.memoryStats) registerStorageMemoryMetrics(metrics.registry, () => storage.memoryStats!());
   const schemas = new SchemaSet(allDefinitions(options.resources));
   const reviews = options.reviews !== false;
   const discovery = new Discovery(options.resources, reviews ? reviewResources : []);

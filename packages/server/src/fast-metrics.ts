@@ -136,8 +136,18 @@ interface GaugeSeries extends Series, GaugeChild {
 }
 
 export class FastGauge extends SingleValueMetric<GaugeSeries, GaugeChild> {
-  constructor(opts: MetricOptions) {
+  private readonly collect: (() => void) | undefined;
+
+  /** `collect` runs before each export: a gauge that reads its value from elsewhere sets it there. */
+  constructor(opts: MetricOptions & { collect?: (gauge: FastGauge) => void }) {
     super(opts, 'gauge');
+    const collect = opts.collect;
+    this.collect = collect && (() => collect(this));
+  }
+
+  override async get(): ReturnType<SingleValueMetric<GaugeSeries, GaugeChild>['get']> {
+    this.collect?.();
+    return super.get();
   }
 
   protected newSeries(labels: Record<string, string>): GaugeSeries {

@@ -1,4 +1,5 @@
 import type { Registry } from 'prom-client';
+import type { StorageMemoryStats } from '@plat/storage';
 import { createMetricsRegistry } from '@plat/telemetry';
 import { FastCounter, FastGauge, FastHistogram, type CounterChild, type HistogramChild } from './fast-metrics.js';
 
@@ -116,4 +117,31 @@ export function createServerMetrics(registry: Registry = createMetricsRegistry()
       registry,
     }),
   };
+}
+
+/**
+ * Gauges of what the store keeps in memory and its bounds, read from `stats()` at each scrape:
+ * the watch cache's window of recent events (count and bytes of stored JSON) and the read cache.
+ * A part the store does not have is not exported.
+ */
+export function registerStorageMemoryMetrics(registry: Registry, stats: () => StorageMemoryStats): void {
+  const gauge = (name: string, help: string, read: (s: StorageMemoryStats) => number | undefined) =>
+    new FastGauge({
+      name,
+      help,
+      labelNames: [],
+      registry,
+      collect(g) {
+        const value = read(stats());
+        if (value === undefined) g.reset();
+        else g.labels().set(value);
+      },
+    });
+  gauge('apiserver_watch_cache_window_events', 'Events in the watch cache window (kept for watches resuming from a resourceVersion).', (s) => s.watchCacheWindow?.events);
+  gauge('apiserver_watch_cache_window_events_limit', 'Most events the watch cache window keeps.', (s) => s.watchCacheWindow?.maxEvents);
+  gauge('apiserver_watch_cache_window_bytes', "Bytes of the watch cache window's objects (their stored JSON).", (s) => s.watchCacheWindow?.bytes);
+  gauge('apiserver_watch_cache_window_bytes_limit', 'Most bytes the watch cache window keeps (--watch-cache-window-bytes).', (s) => s.watchCacheWindow?.maxBytes);
+  gauge('apiserver_storage_read_cache_objects', 'Decoded objects the storage keeps for repeated gets.', (s) => s.readCache?.objects);
+  gauge('apiserver_storage_read_cache_bytes', "Bytes of the read cache's objects (their stored JSON).", (s) => s.readCache?.bytes);
+  gauge('apiserver_storage_read_cache_bytes_limit', 'Most bytes the read cache keeps.', (s) => s.readCache?.maxBytes);
 }

@@ -11,6 +11,6 @@ export {
   type OpenStorageExtra,
   type SqliteBackendOptions,
 } from './open-storage.js';
-export { WatchCache, type WatchCacheOptions } from './watch-cache.js';
+export { WatchCache, defaultWatchCacheCapacity, defaultWatchCacheCapacityBytes, type WatchCacheOptions } from './watch-cache.js';
 export { optimisticLockErrorMsg, optimisticLockConflict } from './storage-errors.js';
 export { keyInfo, type KeyInfo } from './storage-key.js';

@@ -97,6 +97,8 @@ export interface WatchOptions extends OperationOptions {
    * the store's setting, 10 000). The initial events do not count against it.
    */
   maxQueuedEvents?: number;
+  /** Bytes (events' `size`) of live events this watcher may have queued (default 16 MiB). */
+  maxQueuedBytes?: number;
 }
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
@@ -112,6 +114,19 @@ export interface WatchEvent {
    * watch cache can be fed through the public Storage interface alone; servers may ignore it.
    */
   key?: string;
+  /**
+   * Bytes of the object's stored form (its JSON), when the store knows them (every store built on
+   * MvccStorage does): what keeping the event costs, for a watch cache's byte bound.
+   */
+  size?: number;
+}
+
+/** What a store keeps in memory, for /metrics: each part present when the store has it. */
+export interface StorageMemoryStats {
+  /** A watch cache's window of recent events (for watches resuming from a revision). */
+  watchCacheWindow?: { events: number; bytes: number; maxEvents: number; maxBytes: number };
+  /** Decoded objects a store keeps for repeated gets. */
+  readCache?: { objects: number; bytes: number; maxObjects: number; maxBytes: number };
 }
 
 /** The annotation on the BOOKMARK that ends the initial events of a sendInitialEvents watch. */
@@ -144,5 +159,7 @@ export interface Storage {
   requestProgress?(): Promise<void>;
   /** Reports whether the backend is reachable (for /readyz). */
   ready(): Promise<boolean>;
+  /** Optional: what the store keeps in memory and its bounds (for /metrics). */
+  memoryStats?(): StorageMemoryStats;
   close(): Promise<void>;
 }

@@ -66,4 +66,22 @@ describe('memory storage', () => {
       await none.close();
     }
   });
+
+  it('keeps at most readCacheBytes of decoded objects, and no object larger than that', async () => {
+    const s = new MemoryStorage({ readCacheBytes: 25_000 });
+    try {
+      const blob = (n: number) => ({ metadata: { name: `o${n}` }, spec: { blob: 'x'.repeat(10_000) } });
+      for (let i = 0; i < 4; i++) await s.create(`/g/r/o${i}`, blob(i));
+      await s.create('/g/r/huge', { metadata: { name: 'huge' }, spec: { blob: 'x'.repeat(30_000) } });
+      for (let i = 0; i < 4; i++) await s.get(`/g/r/o${i}`);
+      expect(s.memoryStats().readCache).toMatchObject({ objects: 2, maxBytes: 25_000 });
+      expect(s.memoryStats().readCache!.bytes).toBeLessThanOrEqual(25_000);
+      const huge = await s.get('/g/r/huge');
+      expect(await s.get('/g/r/huge')).not.toBe(huge);
+      const o3 = await s.get('/g/r/o3');
+      expect(await s.get('/g/r/o3')).toBe(o3);
+    } finally {
+      await s.close();
+    }
+  });
 });

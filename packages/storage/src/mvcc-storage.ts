@@ -8,6 +8,7 @@ import type {
   ListResult,
   Predicate,
   Storage,
+  StorageMemoryStats,
   StoredObject,
   TryUpdate,
   UpdateOptions,
@@ -45,6 +46,8 @@ export interface MvccStorageOptions {
    * stored JSON on every read.
    */
   readCacheSize?: number;
+  /** Bytes of stored JSON the read cache may hold (default 32 MiB); a larger object is not kept. */
+  readCacheBytes?: number;
 }
 
 /** Freezes an object and everything in it (decoded JSON: plain objects and arrays only). */
@@ -97,20 +100,22 @@ export function transformEvent(e: KvEvent, predicate: Predicate | undefined): Wa
     if (e.prevValue === undefined) return undefined;
     const prev = decodeObject(e.prevValue, e.prevRevision ?? e.revision);
     if (predicate && !predicate(prev)) return undefined;
-    return { type: 'DELETED', object: decodeObject(e.prevValue, e.revision), prevObject: prev, key: e.key };
+    return { type: 'DELETED', object: decodeObject(e.prevValue, e.revision), prevObject: prev, key: e.key, size: e.prevValue.length };
   }
-  const obj = decodeObject(e.value ?? '{}', e.revision);
+  const value = e.value ?? '{}';
+  const obj = decodeObject(value, e.revision);
+  const size = value.length;
   if (e.prevValue === undefined) {
-    return !predicate || predicate(obj) ? { type: 'ADDED', object: obj, key: e.key } : undefined;
+    return !predicate || predicate(obj) ? { type: 'ADDED', object: obj, key: e.key, size } : undefined;
   }
   const prev = decodeObject(e.prevValue, e.prevRevision ?? e.revision);
-  if (!predicate) return { type: 'MODIFIED', object: obj, prevObject: prev, key: e.key };
+  if (!predicate) return { type: 'MODIFIED', object: obj, prevObject: prev, key: e.key, size };
   const cur = predicate(obj);
   const old = predicate(prev);
-  if (cur && old) return { type: 'MODIFIED', object: obj, prevObject: prev, key: e.key };
-  if (cur) return { type: 'ADDED', object: obj, key: e.key };
+  if (cur && old) return { type: 'MODIFIED', object: obj, prevObject: prev, key: e.key, size };
+  if (cur) return { type: 'ADDED', object: obj, key: e.key, size };
   // The object left the selection: the watcher sees it deleted, at this event's revision.
-  if (old) return { type: 'DELETED', object: decodeObject(e.prevValue, e.revision), prevObject: prev, key: e.key };
+  if (old) return { type: 'DELETED', object: decodeObject(e.prevValue, e.revision), prevObject: prev, key: e.key, size: e.prevValue.length };
   return undefined;
 }
 
@@ -132,8 +137,10 @@ export class MvccStorage implements Storage {
   /** Watches with bookmarks that send one as soon as the backend reports progress. */
   private readonly progressListeners = new Set<() => void>();
   /** Objects recently answered by get, by key, with the revision they were decoded at. */
-  private readonly reads = new Map<string, { revision: number; object: StoredObject }>();
+  private readonly reads = new Map<string, { revision: number; object: StoredObject; size: number }>();
   private readonly readCacheSize: number;
+  private readonly readCacheBytes: number;
+  private readBytes = 0;
 
   constructor(
     protected readonly kv: Kv,
@@ -142,6 +149,7 @@ export class MvccStorage implements Storage {
     this.maxQueuedEvents = opts.maxQueuedEvents ?? defaultMaxQueuedEvents;
     this.bookmarkIntervalMs = opts.bookmarkIntervalMs ?? 60_000;
     this.readCacheSize = opts.readCacheSize ?? 1024;
+    this.readCacheBytes = opts.readCacheBytes ?? 32 * 1024 * 1024;
   }
 
   /** Runs a backend call, mapping unexpected failures to a 500 (backends map unreachability to 503). */
@@ -183,7 +191,7 @@ export class MvccStorage implements Storage {
       if (minimum !== undefined && minimum > latest.revision) throw tooLargeResourceVersion(minimum, latest.revision);
       if (latest.modRevision === known.revision) return known.object;
       if (latest.modRevision === undefined) {
-        this.reads.delete(key);
+        this.forgetRead(key);
         throw notFound(key);
       }
     }
@@ -203,10 +211,28 @@ export class MvccStorage implements Storage {
     const known = this.reads.get(key);
     if (known && known.revision === record.modRevision) return known.object;
     const object = deepFreeze(decodeObject(record.value, record.modRevision));
-    if (known) this.reads.delete(key);
-    else if (this.reads.size >= this.readCacheSize) this.reads.delete(this.reads.keys().next().value as string);
-    this.reads.set(key, { revision: record.modRevision, object });
+    if (known) this.forgetRead(key);
+    const size = record.value.length;
+    if (size > this.readCacheBytes) return object;
+    // Oldest first, until both bounds hold with the new object.
+    while (this.reads.size >= this.readCacheSize || this.readBytes + size > this.readCacheBytes) {
+      this.forgetRead(this.reads.keys().next().value as string);
+    }
+    this.reads.set(key, { revision: record.modRevision, object, size });
+    this.readBytes += size;
     return object;
+  }
+
+  private forgetRead(key: string): void {
+    const known = this.reads.get(key);
+    if (!known) return;
+    this.reads.delete(key);
+    this.readBytes -= known.size;
+  }
+
+  /** The read cache's fill and bounds. */
+  memoryStats(): StorageMemoryStats {
+    return { readCache: { objects: this.reads.size, bytes: this.readBytes, maxObjects: this.readCacheSize, maxBytes: this.readCacheBytes } };
   }
 
   async list(prefixIn: string, opts: ListOptions = {}): Promise<ListResult> {
@@ -353,7 +379,7 @@ export class MvccStorage implements Storage {
     const prefix = normalizePrefix(prefixIn);
     const end = prefixEnd(prefix);
     const rv = parseResourceVersion(opts.resourceVersion);
-    const stream = new WatchStream(opts.maxQueuedEvents ?? this.maxQueuedEvents);
+    const stream = new WatchStream(opts.maxQueuedEvents ?? this.maxQueuedEvents, opts.maxQueuedBytes);
     const predicate = opts.predicate;
     const initial = opts.sendInitialEvents ?? (rv === undefined || rv === 0);
     let startRev: number;
@@ -461,6 +487,7 @@ export class MvccStorage implements Storage {
     for (const w of [...this.openWatches]) w.finish();
     this.closed = true;
     this.reads.clear();
+    this.readBytes = 0;
     await this.kv.close();
   }
 }

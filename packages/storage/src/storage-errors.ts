@@ -111,10 +111,10 @@ export function resourceVersionSetOnCreate(): StatusError {
 }
 
 /** The ERROR event a watcher receives when it falls too far behind and is closed. */
-export function watcherTooSlow(queued: number): StatusError {
+export function watcherTooSlow(queued: number, bytes: number): StatusError {
   return new StatusError({
     code: 410,
     reason: 'Expired',
-    message: `watch closed: the client fell behind by more than ${queued} events; restart the watch from the last resourceVersion received`,
+    message: `watch closed: the client fell behind by ${queued} events (${bytes} bytes); restart the watch from the last resourceVersion received`,
   });
 }

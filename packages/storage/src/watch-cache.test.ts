@@ -121,6 +121,38 @@ describe('watch cache', () => {
     w.stop();
   });
 
+  it('bounds its event window by bytes too, and reports the window and the read cache', async () => {
+    await cache.close();
+    backend = new CountingBackend();
+    await backend.create(key('big'), obj('big'));
+    cache = await WatchCache.open(backend, { capacity: 10_000, capacityBytes: 250_000 });
+    const start = await cache.currentRevision();
+    // Ten updates of a ~100 kB object: the window keeps the last two (a count bound alone kept all).
+    for (let i = 0; i < 10; i++) {
+      await cache.guaranteedUpdate(key('big'), (c) => ({ ...c, spec: { i, blob: 'x'.repeat(100_000) } }));
+    }
+    await cache.list(prefix); // catch up
+    const window = cache.memoryStats().watchCacheWindow!;
+    expect(window).toMatchObject({ events: 2, maxEvents: 10_000, maxBytes: 250_000 });
+    expect(window.bytes).toBeGreaterThan(200_000);
+    expect(window.bytes).toBeLessThanOrEqual(250_000);
+    await expect(cache.watch(prefix, { resourceVersion: String(start) })).rejects.toMatchObject({ code: 410 });
+    const w = await cache.watch(prefix, { resourceVersion: String((await cache.currentRevision()) - 2) });
+    expect((await next(w)).value?.type).toBe('MODIFIED');
+    w.stop();
+    await cache.get(key('big'));
+    expect(cache.memoryStats().readCache).toMatchObject({ objects: 1, maxObjects: 1024, maxBytes: 32 * 1024 * 1024 });
+  });
+
+  it('closes a watcher whose queued events pass the byte bound', async () => {
+    const w = await cache.watch(prefix, { sendInitialEvents: false, maxQueuedBytes: 150_000 });
+    for (let i = 0; i < 3; i++) await cache.guaranteedUpdate(key('a'), (c) => ({ ...c, spec: { i, blob: 'x'.repeat(60_000) } }));
+    const got: WatchEvent[] = [];
+    for await (const e of w) got.push(e);
+    expect(got.map((e) => e.type)).toEqual(['ERROR']);
+    expect(got[0].object).toMatchObject({ code: 410, reason: 'Expired', message: expect.stringMatching(/^watch closed: the client fell behind by 2 events \(\d+ bytes\)/) });
+  });
+
   it('waits for a newer revision, then answers 504 Too large resource version', async () => {
     const cur = await cache.currentRevision();
     await expect(cache.get(key('a'), { resourceVersion: String(cur + 5) })).rejects.toMatchObject({ code: 504, reason: 'Timeout' });

@@ -8,6 +8,7 @@ import type {
   ListResult,
   Predicate,
   Storage,
+  StorageMemoryStats,
   StoredObject,
   TryUpdate,
   UpdateOptions,
@@ -23,10 +24,21 @@ import { parseResourceVersion } from './resource-version.js';
 import { notFound, tooLargeResourceVersion, tooOldResourceVersion } from './storage-errors.js';
 import { normalizePrefix, prefixEnd, validateKey } from './storage-key.js';
 import { WatchStream, defaultMaxQueuedEvents } from './watch-stream.js';
+import { EventWindow, type WindowEvent } from './event-window.js';
+
+/** Events the window keeps by default (kube's cacher sizes its window between 100 and 102,400 events). */
+export const defaultWatchCacheCapacity = 10_000;
+/** Bytes the window keeps by default: 64 MiB of objects' stored JSON. */
+export const defaultWatchCacheCapacityBytes = 64 * 1024 * 1024;
 
 export interface WatchCacheOptions {
   /** Recent events kept for watchers resuming from a revision (default 10 000). */
   capacity?: number;
+  /**
+   * Bytes of recent events kept (their objects' stored JSON; default 64 MiB): past either bound
+   * the oldest events go, and watches from before them answer 410.
+   */
+  capacityBytes?: number;
   /** Events one watcher may have queued before it is closed with an ERROR event. */
   maxQueuedEvents?: number;
   /** Default bookmark period for watches with allowWatchBookmarks (ms, default 60 000). */
@@ -72,10 +84,9 @@ function copyAt(e: Entry, revision: number): StoredObject {
   return o;
 }
 
-interface CachedEvent {
+interface CachedEvent extends WindowEvent {
   type: 'ADDED' | 'MODIFIED' | 'DELETED';
   key: string;
-  revision: number;
   entry: Entry;
   prev?: Entry;
 }
@@ -107,7 +118,6 @@ function lowerBound(arr: readonly string[], x: string): number {
  * a revision older than the window answers 410, and a slow watcher is closed with an ERROR event.
  */
 export class WatchCache implements Storage {
-  private readonly capacity: number;
   private readonly maxQueuedEvents: number;
   private readonly bookmarkIntervalMs: number;
   private readonly freshnessTimeoutMs: number;
@@ -115,8 +125,7 @@ export class WatchCache implements Storage {
 
   private readonly objects = new Map<string, Entry>();
   private keys: string[] = [];
-  private events: CachedEvent[] = [];
-  private eventsHead = 0;
+  private readonly events: EventWindow<CachedEvent>;
   /** Every change up to rev has been applied. */
   private rev = 0;
   /** A watch must start at or above this revision. */
@@ -133,7 +142,7 @@ export class WatchCache implements Storage {
     private readonly backend: Storage,
     opts: WatchCacheOptions = {},
   ) {
-    this.capacity = opts.capacity ?? 10_000;
+    this.events = new EventWindow(opts.capacity ?? defaultWatchCacheCapacity, opts.capacityBytes ?? defaultWatchCacheCapacityBytes);
     this.maxQueuedEvents = opts.maxQueuedEvents ?? defaultMaxQueuedEvents;
     this.bookmarkIntervalMs = opts.bookmarkIntervalMs ?? 60_000;
     this.freshnessTimeoutMs = opts.freshnessTimeoutMs ?? 3000;
@@ -174,6 +183,7 @@ export class WatchCache implements Storage {
           bookmarkIntervalMs: this.progressIntervalMs,
           // The cache is the only consumer and keeps up; a burst must not cut it off.
           maxQueuedEvents: Number.MAX_SAFE_INTEGER,
+          maxQueuedBytes: Number.MAX_SAFE_INTEGER,
         });
         this.upstream = w;
         const it = w[Symbol.asyncIterator]();
@@ -190,8 +200,7 @@ export class WatchCache implements Storage {
             const meta = (e.object as StoredObject).metadata;
             if (meta?.annotations?.[initialEventsEndAnnotation] === 'true') {
               this.keys = loaded.sort();
-              this.events = [];
-              this.eventsHead = 0;
+              this.events.clear();
               this.rev = Number(meta.resourceVersion);
               this.floor = this.rev;
               break;
@@ -227,7 +236,7 @@ export class WatchCache implements Storage {
         } else if (e.type === 'ERROR') {
           break;
         } else if (e.key) {
-          this.apply(e.type, e.key, e.object as StoredObject, e.prevObject);
+          this.apply(e.type, e.key, e.object as StoredObject, e.prevObject, e.size);
         }
       }
     } finally {
@@ -242,7 +251,7 @@ export class WatchCache implements Storage {
     this.initialSync = this.sync(false);
   }
 
-  private apply(type: 'ADDED' | 'MODIFIED' | 'DELETED', key: string, obj: StoredObject, prevObject?: StoredObject): void {
+  private apply(type: 'ADDED' | 'MODIFIED' | 'DELETED', key: string, obj: StoredObject, prevObject?: StoredObject, size?: number): void {
     const revision = Number(obj.metadata?.resourceVersion);
     const entry = entryOf(obj);
     const old = this.objects.get(key);
@@ -257,16 +266,9 @@ export class WatchCache implements Storage {
       if (!old) this.keys.splice(lowerBound(this.keys, key), 0, key);
       this.objects.set(key, entry);
     }
-    const ev: CachedEvent = { type, key, revision, entry, prev: type === 'ADDED' ? undefined : prev };
-    this.events.push(ev);
-    if (this.events.length - this.eventsHead > this.capacity) {
-      this.floor = this.events[this.eventsHead].revision;
-      this.eventsHead++;
-      if (this.eventsHead > 4096) {
-        this.events = this.events.slice(this.eventsHead);
-        this.eventsHead = 0;
-      }
-    }
+    const ev: CachedEvent = { type, key, revision, entry, prev: type === 'ADDED' ? undefined : prev, size: size ?? JSON.stringify(obj).length };
+    const dropped = this.events.push(ev);
+    if (dropped !== undefined) this.floor = dropped;
     for (const w of this.watchers) this.deliver(w, ev);
     this.advance(revision);
   }
@@ -321,23 +323,23 @@ export class WatchCache implements Storage {
     if (ev.key < w.start || ev.key >= w.end) return;
     const p = w.predicate;
     if (ev.type === 'ADDED') {
-      if (!p || p(ev.entry.obj)) w.stream.push({ type: 'ADDED', object: copy(ev.entry), key: ev.key });
+      if (!p || p(ev.entry.obj)) w.stream.push({ type: 'ADDED', object: copy(ev.entry), key: ev.key, size: ev.size });
       return;
     }
     if (ev.type === 'DELETED') {
       if (!p || (ev.prev && p(ev.prev.obj))) {
-        w.stream.push({ type: 'DELETED', object: copy(ev.entry), prevObject: ev.prev && copy(ev.prev), key: ev.key });
+        w.stream.push({ type: 'DELETED', object: copy(ev.entry), prevObject: ev.prev && copy(ev.prev), key: ev.key, size: ev.size });
       }
       return;
     }
     const cur = !p || p(ev.entry.obj);
     const old = !p || (ev.prev !== undefined && p(ev.prev.obj));
     if (cur && old) {
-      w.stream.push({ type: 'MODIFIED', object: copy(ev.entry), prevObject: ev.prev && copy(ev.prev), key: ev.key });
+      w.stream.push({ type: 'MODIFIED', object: copy(ev.entry), prevObject: ev.prev && copy(ev.prev), key: ev.key, size: ev.size });
     } else if (cur) {
-      w.stream.push({ type: 'ADDED', object: copy(ev.entry), key: ev.key });
+      w.stream.push({ type: 'ADDED', object: copy(ev.entry), key: ev.key, size: ev.size });
     } else if (old && ev.prev) {
-      w.stream.push({ type: 'DELETED', object: copyAt(ev.prev, ev.revision), prevObject: copy(ev.prev), key: ev.key });
+      w.stream.push({ type: 'DELETED', object: copyAt(ev.prev, ev.revision), prevObject: copy(ev.prev), key: ev.key, size: ev.size });
     }
   }
 
@@ -415,7 +417,7 @@ export class WatchCache implements Storage {
 
     // From here on everything is synchronous: the snapshot, the catch-up and the registration
     // see the same cache state.
-    const stream = new WatchStream(opts.maxQueuedEvents ?? this.maxQueuedEvents);
+    const stream = new WatchStream(opts.maxQueuedEvents ?? this.maxQueuedEvents, opts.maxQueuedBytes);
     const w: CacheWatcher = { start: prefix, end, predicate, stream };
     let startRev: number;
     if (initial) {
@@ -427,9 +429,7 @@ export class WatchCache implements Storage {
       if (opts.sendInitialEvents === true) stream.pushInitial({ type: 'BOOKMARK', object: bookmarkObject(startRev, true) });
     } else {
       startRev = rv === undefined ? (current ?? this.rev) : rv === 0 ? this.rev : rv;
-      for (let i = this.eventsHead; i < this.events.length; i++) {
-        if (this.events[i].revision > startRev) this.deliver(w, this.events[i]);
-      }
+      this.events.forEachAfter(startRev, (ev) => this.deliver(w, ev));
     }
     this.watchers.add(w);
     const cancelBookmarks = opts.allowWatchBookmarks
@@ -466,7 +466,12 @@ export class WatchCache implements Storage {
     await this.backend.compact(revision);
     // Watches may not start below the backend's compaction point, even where the window reaches.
     if (revision > this.floor) this.floor = revision;
-    while (this.eventsHead < this.events.length && this.events[this.eventsHead].revision <= revision) this.eventsHead++;
+    this.events.dropThrough(revision);
+  }
+
+  /** The window's fill and bounds, and the backend's read cache. */
+  memoryStats(): StorageMemoryStats {
+    return { ...this.backend.memoryStats?.(), watchCacheWindow: this.events.stats() };
   }
 
   currentRevision(): Promise<number> {

@@ -3,22 +3,30 @@ import { watcherTooSlow } from './storage-errors.js';
 
 /** Default bound of events queued for one watcher before it is closed with an ERROR event. */
 export const defaultMaxQueuedEvents = 10_000;
+/** Default bound of the bytes (events' `size`) queued for one watcher: 16 MiB. */
+export const defaultMaxQueuedBytes = 16 * 1024 * 1024;
 
 /**
  * One watcher's event queue, consumed as an async iterator. Producers push synchronously; a
- * consumer that falls more than `maxQueued` events behind gets an ERROR event and the stream
- * ends, so a stuck client cannot grow server memory without bound.
+ * consumer that falls more than `maxQueued` events or `maxQueuedBytes` behind gets an ERROR event
+ * and the stream ends, so a stuck client cannot grow server memory without bound (counting
+ * events alone let a stuck watcher of megabyte objects hold gigabytes).
  */
 export class WatchStream implements Watch {
-  private queue: WatchEvent[] = [];
+  private queue: Array<WatchEvent | undefined> = [];
   private head = 0;
   private waiting: ((r: IteratorResult<WatchEvent>) => void) | undefined;
   private ended = false;
-  /** Initial events still queued (not counted against maxQueued). */
+  /** Initial events still queued (not counted against the bounds). */
   private initial = 0;
+  /** Bytes of the live (not initial) events queued. */
+  private liveBytes = 0;
   private readonly onStop: Array<() => void> = [];
 
-  constructor(private readonly maxQueued = defaultMaxQueuedEvents) {}
+  constructor(
+    private readonly maxQueued = defaultMaxQueuedEvents,
+    private readonly maxQueuedBytes = defaultMaxQueuedBytes,
+  ) {}
 
   /** Registers cleanup run once when the stream stops (consumer stop, error, or end). */
   onStopped(fn: () => void): void {
@@ -45,15 +53,21 @@ export class WatchStream implements Watch {
       w({ value: event, done: false });
       return;
     }
-    if (this.queue.length - this.head - this.initial >= this.maxQueued) {
+    const live = this.queue.length - this.head - this.initial;
+    const size = event.size ?? 0;
+    // (One event larger than the byte bound still goes to a watcher that has nothing queued.)
+    if (live >= this.maxQueued || (live > 0 && this.liveBytes + size > this.maxQueuedBytes)) {
       const queued = this.queue.length - this.head;
+      const bytes = this.liveBytes;
       this.queue = [];
       this.head = 0;
       this.initial = 0;
-      this.fail(watcherTooSlow(queued).status);
+      this.liveBytes = 0;
+      this.fail(watcherTooSlow(queued, bytes).status);
       return;
     }
     this.queue.push(event);
+    this.liveBytes += size;
   }
 
   /** Sends an ERROR event carrying `status` and ends the stream after it is read. */
@@ -79,6 +93,7 @@ export class WatchStream implements Watch {
     this.queue = [];
     this.head = 0;
     this.initial = 0;
+    this.liveBytes = 0;
     this.finish();
   }
 
@@ -89,8 +104,11 @@ export class WatchStream implements Watch {
 
   private next(): Promise<IteratorResult<WatchEvent>> {
     if (this.head < this.queue.length) {
-      const value = this.queue[this.head++];
+      const value = this.queue[this.head]!;
+      // A read event holds no memory here any more.
+      this.queue[this.head++] = undefined;
       if (this.initial > 0) this.initial--;
+      else this.liveBytes -= value.size ?? 0;
       if (this.head > 1024 && this.head * 2 > this.queue.length) {
         this.queue = this.queue.slice(this.head);
         this.head = 0;
