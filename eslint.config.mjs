@@ -30,6 +30,16 @@ export default [
     },
   },
   {
+    // README examples import their own package by name, as a consumer does; the layers still hold.
+    files: ['packages/*/examples/**/*.ts'],
+    rules: {
+      '@nx/enforce-module-boundaries': [
+        'error',
+        { enforceBuildableLibDependency: false, allowCircularSelfDependency: true, allow: [], depConstraints },
+      ],
+    },
+  },
+  {
     files: ['**/*.test.ts', '**/test/**/*.ts', 'tools/**/*.ts'],
     rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
   },

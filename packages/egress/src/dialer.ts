@@ -1,4 +1,4 @@
-import net from 'node:net';
+import * as net from 'node:net';
 import type { Duplex } from 'node:stream';
 
 export interface DialOptions {
