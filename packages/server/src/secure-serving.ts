@@ -1,5 +1,5 @@
-import https from 'node:https';
-import http2 from 'node:http2';
+import * as https from 'node:https';
+import * as http2 from 'node:http2';
 import type { Socket } from 'node:net';
 import { StatusError, newBadRequest } from '@plat/api-model';
 import type { IncomingRequest, OutgoingResponse } from './context.js';
