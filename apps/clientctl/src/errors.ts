@@ -57,9 +57,10 @@ export function errorText(err: unknown, command: string): string {
     if (ce.code === 'Connection') return `${ce.message}\n`;
     if (ce.code === 'ContextNotFound' && /^context was not found/.test(ce.message ?? '')) return `Error in configuration: ${ce.message}\n`;
     if (ce.code === 'Timeout') return `Error from server (Timeout): ${ce.message}\n`;
-    return `error: ${ce.message}\n`;
   }
-  return `error: ${err instanceof Error ? err.message : String(err)}\n`;
+  // kubectl's fatal(): `error: ` unless the text has it, a newline unless it ends with one.
+  const msg = err instanceof Error ? err.message : String(err);
+  return `${msg.startsWith('error: ') ? '' : 'error: '}${msg}${msg.endsWith('\n') ? '' : '\n'}`;
 }
 
 /** StandardErrorMessage: the text of a server error, undefined for others. */

@@ -93,6 +93,29 @@ const broken = dir('broken', {
   'g.yaml': 'apiVersion: x.io/v1\nkind: Foo\nmetadata: {name: g}\n',
   'h.json': '{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"j"}}\n{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"k"}} [1]',
 });
+// Keys with dots and backslashes, FieldsV1 keys (`.`, `f:...`), nulls, ints and floats for jsonpath.
+const keyed = file(
+  'keyed.json',
+  JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: {
+      name: 'cfg',
+      labels: { 'app.kubernetes.io/name': 'web', 'a.b': 'x', a: 'z', 'c\\d': 'w', 'a.b.': 't' },
+      managedFields: [{ apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { '.': {}, 'f:a': {} }, 'f:metadata': { 'f:labels': { '.': {}, 'f:a.b': {} } } }, manager: 'm', operation: 'Update' }],
+    },
+    data: { a: '1', 'x.y': '2', x: '3', 'x..y': '4', 'x\\': '5' },
+    spec: { n: null, list: [{ name: 'a', v: 1, f: 1.5, b: true }, { name: 'b', v: 2, f: 2.5, b: false }, { name: 'c', v: 3 }], nums: [1, 2, 3, 4, 5], s: 'héllo' },
+  }),
+);
+const jsonpaths = [
+  '{.metadata.labels.app\\.kubernetes\\.io/name}', '{.metadata.labels.a\\.b}', '{.metadata.labels.a\\.b\\.}', "{.metadata.labels['app.kubernetes.io/name']}",
+  '{.metadata.labels.c\\\\d}', '{.data.x\\.\\.y}', '{..x\\.y}', '{$.data.x\\.y}', '{range .data}{.x\\.y}{end}', '{.data.x\\.y}{"\\n"}{.data.a}',
+  '{.metadata.managedFields[0].fieldsV1.f:data.\\.}', '{.metadata.managedFields[*].fieldsV1.f:metadata.f:labels}', '{.spec.n}',
+  '{.spec.list[?(@.v>1)].name}', '{.spec.list[?(@.f)].name}', '{.spec.list[?(@.v>1.5)].name}', '{.spec.list[?(@.b==true)].name}', '{.spec.list[?(@.v=="2")].name}',
+  '{.spec.nums[1:3]}', '{.spec.nums[-2:]}', '{.spec.nums[::2]}', '{.spec.nums[7]}', '{.spec.nums[3:1]}', '{.spec.list[0,2].name}',
+  '{range .spec.list[*]}{.name}:{.v}{"\\n"}{end}', '{.data[?(@.x\\.y=="2")]}', '{.data["x.y"]}', '{.data.x\\ y}', "{'lit'}{\"\\t\\u00e9\\x41\"}", 'x{.spec.s}y',
+];
 const onlyUnreadable = dir('unreadable', { 'a.yaml': '----\n', 'b.json': '{"a": tru}', 'c.yaml': '- 1\n', 'd.yaml': 'kind: 3\n' });
 
 /** `patch --local` cases compared byte for byte with kubectl 1.32's output (stdout, stderr, exit code). */
@@ -170,6 +193,11 @@ const differential: { name: string; args: string[] }[] = [
   { name: 'missing paths are reported together before anything is read', args: ['-f', path.join(broken, 'e.yaml'), '-f', path.join(tmp, 'nope1'), '-f', cm, '-f', path.join(tmp, 'nope2'), '-p', '{}'] },
   { name: 'an input without objects', args: ['-f', file('empty.yaml', '\n---\n---\n'), '-p', '{}'] },
   { name: 'unknown -o for several objects', args: ['-f', multi, '-p', '{}', '-o', 'foo'] },
+  // JSONPath as kubectl parses and evaluates it: escaped dots, FieldsV1 keys, typed comparisons.
+  ...jsonpaths.map((jp) => ({ name: `jsonpath ${jp}`, args: ['-f', keyed, '-p', '{}', '-o', `jsonpath=${jp}`] })),
+  { name: 'jsonpath-as-json with text and range', args: ['-f', keyed, '-p', '{}', '-o', 'jsonpath-as-json={.spec.nums[*]}{range .spec.list[*]}{.name}{end}'] },
+  { name: 'jsonpath missing key refused', args: ['-f', keyed, '-p', '{}', '-o', 'jsonpath={.nope}', '--allow-missing-template-keys=false'] },
+  { name: 'templates see managedFields without --show-managed-fields', args: ['-f', keyed, '-p', '{}', '-o', 'go-template={{range .metadata.managedFields}}{{.manager}}{{end}}'] },
 ];
 
 function runKubectl(args: string[]): { code: number; stdout: string; stderr: string } {

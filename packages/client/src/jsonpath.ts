@@ -1,351 +1,628 @@
+import { goQuote } from '@plat/api-model';
 import { ClientError } from './client-error.js';
+import { goValue } from './go-template.js';
 import { goJson } from './object-printer.js';
 
 /**
- * kubectl's JSONPath dialect (k8s.io/client-go/util/jsonpath): text with `{...}` actions holding
- * field paths (`.a.b`, `['x.y']`, `..name`, `*`), array access (`[0]`, `[-1]`, `[1:3:1]`, `[*]`,
- * unions `[0,2]` / `['a','b']`), filters `[?(@.x=="y")]`, `{range ...}...{end}` and literals.
+ * kubectl's JSONPath templates (k8s.io/client-go/util/jsonpath), written from its parser and
+ * evaluator so that every template reads as kubectl reads it: `{.a.b}`, escaped dots in keys
+ * (`{.metadata.labels.app\.kubernetes\.io/name}`), `['a']` (a path, not a key: `['a.b']` is
+ * `.a.b`), `[n]`, `[a:b:step]`, `[*]`, unions `[0,2]`, `..name`, `*`, filters
+ * `[?(@.x=="y")]`, `{range ...}{end}` and quoted literals. Values of the object are typed as
+ * kubectl's unstructured decoding types them: integers int64, other numbers float64.
  */
-type Segment =
-  | { t: 'field'; names: string[] }
-  | { t: 'recursive' }
-  | { t: 'wildcard' }
-  | { t: 'index'; start?: number; end?: number; step?: number; single: boolean }
-  | { t: 'union'; indices: number[] }
-  | { t: 'filter'; left: Segment[]; op?: string; right?: Operand };
 
-type Operand = { t: 'path'; path: Segment[] } | { t: 'literal'; value: unknown };
+// ---------------------------------------------------------------------------------------------
+// Nodes (parse tree)
 
 type Node =
+  | { t: 'list'; nodes: Node[] }
   | { t: 'text'; text: string }
-  | { t: 'paths'; paths: Segment[][] }
-  | { t: 'range'; path: Segment[]; body: Node[] };
-
-function parseError(template: string, msg: string): never {
-  throw new ClientError('TemplateParse', `error parsing jsonpath ${template}, ${msg}`);
+  | { t: 'field'; name: string }
+  | { t: 'identifier'; name: string }
+  | { t: 'array'; params: ArrayParam[] }
+  | { t: 'filter'; left: ListNode; right: ListNode; operator: string }
+  | { t: 'int'; value: number }
+  | { t: 'float'; value: number }
+  | { t: 'bool'; value: boolean }
+  | { t: 'wildcard' }
+  | { t: 'recursive' }
+  | { t: 'union'; nodes: ListNode[] };
+type ListNode = Extract<Node, { t: 'list' }>;
+interface ArrayParam {
+  value: number;
+  known: boolean;
+  derived: boolean;
 }
 
-class PathParser {
-  private i = 0;
-  constructor(
-    private readonly s: string,
-    private readonly template: string,
-  ) {}
+const list = (): ListNode => ({ t: 'list', nodes: [] });
 
-  done(): boolean {
-    return this.i >= this.s.length;
+// ---------------------------------------------------------------------------------------------
+// Parser (client-go util/jsonpath/parser.go)
+
+const MAX_NESTING = 1000;
+const dictKey = /^'([^']*)'$/;
+const sliceOperator = /^(-?[\d]*)(:-?[\d]*)?(:-?[\d]*)?$/;
+
+class Parser {
+  private input = '';
+  private pos = 0;
+  private start = 0;
+  private width = 0;
+  root: ListNode = list();
+
+  constructor(private readonly depth = 0) {
+    if (depth > MAX_NESTING) throw new Error('nested too deeply');
   }
 
-  parsePath(stopAt: string): Segment[] {
-    const segs: Segment[] = [];
-    while (this.i < this.s.length && !stopAt.includes(this.s[this.i])) {
-      const c = this.s[this.i];
-      if (c === '@' || c === '$') {
-        this.i++;
-      } else if (c === '.') {
-        if (this.s[this.i + 1] === '.') {
-          this.i += 2;
-          segs.push({ t: 'recursive' });
-          const m = /^[^.[\]{}(),=!<>\s@$*]+/.exec(this.s.slice(this.i));
-          if (m) {
-            this.i += m[0].length;
-            segs.push({ t: 'field', names: [m[0]] });
-          }
-          continue;
-        }
-        this.i++;
-        if (this.s[this.i] === '*') {
-          this.i++;
-          segs.push({ t: 'wildcard' });
-          continue;
-        }
-        const m = /^[^.[\]{}(),=!<>\s@$]*/.exec(this.s.slice(this.i))!;
-        this.i += m[0].length;
-        if (m[0]) segs.push({ t: 'field', names: [m[0]] });
-      } else if (c === '[') {
-        segs.push(this.parseBracket());
-      } else if (c === '*') {
-        this.i++;
-        segs.push({ t: 'wildcard' });
-      } else if (/[A-Za-z_]/.test(c) && segs.length === 0) {
-        const m = /^[^.[\]{}(),=!<>\s]*/.exec(this.s.slice(this.i))!;
-        this.i += m[0].length;
-        segs.push({ t: 'field', names: [m[0]] });
-      } else {
-        parseError(this.template, `unrecognized character in action: U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')} '${c}'`);
+  parse(text: string): ListNode {
+    this.input = text;
+    this.root = list();
+    this.pos = 0;
+    this.parseText(this.root);
+    return this.root;
+  }
+
+  /** parseAction: the nodes of `{text}`. */
+  private action(text: string): ListNode {
+    const root = new Parser(this.depth + 1).parse(`{${text}}`);
+    return root.nodes[0] as ListNode;
+  }
+
+  private consume(): string {
+    const v = this.input.slice(this.start, this.pos);
+    this.start = this.pos;
+    return v;
+  }
+
+  private next(): string | undefined {
+    if (this.pos >= this.input.length) {
+      this.width = 0;
+      return undefined;
+    }
+    const c = String.fromCodePoint(this.input.codePointAt(this.pos)!);
+    this.width = c.length;
+    this.pos += this.width;
+    return c;
+  }
+
+  private peek(): string | undefined {
+    const c = this.next();
+    this.backup();
+    return c;
+  }
+
+  private backup(): void {
+    this.pos -= this.width;
+  }
+
+  private parseText(cur: ListNode): void {
+    // Iterative: text and actions alternate until the end of the input.
+    for (;;) {
+      const open = this.input.indexOf('{', this.pos);
+      if (open < 0) {
+        this.pos = this.input.length;
+        if (this.pos > this.start) cur.nodes.push({ t: 'text', text: this.consume() });
+        return;
       }
+      this.pos = open;
+      if (this.pos > this.start) cur.nodes.push({ t: 'text', text: this.consume() });
+      this.pos += 1;
+      this.consume();
+      const node = list();
+      cur.nodes.push(node);
+      this.parseInsideAction(node);
+      cur = this.root;
     }
-    return segs;
   }
 
-  private parseBracket(): Segment {
-    const close = this.findClose(this.i);
-    const inner = this.s.slice(this.i + 1, close).trim();
-    this.i = close + 1;
-    if (inner === '*') return { t: 'wildcard' };
-    if (inner.startsWith('?')) return this.parseFilter(inner);
-    if (/^['"]/.test(inner)) {
-      const names: string[] = [];
-      const re = /\s*(['"])((?:\\.|(?!\1).)*)\1\s*(,|$)/gy;
-      let m: RegExpExecArray | null;
-      while (re.lastIndex < inner.length && (m = re.exec(inner))) names.push(m[2].replace(/\\(.)/g, '$1'));
-      if (!names.length) parseError(this.template, `invalid array index ${inner}`);
-      return { t: 'field', names };
+  private parseInsideAction(cur: ListNode): void {
+    for (;;) {
+      const rest = this.input.slice(this.pos);
+      if (rest.startsWith('}')) {
+        this.pos += 1;
+        this.consume();
+        return;
+      }
+      if (rest.startsWith('[?(')) {
+        this.parseFilter(cur);
+        continue;
+      }
+      if (rest.startsWith('..')) {
+        this.parseRecursive(cur);
+        continue;
+      }
+      const r = this.next();
+      if (r === undefined || r === '\r' || r === '\n') throw new Error('unclosed action');
+      if (r === ' ' || r === '@' || r === '$') this.consume();
+      else if (r === '[') this.parseArray(cur);
+      else if (r === '"' || r === "'") this.parseQuote(cur, r);
+      else if (r === '.') this.parseField(cur);
+      else if (r === '+' || r === '-' || /^\p{Nd}$/u.test(r)) {
+        this.backup();
+        this.parseNumber(cur);
+      } else if (isAlphaNumeric(r)) {
+        this.backup();
+        this.parseIdentifier(cur);
+      } else throw new Error(`unrecognized character in action: ${goRune(r)}`);
     }
-    if (inner.includes(',')) {
-      const indices = inner.split(',').map((p) => {
-        if (!/^\s*-?\d+\s*$/.test(p)) parseError(this.template, `invalid array index ${inner}`);
-        return Number(p);
-      });
-      return { t: 'union', indices };
-    }
-    const parts = inner.split(':');
-    if (parts.length > 3 || parts.some((p) => p.trim() !== '' && !/^\s*-?\d+\s*$/.test(p))) {
-      parseError(this.template, `invalid array index ${inner}`);
-    }
-    const num = (p: string | undefined) => (p === undefined || p.trim() === '' ? undefined : Number(p));
-    if (parts.length === 1) {
-      if (inner === '') parseError(this.template, 'invalid array index');
-      return { t: 'index', start: Number(inner), single: true };
-    }
-    return { t: 'index', start: num(parts[0]), end: num(parts[1]), step: num(parts[2]), single: false };
   }
 
-  private findClose(open: number): number {
-    let depth = 0;
-    let quote = '';
-    for (let j = open; j < this.s.length; j++) {
-      const c = this.s[j];
-      if (quote) {
-        if (c === '\\') j++;
-        else if (c === quote) quote = '';
-      } else if (c === '"' || c === "'") quote = c;
-      else if (c === '[') depth++;
-      else if (c === ']' && --depth === 0) return j;
-    }
-    return parseError(this.template, 'unterminated array');
-  }
-
-  private parseFilter(inner: string): Segment {
-    const m = /^\?\s*\((.*)\)\s*$/s.exec(inner);
-    if (!m) parseError(this.template, `unclosed filter ${inner}`);
-    const expr = m[1].trim();
-    const opm = /\s*(==|!=|<=|>=|<|>|=~)\s*/.exec(expr);
-    const leftText = opm ? expr.slice(0, opm.index) : expr;
-    const left = new PathParser(leftText, this.template).parsePath('');
-    if (!opm) return { t: 'filter', left };
-    const rightText = expr.slice(opm.index + opm[0].length).trim();
-    let right: Operand;
-    if (/^(['"]).*\1$/s.test(rightText)) right = { t: 'literal', value: rightText.slice(1, -1) };
-    else if (/^-?\d+(\.\d+)?$/.test(rightText)) right = { t: 'literal', value: Number(rightText) };
-    else if (rightText === 'true' || rightText === 'false') right = { t: 'literal', value: rightText === 'true' };
-    else right = { t: 'path', path: new PathParser(rightText, this.template).parsePath('') };
-    return { t: 'filter', left, op: opm[1], right };
-  }
-}
-
-function unquote(lit: string): string {
-  return lit.slice(1, -1).replace(/\\(.)/g, (_m, c: string) => ({ n: '\n', t: '\t', r: '\r' })[c] ?? c);
-}
-
-/** Parses a template into nodes; `{range}` bodies nest until the matching `{end}`. */
-function parseTemplate(template: string): Node[] {
-  const root: Node[] = [];
-  const stack: Node[][] = [root];
-  let i = 0;
-  while (i < template.length) {
-    const open = template.indexOf('{', i);
-    if (open < 0) {
-      stack[stack.length - 1].push({ t: 'text', text: template.slice(i) });
-      break;
-    }
-    if (open > i) stack[stack.length - 1].push({ t: 'text', text: template.slice(i, open) });
-    let close = -1;
-    let quote = '';
-    for (let j = open + 1; j < template.length; j++) {
-      const c = template[j];
-      if (quote) {
-        if (c === '\\') j++;
-        else if (c === quote) quote = '';
-      } else if (c === '"' || c === "'") quote = c;
-      else if (c === '}') {
-        close = j;
+  private parseIdentifier(cur: ListNode): void {
+    for (;;) {
+      const r = this.next();
+      if (isTerminator(r)) {
+        this.backup();
         break;
       }
     }
-    if (close < 0) throw new ClientError('TemplateParse', `error parsing jsonpath ${template}, unclosed action`);
-    const action = template.slice(open + 1, close).trim();
-    i = close + 1;
-    const cur = stack[stack.length - 1];
-    if (action === 'end') {
-      if (stack.length === 1) parseError(template, 'not in range, nothing to end');
-      stack.pop();
-    } else if (action.startsWith('range')) {
-      const node: Node = { t: 'range', path: new PathParser(action.slice(5).trim(), template).parsePath(''), body: [] };
-      cur.push(node);
-      stack.push(node.body);
-    } else if (/^(['"]).*\1$/s.test(action)) {
-      cur.push({ t: 'text', text: unquote(action) });
-    } else {
-      cur.push({ t: 'paths', paths: [new PathParser(action, template).parsePath('')] });
-    }
+    const value = this.consume();
+    if (value === 'true' || value === 'false') cur.nodes.push({ t: 'bool', value: value === 'true' });
+    else cur.nodes.push({ t: 'identifier', name: value });
   }
-  if (stack.length > 1) parseError(template, 'unexpected EOF');
-  return root;
+
+  private parseRecursive(cur: ListNode): void {
+    if (cur.nodes.at(-1)?.t === 'recursive') throw new Error('invalid multiple recursive descent');
+    this.pos += 2;
+    this.consume();
+    cur.nodes.push({ t: 'recursive' });
+    const r = this.peek();
+    if (r !== undefined && isAlphaNumeric(r)) this.parseField(cur);
+  }
+
+  private parseNumber(cur: ListNode): void {
+    const r = this.peek();
+    if (r === '+' || r === '-') this.next();
+    for (;;) {
+      const c = this.next();
+      if (c !== '.' && !(c !== undefined && /^\p{Nd}$/u.test(c))) {
+        this.backup();
+        break;
+      }
+    }
+    const value = this.consume();
+    if (/^[+-]?\d+$/.test(value)) cur.nodes.push({ t: 'int', value: Number(value) });
+    else if (/^[+-]?(\d+\.?\d*|\.\d+)$/.test(value)) cur.nodes.push({ t: 'float', value: Number(value) });
+    else throw new Error(`cannot parse number ${value}`);
+  }
+
+  private parseArray(cur: ListNode): void {
+    for (;;) {
+      const c = this.next();
+      if (c === undefined || c === '\n') throw new Error('unterminated array');
+      if (c === ']') break;
+    }
+    let text = this.consume().slice(1, -1);
+    if (text === '*') text = ':';
+    const parts = text.split(',');
+    if (parts.length > 1) {
+      cur.nodes.push({ t: 'union', nodes: parts.map((p) => this.action(`[${p.trim()}]`)) });
+      return;
+    }
+    const key = dictKey.exec(text);
+    if (key) {
+      cur.nodes.push(...this.action(`.${key[1]}`).nodes);
+      return;
+    }
+    const m = sliceOperator.exec(text);
+    if (!m) throw new Error(`invalid array index ${text}`);
+    const params: ArrayParam[] = [];
+    for (let i = 0; i < 3; i++) {
+      let v = m[i + 1] ?? '';
+      if (v !== '') {
+        if (i > 0) v = v.slice(1);
+        if (i > 0 && v === '') params.push({ value: 0, known: false, derived: false });
+        else {
+          if (!/^[+-]?\d+$/.test(v)) throw new Error(`array index ${v} is not a number`);
+          params.push({ value: Number(v), known: true, derived: false });
+        }
+      } else if (i === 1) params.push({ value: params[0].value + 1, known: true, derived: true });
+      else params.push({ value: 0, known: false, derived: false });
+    }
+    cur.nodes.push({ t: 'array', params });
+  }
+
+  private parseFilter(cur: ListNode): void {
+    this.pos += 3;
+    this.consume();
+    let begin = false;
+    let end = false;
+    let pair = '';
+    for (;;) {
+      const r = this.next();
+      if (r === undefined || r === '\n') throw new Error('unterminated filter');
+      if (r === '"' || r === "'") {
+        if (!begin) {
+          begin = true;
+          pair = r;
+          continue;
+        }
+        if (this.input[this.pos - 2] !== '\\' && r === pair) end = true;
+      } else if (r === ')' && begin === end) break;
+    }
+    if (this.next() !== ']') throw new Error('unclosed array expect ]');
+    const text = this.consume().slice(0, -2);
+    const m = /^([^!<>=]+)([!<>=]+)(.+?)$/s.exec(text);
+    if (!m) cur.nodes.push({ t: 'filter', left: this.action(text), right: list(), operator: 'exists' });
+    else cur.nodes.push({ t: 'filter', left: this.action(m[1]), right: this.action(m[3]), operator: m[2] });
+  }
+
+  private parseQuote(cur: ListNode, end: string): void {
+    for (;;) {
+      const c = this.next();
+      if (c === undefined || c === '\n') throw new Error('unterminated quoted string');
+      if (c === end && this.input[this.pos - 2] !== '\\') break;
+    }
+    const value = this.consume();
+    const text = unquoteExtend(value);
+    if (text === undefined) throw new Error(`unquote string ${value} error invalid syntax`);
+    cur.nodes.push({ t: 'text', text });
+  }
+
+  private parseField(cur: ListNode): void {
+    this.consume();
+    while (this.advance());
+    const value = this.consume();
+    cur.nodes.push(value === '*' ? { t: 'wildcard' } : { t: 'field', name: value.replaceAll('\\', '') });
+  }
+
+  /** Scans to the next terminator that is not escaped with a backslash. */
+  private advance(): boolean {
+    const r = this.next();
+    if (r === '\\') this.next();
+    else if (isTerminator(r)) {
+      this.backup();
+      return false;
+    }
+    return true;
+  }
+}
+
+function isTerminator(r: string | undefined): boolean {
+  return r === undefined || ' \t\r\n.,[]$@{}'.includes(r);
+}
+
+function isAlphaNumeric(r: string): boolean {
+  return r === '_' || /^[\p{L}\p{Nd}]$/u.test(r);
+}
+
+/** Go's `%#U`: `U+002C ','`. */
+function goRune(r: string): string {
+  const cp = r.codePointAt(0)!;
+  return `U+${cp.toString(16).toUpperCase().padStart(4, '0')} '${r}'`;
+}
+
+/** UnquoteExtend: strconv.Unquote for single- or double-quoted text; undefined when invalid. */
+function unquoteExtend(s: string): string | undefined {
+  const quote = s[0];
+  if (s.length < 2 || quote !== s.at(-1) || (quote !== '"' && quote !== "'")) return undefined;
+  const body = s.slice(1, -1);
+  let out = '';
+  const simple: Record<string, string> = { a: '\x07', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', '\\': '\\' };
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i];
+    if (c === quote) return undefined;
+    if (c !== '\\') {
+      out += c;
+      continue;
+    }
+    const e = body[++i];
+    if (e === undefined) return undefined;
+    if (e in simple) out += simple[e];
+    else if (e === quote) out += e;
+    else if (e === 'x' || e === 'u' || e === 'U') {
+      const n = e === 'x' ? 2 : e === 'u' ? 4 : 8;
+      const hex = body.slice(i + 1, i + 1 + n);
+      if (!new RegExp(`^[0-9a-fA-F]{${n}}$`).test(hex)) return undefined;
+      const cp = parseInt(hex, 16);
+      if (cp > 0x10ffff) return undefined;
+      out += e === 'x' ? String.fromCharCode(cp) : String.fromCodePoint(cp);
+      i += n;
+    } else if (e >= '0' && e <= '7') {
+      const oct = body.slice(i, i + 3);
+      if (!/^[0-7]{3}$/.test(oct) || parseInt(oct, 8) > 255) return undefined;
+      out += String.fromCharCode(parseInt(oct, 8));
+      i += 2;
+    } else return undefined;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Evaluator (client-go util/jsonpath/jsonpath.go)
+
+/** A byte of a string reached by `*` or `..` (Go indexes strings by byte): prints as a number. */
+class Byte {
+  constructor(readonly value: number) {}
+}
+
+type Value = unknown;
+
+/** Go's type name of a value of kubectl's unstructured objects. */
+function goTypeName(v: Value): string {
+  if (v instanceof Byte) return 'uint8';
+  if (typeof v === 'string') return 'string';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'int64' : 'float64';
+  if (typeof v === 'boolean') return 'bool';
+  if (Array.isArray(v)) return '[]interface {}';
+  return 'map[string]interface {}';
+}
+
+const isMap = (v: Value): v is Record<string, Value> => v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Byte);
+
+/** The values inside a value, as reflection lists them for `*` and `..` (map values by key). */
+function children(v: Value): Value[] {
+  if (Array.isArray(v)) return v;
+  if (isMap(v)) return Object.keys(v).sort().map((k) => v[k]);
+  if (typeof v === 'string') return [...Buffer.from(v, 'utf8')].map((b) => new Byte(b));
+  return [];
+}
+
+type Kind = 'bool' | 'int' | 'float' | 'string' | 'uint';
+
+function basicKind(v: Value): Kind {
+  if (typeof v === 'boolean') return 'bool';
+  if (typeof v === 'string') return 'string';
+  if (v instanceof Byte) return 'uint';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'int' : 'float';
+  throw new Error('invalid type for comparison');
+}
+
+const raw = (v: Value): Value => (v instanceof Byte ? v.value : v);
+
+/** The forked text/template comparisons: the kinds must match. */
+function equal(a: Value, b: Value): boolean {
+  if (basicKind(a) !== basicKind(b)) throw new Error('incompatible types for comparison');
+  return raw(a) === raw(b);
+}
+
+function less(a: Value, b: Value): boolean {
+  const k = basicKind(a);
+  if (k !== basicKind(b)) throw new Error('incompatible types for comparison');
+  if (k === 'bool') throw new Error('invalid type for comparison');
+  return (raw(a) as number | string) < (raw(b) as number | string);
+}
+
+function compare(op: string, a: Value, b: Value): boolean {
+  switch (op) {
+    case '<':
+      return less(a, b);
+    case '>':
+      return !(less(a, b) || equal(a, b));
+    case '==':
+      return equal(a, b);
+    case '!=':
+      return !equal(a, b);
+    case '<=':
+      return less(a, b) || equal(a, b);
+    case '>=':
+      return !less(a, b);
+    default:
+      throw new Error(`unrecognized filter operator ${op}`);
+  }
 }
 
 class Evaluator {
-  constructor(private readonly allowMissing: boolean) {}
+  private beginRange = 0;
+  private inRange = 0;
+  private endRange = 0;
+  private lastEndNode?: Node;
 
-  evalPath(values: unknown[], path: Segment[]): unknown[] {
-    let cur = values;
-    for (const seg of path) cur = this.step(cur, seg);
-    return cur;
+  constructor(private readonly allowMissingKeys: boolean) {}
+
+  /** FindResults: a list of result groups, one per action (ranges repeat their body). */
+  findResults(data: Value, nodes: Node[]): Value[][] {
+    const cur = [data];
+    const full: Value[][] = [];
+    for (let i = 0; i < nodes.length; i++) {
+      const results = this.walk(cur, nodes[i]);
+      if (this.endRange > 0 && this.endRange <= this.inRange) {
+        this.endRange--;
+        this.lastEndNode = nodes[i];
+        break;
+      }
+      if (this.beginRange > 0) {
+        this.beginRange--;
+        this.inRange++;
+        const body = nodes.slice(i + 1);
+        if (results.length) for (const value of results) full.push(...this.findResults(value, body));
+        else this.findResults(null, body);
+        this.inRange--;
+        for (let k = i + 1; k < nodes.length; k++) {
+          if (nodes[k] === this.lastEndNode) {
+            i = k;
+            break;
+          }
+        }
+        continue;
+      }
+      full.push(results);
+    }
+    return full;
   }
 
-  private step(values: unknown[], seg: Segment): unknown[] {
-    const out: unknown[] = [];
-    for (const v of values) {
-      switch (seg.t) {
-        case 'field':
-          for (const name of seg.names) {
-            if (v !== null && typeof v === 'object' && !Array.isArray(v) && name in (v as object)) out.push((v as Record<string, unknown>)[name]);
-            else if (!this.allowMissing) throw new ClientError('TemplateExecute', `${name} is not found`);
-          }
-          break;
-        case 'wildcard':
-          if (Array.isArray(v)) out.push(...v);
-          else if (v !== null && typeof v === 'object') for (const k of Object.keys(v).sort()) out.push((v as Record<string, unknown>)[k]);
-          break;
-        case 'recursive':
-          this.descend(v, out);
-          break;
-        case 'index': {
-          if (!Array.isArray(v)) {
-            if (!this.allowMissing) throw new ClientError('TemplateExecute', `object is not a slice`);
-            break;
-          }
-          const len = v.length;
-          if (seg.single) {
-            const idx = seg.start! < 0 ? len + seg.start! : seg.start!;
-            if (idx < 0 || idx >= len) {
-              if (this.allowMissing) break;
-              throw new ClientError('TemplateExecute', `array index out of bounds: index ${seg.start}, length ${len}`);
-            }
-            out.push(v[idx]);
-            break;
-          }
-          const norm = (n: number | undefined, d: number) => (n === undefined ? d : n < 0 ? Math.max(0, len + n) : Math.min(n, len));
-          const start = norm(seg.start, 0);
-          const end = norm(seg.end, len);
-          const step = seg.step ?? 1;
-          if (step <= 0) throw new ClientError('TemplateExecute', `step must be > 0`);
-          for (let k = start; k < end; k += step) out.push(v[k]);
-          break;
+  private walk(input: Value[], node: Node): Value[] {
+    switch (node.t) {
+      case 'list': {
+        let cur = input;
+        for (const n of node.nodes) cur = this.walk(cur, n);
+        return cur;
+      }
+      case 'text':
+        return [node.text];
+      case 'field':
+        return this.field(input, node.name);
+      case 'array':
+        return this.array(input, node.params);
+      case 'filter':
+        return this.filter(input, node);
+      case 'int':
+      case 'float':
+      case 'bool':
+        return input.map(() => node.value);
+      case 'wildcard':
+        return input.filter((v) => v !== null).flatMap(children);
+      case 'recursive':
+        return this.recursive(input);
+      case 'union':
+        return node.nodes.flatMap((n) => this.walk(input, n));
+      case 'identifier':
+        if (node.name === 'range') {
+          this.beginRange++;
+          return input;
         }
-        case 'union':
-          if (Array.isArray(v)) for (const n of seg.indices) if (v[n < 0 ? v.length + n : n] !== undefined) out.push(v[n < 0 ? v.length + n : n]);
-          break;
-        case 'filter': {
-          const items = Array.isArray(v) ? v : [];
-          const lenient = new Evaluator(true);
-          for (const item of items) {
-            const lefts = lenient.evalPath([item], seg.left);
-            if (!seg.op) {
-              if (lefts.length) out.push(item);
-              continue;
-            }
-            const rights = seg.right!.t === 'literal' ? [seg.right!.value] : lenient.evalPath([item], seg.right!.path);
-            if (lefts.some((l) => rights.some((r) => compare(l, seg.op!, r)))) out.push(item);
-          }
-          break;
+        if (node.name === 'end') {
+          if (this.inRange > 0) this.endRange++;
+          else throw new Error('not in range, nothing to end');
+          return [];
         }
+        throw new Error(`unrecognized identifier ${node.name}`);
+    }
+  }
+
+  private field(input: Value[], name: string): Value[] {
+    if (!input.length) return [];
+    const results: Value[] = [];
+    for (const v of input) if (isMap(v) && Object.prototype.hasOwnProperty.call(v, name)) results.push(v[name]);
+    if (!results.length && !this.allowMissingKeys) throw new Error(`${name} is not found`);
+    return results;
+  }
+
+  private array(input: Value[], node: ArrayParam[]): Value[] {
+    const result: Value[] = [];
+    for (const value of input) {
+      if (value === null) continue;
+      if (!Array.isArray(value)) throw new Error(`${goTypeName(value)} is not array or slice`);
+      const params = node.map((p) => ({ ...p }));
+      const len = value.length;
+      if (!params[0].known) params[0].value = 0;
+      if (params[0].value < 0) params[0].value += len;
+      if (!params[1].known) params[1].value = len;
+      if (params[1].value < 0 || (params[1].value === 0 && params[1].derived)) params[1].value += len;
+      if (params[1].value === params[0].value) return result;
+      if (params[0].value >= len || params[0].value < 0) throw new Error(`array index out of bounds: index ${params[0].value}, length ${len}`);
+      if (params[1].value > len || params[1].value < 0) throw new Error(`array index out of bounds: index ${params[1].value - 1}, length ${len}`);
+      if (params[0].value > params[1].value) throw new Error(`starting index ${params[0].value} is greater than ending index ${params[1].value}`);
+      const slice = value.slice(params[0].value, params[1].value);
+      let step = 1;
+      if (params[2].known) {
+        if (params[2].value <= 0) throw new Error('step must be > 0');
+        step = params[2].value;
+      }
+      for (let i = 0; i < slice.length; i += step) result.push(slice[i]);
+    }
+    return result;
+  }
+
+  private filter(input: Value[], node: Extract<Node, { t: 'filter' }>): Value[] {
+    const results: Value[] = [];
+    for (const value of input) {
+      if (!Array.isArray(value)) throw new Error(`${goValue(value)} is not array or slice and cannot be filtered`);
+      for (const item of value) {
+        let lefts: Value[] = [];
+        let leftError: unknown;
+        try {
+          lefts = this.walk([item], node.left);
+        } catch (err) {
+          leftError = err;
+        }
+        if (node.operator === 'exists') {
+          if (lefts.length) results.push(item);
+          continue;
+        }
+        if (leftError) throw leftError;
+        if (!lefts.length) continue;
+        if (lefts.length > 1) throw new Error('can only compare one element at a time');
+        const rights = this.walk([item], node.right);
+        if (!rights.length) continue;
+        if (rights.length > 1) throw new Error('can only compare one element at a time');
+        if (compare(node.operator, lefts[0], rights[0])) results.push(item);
       }
     }
-    return out;
+    return results;
   }
 
-  private descend(v: unknown, out: unknown[]): void {
-    out.push(v);
-    if (Array.isArray(v)) for (const x of v) this.descend(x, out);
-    else if (v !== null && typeof v === 'object') for (const k of Object.keys(v).sort()) this.descend((v as Record<string, unknown>)[k], out);
+  /** `..`: every value under the input, depth first, each container before what it holds. */
+  private recursive(input: Value[]): Value[] {
+    const result: Value[] = [];
+    const stack: Value[][] = [input.slice().reverse()];
+    while (stack.length) {
+      const top = stack[stack.length - 1];
+      if (!top.length) {
+        stack.pop();
+        continue;
+      }
+      const value = top.pop();
+      if (value === null) continue;
+      const inner = children(value);
+      if (!inner.length) continue;
+      result.push(value);
+      stack.push(inner.slice().reverse());
+    }
+    return result;
   }
 }
 
-function compare(l: unknown, op: string, r: unknown): boolean {
-  if (op === '=~') return typeof l === 'string' && typeof r === 'string' && new RegExp(r).test(l);
-  if (typeof l === 'number' && typeof r === 'string' && r !== '' && !Number.isNaN(Number(r))) r = Number(r);
-  switch (op) {
-    case '==': return l === r;
-    case '!=': return l !== r;
-    case '<': return (l as number) < (r as number);
-    case '>': return (l as number) > (r as number);
-    case '<=': return (l as number) <= (r as number);
-    case '>=': return (l as number) >= (r as number);
-    default: return false;
-  }
+// ---------------------------------------------------------------------------------------------
+// Printing
+
+/** PrintResults: maps and lists as compact JSON, other values as Go prints them, a space between. */
+function printResults(results: Value[], outputJson: boolean): string {
+  if (outputJson) return `${goJson(results.map(raw), 4)}\n`;
+  return results
+    .map((r) => {
+      if (r !== null && typeof r === 'object' && !(r instanceof Byte)) return goJson(r, 0);
+      if (r === null) return 'null';
+      if (r instanceof Byte) return String(r.value);
+      return goValue(r);
+    })
+    .join(' ');
 }
 
-/** How a found value prints: strings bare, maps and lists as compact JSON, as kubectl does. */
-function printValue(v: unknown): string {
-  if (typeof v === 'string') return v;
-  if (v === null || v === undefined) return '';
-  if (typeof v === 'object') return goJson(v, 0);
-  return String(v);
+/** Go's `%#v` of a decoded object, as kubectl shows the object a template failed on. */
+export function goSharpValue(v: Value): string {
+  if (v === null || v === undefined) return 'interface {}(nil)';
+  if (typeof v === 'string') return goQuote(v);
+  if (typeof v === 'number' || typeof v === 'boolean') return goValue(v);
+  if (Array.isArray(v)) return `[]interface {}{${v.map(goSharpValue).join(', ')}}`;
+  const o = v as Record<string, unknown>;
+  return `map[string]interface {}{${Object.keys(o)
+    .sort()
+    .map((k) => `${goQuote(k)}:${goSharpValue(o[k])}`)
+    .join(', ')}}`;
 }
 
 export interface JsonPathOptions {
   allowMissingKeys?: boolean;
-  /** `jsonpath-as-json`: print every found value as one indented JSON array. */
+  /** `jsonpath-as-json`: each result group printed as an indented JSON array. */
   asJson?: boolean;
 }
 
 /** A compiled template: parse once, execute per object. */
 export class JsonPath {
-  private readonly nodes: Node[];
-  private readonly template: string;
-  private readonly options: JsonPathOptions;
-  private data: unknown;
+  private readonly root: ListNode;
 
-  constructor(template: string, options: JsonPathOptions = {}) {
-    this.template = template;
-    this.options = options;
-    this.nodes = parseTemplate(template);
+  constructor(
+    private readonly template: string,
+    private readonly options: JsonPathOptions = {},
+  ) {
+    try {
+      this.root = new Parser().parse(template);
+    } catch (err) {
+      throw new ClientError('TemplateParse', `error parsing jsonpath ${template}, ${(err as Error).message}`);
+    }
   }
 
   execute(data: unknown): string {
-    const ev = new Evaluator(this.options.allowMissingKeys ?? true);
-    const found: unknown[] = [];
-    let text = '';
-    this.data = data;
-    const run = (nodes: Node[], cur: unknown) => {
-      for (const n of nodes) {
-        if (n.t === 'text') text += n.text;
-        else if (n.t === 'range') {
-          for (const item of this.wrap(() => ev.evalPath([cur], n.path))) {
-            const inner = Array.isArray(item) ? item : [item];
-            for (const x of inner) run(n.body, x);
-          }
-        } else {
-          const results: unknown[] = [];
-          for (const p of n.paths) results.push(...this.wrap(() => ev.evalPath([cur], p)));
-          found.push(...results);
-          text += results.map(printValue).join(' ');
-        }
-      }
-    };
-    run(this.nodes, data);
-    return this.options.asJson ? `${goJson(found, 4)}\n` : text;
-  }
-
-  private wrap(fn: () => unknown[]): unknown[] {
+    let groups: Value[][];
     try {
-      return fn();
+      groups = new Evaluator(this.options.allowMissingKeys ?? true).findResults(data, this.root.nodes);
     } catch (err) {
-      if (err instanceof ClientError && err.code === 'TemplateExecute') {
-        throw new ClientError('TemplateExecute', `error executing jsonpath ${JSON.stringify(this.template)}: Error executing template: ${err.message}. Printing more information for debugging the template:\n\ttemplate was:\n\t\t${this.template}\n\tobject given to jsonpath engine was:\n\t\t${goJson(this.data, 0)}\n`);
-      }
-      throw err;
+      throw new ClientError(
+        'TemplateExecute',
+        `error executing jsonpath ${goQuote(this.template)}: Error executing template: ${(err as Error).message}. Printing more information for debugging the template:\n\ttemplate was:\n\t\t${this.template}\n\tobject given to jsonpath engine was:\n\t\t${goSharpValue(data)}\n\n\n`,
+      );
     }
+    return groups.map((g) => printResults(g, this.options.asJson ?? false)).join('');
   }
 }

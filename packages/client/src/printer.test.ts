@@ -130,7 +130,10 @@ describe('JsonPath and GoTemplate details', () => {
     expect(new JsonPath('{.items[0,2].n}').execute(list)).toBe('a c');
     expect(new JsonPath('{.items[?(@.v>1)].n}').execute(list)).toBe('b c');
     expect(new JsonPath("{.items[?(@.n!='a')].v}").execute(list)).toBe('2 3');
-    expect(new JsonPath('{.items[*]["n","v"]}').execute({ items: [{ n: 'x', v: 9 }] })).toBe('x 9');
+    expect(new JsonPath("{.items[*]['n','v']}").execute({ items: [{ n: 'x', v: 9 }] })).toBe('x 9');
+    // Only single quotes make a key, and a key is a path: `['a.b']` reads `.a.b`; escape dots instead.
+    expect(() => new JsonPath('{.items[*]["n","v"]}')).toThrow('error parsing jsonpath {.items[*]["n","v"]}, invalid array index "n"');
+    expect(new JsonPath("{.m['a.b']} {.m.a\\.b} {.m.a.b}").execute({ m: { 'a.b': 1, a: { b: 2 } } })).toBe('2 1 2');
   });
   it('supports variables, assignment, else-if and range over maps', () => {
     const t = new GoTemplate('{{$x := 1}}{{range $k, $v := .m}}{{$k}}:{{$v}} {{end}}{{$x = 2}}{{$x}}{{if .no}}a{{else if .m}}b{{else}}c{{end}}{{range .none}}x{{else}}empty{{end}}');
