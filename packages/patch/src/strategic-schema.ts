@@ -92,6 +92,8 @@ export interface PatchSchemaTable {
   readonly types: readonly TableType[];
   /** `apiVersion/Kind` → index into `types`. */
   readonly kinds: Readonly<Record<string, number>>;
+  /** Kinds known under every apiVersion (the scheme's unversioned types: `Status`...) → index. */
+  readonly unversioned?: Readonly<Record<string, number>>;
 }
 
 /** Resolves table entries to schemas lazily and once each. */
@@ -103,9 +105,14 @@ export class TableSchemas {
     table.types.forEach((t, i) => this.byName.set(t[0], i));
   }
 
-  /** The schema of a kind (`apps/v1`, `Deployment`), if the table has it. */
+  /**
+   * The schema of a kind (`apps/v1`, `Deployment`), if the table has it; an unversioned kind
+   * under any apiVersion, as runtime.Scheme.New finds it.
+   */
   forKind(apiVersion: string, kind: string): StrategicSchema | undefined {
-    const i = this.table.kinds[`${apiVersion}/${kind}`];
+    const key = `${apiVersion}/${kind}`;
+    const unversioned = this.table.unversioned ?? {};
+    const i = Object.hasOwn(this.table.kinds, key) ? this.table.kinds[key] : Object.hasOwn(unversioned, kind) ? unversioned[kind] : undefined;
     return i === undefined ? undefined : this.at(i);
   }
 

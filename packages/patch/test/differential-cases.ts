@@ -158,6 +158,13 @@ export const differentialCases: DifferentialCase[] = [
   // --- more merge patch
   { name: 'merge: patches a statefulset container list wholesale', object: statefulSet, type: 'merge', patch: podSpec({ containers: [{ name: 'db', image: 'postgres:17' }] }) },
   { name: 'merge: an empty patch changes nothing', object: node, type: 'merge', patch: {} },
+  // --- kubectl 1.32's scheme decides which kinds take a strategic merge patch
+  { name: 'apps/v1beta1 Deployment merges containers by name', object: { ...deployment, apiVersion: 'apps/v1beta1' }, type: 'strategic', patch: podSpec({ containers: [{ name: 'app', image: 'nginx:1.27' }, { name: 'new', image: 'n' }] }) },
+  { name: 'extensions/v1beta1 Deployment merges volumes by name', object: { ...deployment, apiVersion: 'extensions/v1beta1' }, type: 'strategic', patch: podSpec({ volumes: [{ name: 'extra', emptyDir: {} }] }) },
+  { name: 'error: certificates.k8s.io/v1beta1 ClusterTrustBundle is not in kubectl 1.32', object: { ...clusterTrustBundle, apiVersion: 'certificates.k8s.io/v1beta1' }, type: 'strategic', patch: { metadata: { labels: { x: 'y' } } } },
+  { name: 'certificates.k8s.io/v1alpha1 ClusterTrustBundle is', object: { ...clusterTrustBundle, apiVersion: 'certificates.k8s.io/v1alpha1' }, type: 'strategic', patch: { metadata: { finalizers: ['f2'] } } },
+  { name: 'an unversioned kind (Status) under any apiVersion', object: { apiVersion: 'example.com/v9', kind: 'Status', metadata: {}, details: { causes: [{ field: 'a' }] } }, type: 'strategic', patch: { details: { causes: [{ field: 'b' }] } } },
+  { name: 'error: resource.k8s.io/v1 is newer than kubectl 1.32', object: { ...configMap, apiVersion: 'resource.k8s.io/v1', kind: 'ResourceClaim' }, type: 'strategic', patch: { metadata: { labels: { x: 'y' } } } },
   // --- a `null` patch (what kubectl sends for an empty or blank -p): a no-op for strategic and
   // JSON patch, refused by merge patch
   { name: 'strategic: a null patch changes nothing', object: deployment, type: 'strategic', patch: null },
