@@ -116,6 +116,12 @@ const jsonpaths = [
   '{.spec.nums[1:3]}', '{.spec.nums[-2:]}', '{.spec.nums[::2]}', '{.spec.nums[7]}', '{.spec.nums[3:1]}', '{.spec.list[0,2].name}',
   '{range .spec.list[*]}{.name}:{.v}{"\\n"}{end}', '{.data[?(@.x\\.y=="2")]}', '{.data["x.y"]}', '{.data.x\\ y}', "{'lit'}{\"\\t\\u00e9\\x41\"}", 'x{.spec.s}y',
 ];
+// Metadata of the wrong types (a YAML 1.1 boolean as a label value) fails to decode, as in kubectl.
+const badMetadata = dir('bad-metadata', {
+  'a.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, labels: {enabled: y}}\n',
+  'b.json': '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"b","ownerReferences":[{"uid":5}],"creationTimestamp":1}}',
+  'c.yaml': `${cmText('c')}---\napiVersion: v1\nkind: List\nmetadata: {resourceVersion: 3}\nitems: []\n`,
+});
 const onlyUnreadable = dir('unreadable', { 'a.yaml': '----\n', 'b.json': '{"a": tru}', 'c.yaml': '- 1\n', 'd.yaml': 'kind: 3\n' });
 
 /** `patch --local` cases compared byte for byte with kubectl 1.32's output (stdout, stderr, exit code). */
@@ -193,6 +199,7 @@ const differential: { name: string; args: string[] }[] = [
   { name: 'missing paths are reported together before anything is read', args: ['-f', path.join(broken, 'e.yaml'), '-f', path.join(tmp, 'nope1'), '-f', cm, '-f', path.join(tmp, 'nope2'), '-p', '{}'] },
   { name: 'an input without objects', args: ['-f', file('empty.yaml', '\n---\n---\n'), '-p', '{}'] },
   { name: 'unknown -o for several objects', args: ['-f', multi, '-p', '{}', '-o', 'foo'] },
+  { name: 'metadata of the wrong types', args: ['-f', badMetadata, '-p', '{}'] },
   // JSONPath as kubectl parses and evaluates it: escaped dots, FieldsV1 keys, typed comparisons.
   ...jsonpaths.map((jp) => ({ name: `jsonpath ${jp}`, args: ['-f', keyed, '-p', '{}', '-o', `jsonpath=${jp}`] })),
   { name: 'jsonpath-as-json with text and range', args: ['-f', keyed, '-p', '{}', '-o', 'jsonpath-as-json={.spec.nums[*]}{range .spec.list[*]}{.name}{end}'] },

@@ -2,6 +2,7 @@ import { goQuote } from '@plat/api-model';
 import { ClientError } from './client-error.js';
 import { scanJsonStream } from './go-json-syntax.js';
 import { convertYaml } from './go-yaml.js';
+import { metadataTypeError } from './metadata-validation.js';
 import { goJson } from './object-printer.js';
 import type { KubeObject } from './resource-builder.js';
 import { decodeUnstructured } from './unstructured.js';
@@ -10,7 +11,7 @@ import { decodeUnstructured } from './unstructured.js';
  * The objects of one input (a file, standard input or a URL) read as kubectl's StreamVisitor
  * reads them, in order. Each failure is handed to `onError` as kubectl reports it:
  * - a document that cannot be decoded (`unable to decode "f.yaml": Object 'Kind' is missing
- *   in '{...}'`) is skipped and reading goes on with the next one;
+ *   in '{...}'`, or metadata of the wrong types) is skipped and reading goes on with the next one;
  * - a syntax error ends the input (`error parsing f.json: json: offset 10: ...`), after the
  *   objects before it;
  * - items of a List that cannot be typed are left out and reported together (an
@@ -21,6 +22,8 @@ export function readObjectStream(text: string, source: string, onError: (err: Er
   const decode = (raw: string, value: unknown) => {
     try {
       const doc = decodeUnstructured(value, raw);
+      const metadataError = metadataTypeError(value as Record<string, unknown>);
+      if (metadataError) throw new ClientError('DecodeFailed', metadataError);
       objects.push(...doc.objects);
       if (doc.itemErrors) onError(doc.itemErrors);
     } catch (err) {
