@@ -1,3 +1,4 @@
+import { connect } from 'node:tls';
 import { request } from 'undici';
 import { bundle, ctbPath, startCluster, type TestCluster } from '../../test/cluster.js';
 import { setLongTimeout } from './watch.js';
@@ -48,6 +49,33 @@ describe('watch query parameters', () => {
       const w = await openFor(`watch=true&timeoutSeconds=${seconds}`, 500);
       expect(w.status).toBe(200);
       expect(w.openAfter).toBe(true);
+    }
+  });
+});
+
+describe('a watcher that stops reading', () => {
+  it('is cut when its timeoutSeconds passes, instead of holding the connection for ever', async () => {
+    const padding = 'p'.repeat(100_000);
+    for (let i = 0; i < 40; i++) {
+      const res = await c.req('admin', 'POST', ctbPath, { body: bundle(`heavy-${i}`, c.anchorPem, undefined, { metadata: { annotations: { padding } } }) });
+      expect(res.status).toBe(201);
+    }
+    const watchers = async () => Number(/^apiserver_registered_watchers\{[^}]*\} (\d+)$/m.exec((await c.req('admin', 'GET', '/metrics')).text)?.[1] ?? 0);
+    const cert = c.clientCertificate('reader');
+    const url = new URL(c.url);
+    // About 4 MB of initial events to a client that reads none of them: the server is held in backpressure.
+    const socket = connect({ host: url.hostname, port: Number(url.port), ca: c.ca.certPem, cert: cert.certPem, key: cert.keyPem, servername: 'localhost', ALPNProtocols: ['http/1.1'] }, () => {
+      socket.write(`GET ${ctbPath}?watch=true&timeoutSeconds=1 HTTP/1.1\r\nHost: localhost\r\n\r\n`);
+    });
+    socket.pause();
+    socket.on('error', () => undefined);
+    try {
+      await new Promise((r) => setTimeout(r, 500));
+      expect(await watchers()).toBe(1);
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(await watchers()).toBe(0);
+    } finally {
+      socket.destroy();
     }
   });
 });

@@ -82,6 +82,11 @@ export async function watchResource(scope: ResourceScope, ctx: RequestContext): 
     res.writeHead(200);
     res.flushHeaders?.();
   };
+  // A client that stops reading holds `send` in backpressure. When the watch ends meanwhile (its
+  // timeout, shutdown), the connection is cut instead: the end of the stream could not reach the
+  // client anyway, and a stuck client must not hold the server's socket for ever.
+  let unblock: (() => void) | undefined;
+  let stuck = false;
   const send = async (ev: OutEvent): Promise<void> => {
     if (res.writableEnded) return;
     if (!res.write(encode(ev))) {
@@ -89,10 +94,15 @@ export async function watchResource(scope: ResourceScope, ctx: RequestContext): 
       await new Promise<void>((resolve) => {
         const done = () => {
           (res as unknown as NodeJS.EventEmitter).off('drain', done).off('close', done);
+          unblock = undefined;
           resolve();
         };
         res.once('drain', done);
         res.once('close', done);
+        unblock = () => {
+          stuck = true;
+          done();
+        };
       });
     }
   };
@@ -120,7 +130,10 @@ export async function watchResource(scope: ResourceScope, ctx: RequestContext): 
   }
 
   startStream();
-  const stop = () => watch.stop();
+  const stop = () => {
+    watch.stop();
+    unblock?.();
+  };
   const untrack = scope.trackWatch(stop);
   const cancelTimer = setLongTimeout(stop, timeoutSeconds * 1000);
   ctx.signal.addEventListener('abort', stop, { once: true });
@@ -135,7 +148,7 @@ export async function watchResource(scope: ResourceScope, ctx: RequestContext): 
       if (out.type !== 'ERROR') out.object = withTypeMeta(scope, out.object as ApiObject);
       await send(out);
       sent.inc();
-      if (out.type === 'ERROR' || res.writableEnded) break;
+      if (out.type === 'ERROR' || res.writableEnded || stuck) break;
     }
   } catch (err) {
     await send({ type: 'ERROR', object: toStatusError(err).toJSON() });
@@ -145,6 +158,7 @@ export async function watchResource(scope: ResourceScope, ctx: RequestContext): 
     ctx.signal.removeEventListener('abort', stop);
     untrack();
     watch.stop();
-    if (!res.writableEnded) res.end();
+    if (stuck) res.destroy?.();
+    else if (!res.writableEnded) res.end();
   }
 }
