@@ -13,7 +13,7 @@ function longSelector(bytes: number): string {
   return `team in (${values.join(',')})`;
 }
 
-/** Opens a raw HTTP/1.1 TLS connection as `user`, sends `data` (string or chunks over time), and collects the answer until close. */
+/** Opens a raw HTTP/1.1 TLS connection as the reader, sends `data`, and collects the answer until close. */
 function raw(c: TestCluster, data: string, opts: { waitMs?: number } = {}): Promise<{ text: string; closed: boolean; ms: number }> {
   const cert = c.clientCertificate('reader');
   const url = new URL(c.url);
@@ -37,25 +37,24 @@ function raw(c: TestCluster, data: string, opts: { waitMs?: number } = {}): Prom
   });
 }
 
-/** One GET over a fresh HTTP/2 connection as the reader. */
-async function h2Get(c: TestCluster, path: string, headers: http2.OutgoingHttpHeaders = {}, opts: http2.ClientSessionOptions = {}): Promise<{ status: number; body: string }> {
+/** An HTTP/2 connection as the reader. */
+function h2Session(c: TestCluster, opts: http2.ClientSessionOptions = {}): http2.ClientHttp2Session {
   const cert = c.clientCertificate('reader');
-  const session = http2.connect(c.url, { ca: c.ca.certPem, cert: cert.certPem, key: cert.keyPem, servername: 'localhost', ...opts });
-  try {
-    return await new Promise((resolve, reject) => {
-      const stream = session.request({ ':path': path, ...headers });
-      let status = 0;
-      let body = '';
-      stream.on('response', (h) => (status = Number(h[':status'])));
-      stream.on('data', (d: Buffer) => (body += d.toString()));
-      stream.on('end', () => resolve({ status, body }));
-      stream.on('error', reject);
-      session.on('error', reject);
-      stream.end();
-    });
-  } finally {
-    session.close();
-  }
+  return http2.connect(c.url, { ca: c.ca.certPem, cert: cert.certPem, key: cert.keyPem, servername: 'localhost', ...opts });
+}
+
+/** One GET on an HTTP/2 connection. */
+function h2Get(session: http2.ClientHttp2Session, path: string, headers: http2.OutgoingHttpHeaders = {}): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const stream = session.request({ ':path': path, ...headers });
+    let status = 0;
+    let body = '';
+    stream.on('response', (h) => (status = Number(h[':status'])));
+    stream.on('data', (d: Buffer) => (body += d.toString()));
+    stream.on('end', () => resolve({ status, body }));
+    stream.on('error', reject);
+    stream.end();
+  });
 }
 
 function statusOf(text: string): Record<string, unknown> {
@@ -79,9 +78,14 @@ describe('request header sizes (default limit: 1 MiB, as kube-apiserver)', () =>
     expect(h1.status).toBe(200);
     expect(h1.json.items).toHaveLength(1);
     // (undici's HTTP/2 client sends at most 64 KiB of compressed headers: node:http2 is told to send more.)
-    const h2 = await h2Get(c, `${ctbPath}?labelSelector=${selector}`, {}, { maxSendHeaderBlockLength: 1024 * 1024 });
-    expect(h2.status).toBe(200);
-    expect((JSON.parse(h2.body) as { items: unknown[] }).items).toHaveLength(1);
+    const session = h2Session(c, { maxSendHeaderBlockLength: 1024 * 1024 });
+    try {
+      const h2 = await h2Get(session, `${ctbPath}?labelSelector=${selector}`);
+      expect(h2.status).toBe(200);
+      expect((JSON.parse(h2.body) as { items: unknown[] }).items).toHaveLength(1);
+    } finally {
+      session.close();
+    }
   });
 
   it('serves 200 KiB of headers over HTTP/1.1', async () => {
@@ -124,20 +128,9 @@ describe('request header limit over HTTP/2', () => {
   });
 
   it('answers 431 with a Status on the stream and keeps the connection for the next request', async () => {
-    const cert = c.clientCertificate('reader');
-    const session = http2.connect(c.url, { ca: c.ca.certPem, cert: cert.certPem, key: cert.keyPem, servername: 'localhost' });
+    const session = h2Session(c);
     try {
-      const get = (headers: http2.OutgoingHttpHeaders) =>
-        new Promise<{ status: number; body: string }>((resolve, reject) => {
-          const stream = session.request({ ':path': ctbPath, ...headers });
-          let status = 0;
-          let body = '';
-          stream.on('response', (h) => (status = Number(h[':status'])));
-          stream.on('data', (d: Buffer) => (body += d.toString()));
-          stream.on('end', () => resolve({ status, body }));
-          stream.on('error', reject);
-          stream.end();
-        });
+      const get = (headers: http2.OutgoingHttpHeaders) => h2Get(session, ctbPath, headers);
       const big = await get({ 'x-padding': 'p'.repeat(40 * 1024) });
       expect(big.status).toBe(431);
       expect(JSON.parse(big.body)).toMatchObject({ kind: 'Status', code: 431, message: 'Request Header Fields Too Large: the request line and headers exceed the limit of 32768 bytes' });
@@ -181,20 +174,12 @@ describe('connection timeouts', () => {
   });
 
   it('closes an idle HTTP/2 session after the idle timeout, but not one with a quiet watch open', async () => {
-    const cert = c.clientCertificate('reader');
-    const connectH2 = () => http2.connect(c.url, { ca: c.ca.certPem, cert: cert.certPem, key: cert.keyPem, servername: 'localhost' });
-    const idle = connectH2();
-    const watching = connectH2();
+    const idle = h2Session(c);
+    const watching = h2Session(c);
     try {
       const started = Date.now();
       const goaway = new Promise<number>((resolve) => idle.once('goaway', () => resolve(Date.now() - started)));
-      await new Promise<void>((resolve, reject) => {
-        const s = idle.request({ ':path': ctbPath });
-        s.on('data', () => undefined);
-        s.on('end', resolve);
-        s.on('error', reject);
-        s.end();
-      });
+      expect((await h2Get(idle, ctbPath)).status).toBe(200);
       const watch = watching.request({ ':path': `${ctbPath}?watch=true&labelSelector=none` });
       watch.on('data', () => undefined);
       watch.end();
