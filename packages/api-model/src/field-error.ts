@@ -134,16 +134,17 @@ export type FieldErrorList = FieldError[];
  * brackets, duplicates removed.
  */
 export function aggregateFieldErrors(errors: readonly FieldError[]): string {
-  const seen = new Set<string>();
-  const messages: string[] = [];
-  for (const e of errors) {
-    const m = e.toString();
-    if (seen.has(m)) continue;
-    seen.add(m);
-    messages.push(m);
-  }
-  if (messages.length === 1) return messages[0]!;
-  return `[${messages.join(', ')}]`;
+  return aggregateMessages(errors.map((e) => e.toString()));
+}
+
+/**
+ * The text of Go's `utilerrors.NewAggregate(errs).Error()` for errors with these messages: one
+ * alone, several in brackets joined by `, `, repeated messages once.
+ */
+export function aggregateMessages(messages: readonly string[]): string {
+  const unique = [...new Set(messages)];
+  if (unique.length === 1) return unique[0]!;
+  return `[${unique.join(', ')}]`;
 }
 
 /** Prefixes every error's field with a path, e.g. `spec` + `trustBundle`. */

@@ -19,6 +19,10 @@ const values = [
   'watchEventSchema', 'WatchEventType', 'deleteOptionsSchema', 'validateDeleteOptions', 'DeletionPropagation', 'tableSchema', 'newTable',
   'selfSubjectReviewSchema', 'subjectAccessReviewSchema', 'subjectAccessReviewV1beta1Schema', 'selfSubjectAccessReviewSchema',
   'subjectAccessReviewToV1beta1', 'subjectAccessReviewFromV1beta1',
+  'rbacGroup', 'rbacKubernetesGroup', 'clusterRoleSchema', 'clusterRoleBindingSchema', 'roleSchema', 'roleBindingSchema', 'policyRuleSchema',
+  'validateClusterRole', 'validateClusterRoleUpdate', 'validateRole', 'validateRoleUpdate', 'validateRoleBinding', 'validateRoleBindingUpdate',
+  'validateClusterRoleBinding', 'validateClusterRoleBindingUpdate', 'validateRbacName', 'setRbacBindingDefaults', 'renameRbacApiGroups',
+  'kubernetesGroupAliases', 'canonicalApiGroup', 'aggregateMessages', 'compareGoStrings',
 ] as const;
 
 describe('package front door', () => {

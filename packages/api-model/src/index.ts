@@ -1,9 +1,11 @@
 export { FieldPath } from './field-path.js';
 export { goQuote } from './go-quote.js';
+export { compareGoStrings } from './go-string-order.js';
 export {
   FieldError,
   FieldErrorType,
   aggregateFieldErrors,
+  aggregateMessages,
   fieldError,
   omitValue,
   prefixFieldErrors,
@@ -135,6 +137,7 @@ export {
   labelSelectorRequirementSchema,
   validateLabelSelectorObject,
   type LabelSelectorObject,
+  type LabelSelectorValidationOptions,
   type LabelSelectorObjectRequirement,
 } from './label-selector-object.js';
 export {
@@ -178,6 +181,61 @@ export {
   validateClusterTrustBundleUpdate,
   type ValidateClusterTrustBundleOptions,
 } from './cluster-trust-bundle-validation.js';
+export {
+  SubjectKind,
+  aggregationRuleSchema,
+  clusterRoleBindingKind,
+  clusterRoleBindingListSchema,
+  clusterRoleBindingResource,
+  clusterRoleBindingSchema,
+  clusterRoleKind,
+  clusterRoleListSchema,
+  clusterRoleResource,
+  clusterRoleSchema,
+  isRbacGroup,
+  policyRuleSchema,
+  rbacApiVersion,
+  rbacGroup,
+  rbacKubernetesGroup,
+  rbacVersion,
+  rbacWildcard,
+  renameRbacApiGroups,
+  roleBindingKind,
+  roleBindingListSchema,
+  roleBindingResource,
+  roleBindingSchema,
+  roleKind,
+  roleListSchema,
+  roleRefSchema,
+  roleResource,
+  roleSchema,
+  setRbacBindingDefaults,
+  subjectSchema,
+  type AggregationRule,
+  type ClusterRole,
+  type ClusterRoleBinding,
+  type PolicyRule,
+  type Role,
+  type RoleBinding,
+  type RoleRef,
+  type Subject,
+} from './rbac.js';
+export {
+  rbacApiGroupNames,
+  roleRefsEqual,
+  validateClusterRole,
+  validateClusterRoleBinding,
+  validateClusterRoleBindingUpdate,
+  validateClusterRoleUpdate,
+  validatePolicyRule,
+  validateRbacName,
+  validateRole,
+  validateRoleBinding,
+  validateRoleBindingSubject,
+  validateRoleBindingUpdate,
+  validateRoleUpdate,
+} from './rbac-validation.js';
+export { canonicalApiGroup, kubernetesGroupAliases } from './api-group-aliases.js';
 export {
   WatchEventType,
   watchBookmarkEvent,

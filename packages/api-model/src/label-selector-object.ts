@@ -3,7 +3,7 @@ import { fieldError, type FieldError } from './field-error.js';
 import { FieldPath } from './field-path.js';
 import { goQuote } from './go-quote.js';
 import { newLabelRequirement, type LabelSelectorRequirement, type SelectionOperator } from './label-requirement.js';
-import { validateLabelName, validateLabels } from './label-validation.js';
+import { isValidLabelValue, validateLabelName, validateLabels } from './label-validation.js';
 import { LabelSelector } from './label-selector.js';
 import { SelectorError } from './selector-error.js';
 
@@ -54,8 +54,22 @@ export function labelSelectorAsSelector(selector: LabelSelectorObject | null | u
   return LabelSelector.fromRequirements(reqs);
 }
 
+/** Kubernetes' `LabelSelectorValidationOptions`. */
+export interface LabelSelectorValidationOptions {
+  /**
+   * Skip the label-value syntax of `matchExpressions[].values` (default true, as the callers that
+   * predate the check; Kubernetes passes false on create and true on an update of an object
+   * that already had such a value).
+   */
+  allowInvalidLabelValueInSelector?: boolean;
+}
+
 /** Kubernetes' `ValidateLabelSelector` (meta/v1 validation). */
-export function validateLabelSelectorObject(selector: LabelSelectorObject | null | undefined, path: FieldPath | string): FieldError[] {
+export function validateLabelSelectorObject(
+  selector: LabelSelectorObject | null | undefined,
+  path: FieldPath | string,
+  options: LabelSelectorValidationOptions = {},
+): FieldError[] {
   const p = typeof path === 'string' ? FieldPath.root(path) : path;
   const errs: FieldError[] = [];
   if (!selector) return errs;
@@ -76,6 +90,11 @@ export function validateLabelSelectorObject(selector: LabelSelectorObject | null
         errs.push(fieldError.invalid(ep.child('operator'), expr.operator, 'not a valid selector operator'));
     }
     errs.push(...validateLabelName(expr.key, ep.child('key')));
+    if (options.allowInvalidLabelValueInSelector === false) {
+      values.forEach((value, j) => {
+        for (const msg of isValidLabelValue(value)) errs.push(fieldError.invalid(ep.child('values').index(j), value, msg));
+      });
+    }
   });
   return errs;
 }
