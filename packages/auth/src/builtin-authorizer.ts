@@ -1,5 +1,6 @@
+import type { PolicyRule } from '@plat/api-model';
 import { systemAuthenticated, systemMasters, systemUnauthenticated, type Attributes, type AuthorizationResult, type Authorizer } from './interface.js';
-import { ruleAllows, type PolicyRule } from './policy-rule.js';
+import { ruleAllows } from './rbac/rule-matching.js';
 
 /** A built-in role bound to groups, like Kubernetes' bootstrap ClusterRoles and bindings. */
 export interface BuiltinRole {

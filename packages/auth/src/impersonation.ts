@@ -1,5 +1,6 @@
 import {
   anonymousUser,
+  serviceAccountUsernamePrefix,
   systemAuthenticated,
   systemUnauthenticated,
   type Attributes,
@@ -14,14 +15,13 @@ export const impersonateExtraHeaderPrefix = 'impersonate-extra-';
 /** The API group of the `uids` and `userextras` impersonation resources. */
 export const authenticationGroup = 'authentication.plat.io';
 
-const serviceAccountPrefix = 'system:serviceaccount:';
 const dns1123Label = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const dns1123Subdomain = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 /** `system:serviceaccount:<namespace>:<name>` with a valid namespace and name, else undefined. */
 export function splitServiceAccountUsername(username: string): { namespace: string; name: string } | undefined {
-  if (!username.startsWith(serviceAccountPrefix)) return undefined;
-  const parts = username.slice(serviceAccountPrefix.length).split(':');
+  if (!username.startsWith(serviceAccountUsernamePrefix)) return undefined;
+  const parts = username.slice(serviceAccountUsernamePrefix.length).split(':');
   if (parts.length !== 2) return undefined;
   const [namespace, name] = parts;
   if (namespace.length > 63 || !dns1123Label.test(namespace)) return undefined;
@@ -156,7 +156,7 @@ export async function impersonate(
     switch (r.kind) {
       case 'ServiceAccount':
         attrs.resource = 'serviceaccounts';
-        username = `${serviceAccountPrefix}${r.namespace}:${r.name}`;
+        username = `${serviceAccountUsernamePrefix}${r.namespace}:${r.name}`;
         if (!groupsSpecified) groups = ['system:serviceaccounts', `system:serviceaccounts:${r.namespace}`];
         break;
       case 'User':

@@ -18,7 +18,38 @@ export {
   type TokenAuthenticator,
 } from './token-authenticator.js';
 export { createUnionAuthenticator, withAuthenticatedGroup } from './union-authenticator.js';
-export { ruleAllows, type PolicyRule } from './policy-rule.js';
+export {
+  apiGroupMatches,
+  nonResourceURLMatches,
+  resourceMatches,
+  resourceNameMatches,
+  ruleAllows,
+  rulesAllow,
+  verbMatches,
+} from './rbac/rule-matching.js';
+export { RbacPolicyStore, type RbacKind, type RbacObjects, type RbacRuleSource } from './rbac/rule-source.js';
+export type { BindingKind } from './rbac/subject-index.js';
+export {
+  RbacRuleResolutionError,
+  RbacRuleResolver,
+  describeRuleOrigin,
+  type RoleReferenceRules,
+  type RuleOrigin,
+  type RuleVisitor,
+} from './rbac/rule-resolver.js';
+export { RbacAuthorizer, type NonResourceRule, type ResourceRule, type SubjectRules } from './rbac/rbac-authorizer.js';
+export { breakdownRule, compactRuleString, compactRules, covers, goQuoteList } from './rbac/policy-comparator.js';
+export {
+  bindingAuthorized,
+  checkBindingEscalation,
+  checkRoleEscalation,
+  confirmNoEscalation,
+  escalationAllowed,
+  roleEscalationAuthorized,
+  type EscalationCheckContext,
+  type RbacRequest,
+} from './rbac/escalation.js';
+export { createNodeAuthorizer, nodeIdentity, nodeRules, nodeUsernamePrefix, nodesGroup } from './node-authorizer.js';
 export { builtinRoles, createBuiltinAuthorizer, type BuiltinAuthorizerOptions, type BuiltinRole } from './builtin-authorizer.js';
 export { createAlwaysAllowAuthorizer, createAlwaysDenyAuthorizer } from './mode-authorizers.js';
 export { createAuthorizerChain, isAllowed, type NamedAuthorizer } from './authorizer-chain.js';

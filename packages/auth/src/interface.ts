@@ -12,6 +12,8 @@ export const systemMasters = 'system:masters';
 export const systemAuthenticated = 'system:authenticated';
 export const systemUnauthenticated = 'system:unauthenticated';
 export const anonymousUser = 'system:anonymous';
+/** Service accounts authenticate as `system:serviceaccount:<namespace>:<name>`. */
+export const serviceAccountUsernamePrefix = 'system:serviceaccount:';
 
 /** What an authenticator sees of a request: no framework types, so any server can call it. */
 export interface AuthenticationRequest {

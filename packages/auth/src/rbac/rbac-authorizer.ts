@@ -1,0 +1,90 @@
+import { aggregateMessages, type PolicyRule } from '@plat/api-model';
+import type { Attributes, AuthorizationResult, Authorizer, UserInfo } from '../interface.js';
+import { describeRuleOrigin, RbacRuleResolver, type RuleOrigin } from './rule-resolver.js';
+import type { RbacRuleSource } from './rule-source.js';
+import { ruleAllows } from './rule-matching.js';
+
+/** A resource rule of a SelfSubjectRulesReview status (`authorization.plat.io/v1` ResourceRule). */
+export interface ResourceRule {
+  verbs: string[];
+  apiGroups?: string[];
+  resources?: string[];
+  resourceNames?: string[];
+}
+
+/** A non-resource rule of a SelfSubjectRulesReview status (NonResourceRule). */
+export interface NonResourceRule {
+  verbs: string[];
+  nonResourceURLs?: string[];
+}
+
+/** What an authorizer knows of a user's permissions in a namespace (Kubernetes' RuleResolver.RulesFor). */
+export interface SubjectRules {
+  resourceRules: ResourceRule[];
+  nonResourceRules: NonResourceRule[];
+  /** True when the list may miss permissions this authorizer would grant (never for RBAC). */
+  incomplete: boolean;
+  /** Why some rules could not be listed (roles that bindings reference but do not exist). */
+  evaluationError?: string;
+}
+
+const list = (values: readonly string[] | null | undefined): string[] | undefined => (values && values.length > 0 ? [...values] : undefined);
+
+/**
+ * Kubernetes' RBAC authorizer (plugin/pkg/auth/authorizer/rbac): Allow when a rule of a binding
+ * that names the user covers the request, with the reason
+ * `RBAC: allowed by ClusterRoleBinding "x" of ClusterRole "y" to User "z"`; otherwise NoOpinion
+ * (never Deny), with `RBAC: <errors>` as the reason when some referenced role does not exist.
+ * It reads roles and bindings through an RbacRuleSource (see RbacPolicyStore).
+ */
+export class RbacAuthorizer implements Authorizer {
+  readonly resolver: RbacRuleResolver;
+
+  constructor(source: RbacRuleSource | RbacRuleResolver) {
+    this.resolver = source instanceof RbacRuleResolver ? source : new RbacRuleResolver(source);
+  }
+
+  async authorize(attrs: Attributes): Promise<AuthorizationResult> {
+    let allowedBy: RuleOrigin | undefined;
+    let errors: string[] | undefined;
+    this.resolver.visitRulesFor(attrs.user, attrs.namespace, (origin, rule, error) => {
+      if (rule && ruleAllows(attrs, rule)) {
+        allowedBy = origin;
+        return false;
+      }
+      if (error) (errors ??= []).push(error.message);
+      return true;
+    });
+    if (allowedBy) return { decision: 'Allow', reason: `RBAC: allowed by ${describeRuleOrigin(allowedBy)}` };
+    return { decision: 'NoOpinion', reason: errors ? `RBAC: ${aggregateMessages(errors)}` : '' };
+  }
+
+  /**
+   * Kubernetes' RBACAuthorizer.RulesFor, for SelfSubjectRulesReview: each applicable rule with
+   * resources as a resource rule and each with nonResourceURLs as a non-resource rule; `incomplete`
+   * is false (as in Kubernetes, even when a role is missing); `evaluationError` names missing roles.
+   */
+  rulesFor(user: UserInfo, namespace: string): SubjectRules {
+    const { rules, errors } = this.resolver.rulesFor(user, namespace);
+    const resourceRules: ResourceRule[] = [];
+    const nonResourceRules: NonResourceRule[] = [];
+    for (const rule of rules) {
+      if ((rule.resources ?? []).length > 0) resourceRules.push(toResourceRule(rule));
+      if ((rule.nonResourceURLs ?? []).length > 0) nonResourceRules.push({ verbs: [...(rule.verbs ?? [])], nonResourceURLs: list(rule.nonResourceURLs) });
+    }
+    const out: SubjectRules = { resourceRules, nonResourceRules, incomplete: false };
+    if (errors.length > 0) out.evaluationError = aggregateMessages(errors.map((e) => e.message));
+    return out;
+  }
+}
+
+function toResourceRule(rule: PolicyRule): ResourceRule {
+  const out: ResourceRule = { verbs: [...(rule.verbs ?? [])] };
+  const apiGroups = list(rule.apiGroups);
+  const resources = list(rule.resources);
+  const resourceNames = list(rule.resourceNames);
+  if (apiGroups) out.apiGroups = apiGroups;
+  if (resources) out.resources = resources;
+  if (resourceNames) out.resourceNames = resourceNames;
+  return out;
+}
