@@ -25,6 +25,8 @@ export interface AuthOptions {
 }
 
 export const defaultAuthorizationMode = 'AlwaysDeny';
+/** The authorizer types buildAuthorization builds (RBAC joins once the server serves its resources, issue 20). */
+export const supportedAuthorizerTypes: readonly string[] = ['AlwaysAllow', 'AlwaysDeny', 'Node', 'Webhook'];
 export const defaultOidcSigningAlgs = ['RS256'];
 
 const authenticationFlags = [
@@ -172,7 +174,7 @@ export function completeAuthOptions(raw: RawFlags, errors: string[]): AuthOption
   const authorizationConfigFile = absolute(str(raw, 'authorization-config'));
 
   errors.push(...validateLegacyFlags({ authenticationConfig: authenticationConfigFile, authorizationConfig: authorizationConfigFile, setFlags }));
-  if (!authorizationConfigFile) errors.push(...validateAuthorizationFlags(authorization));
+  if (!authorizationConfigFile) errors.push(...validateAuthorizationFlags(authorization, supportedAuthorizerTypes));
   if (given(raw, 'oidc-issuer-url') !== given(raw, 'oidc-client-id')) errors.push('oidc-issuer-url and oidc-client-id must be specified together');
 
   return {

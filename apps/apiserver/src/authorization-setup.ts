@@ -5,6 +5,7 @@ import {
   createAlwaysDenyAuthorizer,
   createAuthorizerChain,
   createBuiltinAuthorizer,
+  createNodeAuthorizer,
   type Authorizer,
   type NamedAuthorizer,
   type WebhookAuthorizerOptions,
@@ -18,7 +19,7 @@ import {
   type AuthorizerConfiguration,
   type LoadResult,
 } from '@plat/config';
-import type { AuthOptions } from './auth-options.js';
+import { supportedAuthorizerTypes, type AuthOptions } from './auth-options.js';
 import type { Logger } from './logger.js';
 
 export interface AuthorizationInstance {
@@ -37,10 +38,11 @@ function loadResultOrThrow<T>(result: LoadResult<T>, source: string, logger: Log
 
 /** The configuration in force: the --authorization-config file, or the one --authorization-mode and --authorization-webhook-* stand for. */
 export function loadAuthorization(auth: AuthOptions, text: string | undefined, logger: Logger): AuthorizationConfiguration {
+  const options = { supportedTypes: supportedAuthorizerTypes };
   if (auth.authorizationConfigFile) {
-    return loadResultOrThrow(loadAuthorizationConfiguration(text ?? ''), `--authorization-config ${auth.authorizationConfigFile}`, logger);
+    return loadResultOrThrow(loadAuthorizationConfiguration(text ?? '', options), `--authorization-config ${auth.authorizationConfigFile}`, logger);
   }
-  return loadResultOrThrow(authorizationConfigurationFromFlags(auth.authorization), 'the --authorization-mode flags', logger);
+  return loadResultOrThrow(authorizationConfigurationFromFlags(auth.authorization, options), 'the --authorization-mode flags', logger);
 }
 
 /**
@@ -113,6 +115,9 @@ export function buildAuthorization(config: AuthorizationConfiguration, metrics: 
           break;
         case 'AlwaysDeny':
           add(a.type, a.name, createAlwaysDenyAuthorizer());
+          break;
+        case 'Node':
+          add(a.type, a.name, createNodeAuthorizer());
           break;
         case 'Webhook': {
           const w = a.webhook!;

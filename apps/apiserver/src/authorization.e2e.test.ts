@@ -269,6 +269,30 @@ describe('--authorization-mode=Webhook (the flags build the same configuration)'
   });
 });
 
+describe('--authorization-mode=Node,AlwaysDeny', () => {
+  it('lets a node user create access reviews and nobody else anything beyond the built-in rules', async () => {
+    const dir = tempDir('plat-authz-node-');
+    const tokens = path.join(dir, 'tokens.csv');
+    fs.writeFileSync(tokens, 'node-token,system:node:worker-1,u1,"system:nodes"\nwriter-token,writer,u2,"system:nodes"\n');
+    const s = await startServer(path.join(dir, 'data'), ['--authorization-mode=Node,AlwaysDeny', `--token-auth-file=${tokens}`]);
+    try {
+      // Creating the review is the Node authorizer's allow; its answer is the chain's for the node.
+      const review = { spec: { user: 'system:node:worker-2', groups: ['system:nodes'], resourceAttributes: { verb: 'create', group: 'authorization.plat.io', resource: 'subjectaccessreviews' } } };
+      const asNode = await s.req({ token: 'node-token' }, 'POST', sar, review);
+      expect(asNode.status).toBe(201);
+      expect(asNode.json.status).toEqual({ allowed: true });
+      const notANode = await s.req({ token: 'node-token' }, 'POST', sar, { spec: { ...review.spec, groups: [] } });
+      expect(notANode.json.status).toMatchObject({ allowed: false });
+      // In system:nodes but not named system:node:<name>: not a node.
+      expect((await s.req(writer, 'POST', sar, review)).status).toBe(403);
+      const create = await s.req({ token: 'node-token' }, 'POST', ctbPath, unsigned('by-node', s.running.devPki!.ca.certPem));
+      expect(create.status).toBe(403);
+    } finally {
+      await s.stop();
+    }
+  });
+});
+
 describe('automatic reload of --authentication-config', () => {
   it('applies a new anonymous section and a new JWT issuer, and keeps the previous version when the new one is invalid', async () => {
     const dir = tempDir('plat-authn-reload-');

@@ -159,6 +159,15 @@ describe('apiserver validate through yargs', () => {
     process.exitCode = undefined;
   });
 
+  it('accepts the authorizer types this server builds: Node yes, RBAC not yet', async () => {
+    const file = write('authz-types.yaml', 'apiVersion: apiserver.plat.io/v1beta1\nkind: AuthorizationConfiguration\nauthorizers:\n- {type: Node, name: node}\n- {type: RBAC, name: rbac}\n');
+    expect(await run({ authorizationConfig: file })).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'authorizers[1].type: Unsupported value: "RBAC": supported values: "AlwaysAllow", "AlwaysDeny", "Node", "Webhook"\n',
+    });
+  });
+
   it('parses the kebab-case flags and sets the exit code', async () => {
     const file = write('authz.yaml', 'apiVersion: apiserver.plat.io/v1beta1\nkind: AuthorizationConfiguration\nauthorizers: []\n');
     const stdout = sink();

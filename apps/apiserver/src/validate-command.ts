@@ -5,6 +5,7 @@
  */
 import { formatValidationReport, validateConfigFiles, type AuthorizationLoadOptions, type ConfigFiles } from '@plat/config';
 import type { Argv, CommandModule } from 'yargs';
+import { supportedAuthorizerTypes } from './auth-options.js';
 
 export interface ValidateArgs {
   authenticationConfig?: string;
@@ -21,7 +22,7 @@ export interface ValidateIO {
 }
 
 export interface ValidateOptions {
-  /** Authorizer types the server supports (defaults to @plat/config's defaultAuthorizerTypes). */
+  /** Authorizer types the server supports (defaults to the ones the apiserver builds). */
   authorization?: AuthorizationLoadOptions;
 }
 
@@ -46,7 +47,7 @@ export async function runValidate(argv: ValidateArgs, io: ValidateIO, options: V
     );
     return 1;
   }
-  const results = await validateConfigFiles(files, { cwd: io.cwd, authorization: options.authorization });
+  const results = await validateConfigFiles(files, { cwd: io.cwd, authorization: options.authorization ?? { supportedTypes: supportedAuthorizerTypes } });
   const report = formatValidationReport(results);
   for (const line of report.stderr) io.stderr.write(`${line}\n`);
   for (const line of report.stdout) io.stdout.write(`${line}\n`);

@@ -21,7 +21,7 @@ describe('legacy authorization flags', () => {
       'cannot specify --authorization-webhook-config-file without mode Webhook',
     ]);
     expect(validateAuthorizationFlags({ modes: ['AlwaysDeny', 'AlwaysDeny'] })).toEqual([
-      'authorization-mode [AlwaysDeny AlwaysDeny] has mode specified more than once',
+      'authorization-mode ["AlwaysDeny" "AlwaysDeny"] has mode specified more than once',
     ]);
     expect(validateAuthorizationFlags({})).toEqual([]);
   });
@@ -50,8 +50,18 @@ describe('legacy authorization flags', () => {
     const bad = authorizationConfigurationFromFlags({ modes: ['Webhook'], webhookConfigFile: join(dir, 'missing') });
     expect(bad.ok).toBe(false);
     if (!bad.ok) expect(String(bad.errors[0])).toMatch(/^authorizers\[0\]\.webhook\.connectionInfo\.platConfigFile: Invalid value: .*no such file or directory$/);
-    const flags = authorizationConfigurationFromFlags({ modes: ['RBAC'] });
+    const flags = authorizationConfigurationFromFlags({ modes: ['RBAC'] }, { supportedTypes: ['AlwaysAllow', 'Webhook'] });
+    expect(flags.ok).toBe(false);
     if (!flags.ok) expect(flags.errors.map(String)).toEqual(['authorization-mode "RBAC" is not a valid mode']);
-    expect(authorizationConfigurationFromFlags({ modes: ['RBAC'] }, { supportedTypes: ['RBAC'] }).ok).toBe(true);
+  });
+
+  it('translates --authorization-mode=Node,RBAC,Webhook as kube-apiserver does', () => {
+    const r = authorizationConfigurationFromFlags({ modes: ['Node', 'RBAC', 'Webhook'], webhookConfigFile: kubeconfig });
+    expect(r.ok && r.config.authorizers.map((a) => [a.type, a.name])).toEqual([
+      ['Node', 'node'],
+      ['RBAC', 'rbac'],
+      ['Webhook', 'webhook'],
+    ]);
+    expect(validateAuthorizationFlags({ modes: ['RBAC', 'Node', 'RBAC'] })).toEqual(['authorization-mode ["RBAC" "Node" "RBAC"] has mode specified more than once']);
   });
 });

@@ -5,6 +5,7 @@
  * becomes an authorizer named after its type in lowercase; Webhook becomes an authorizer named
  * `webhook` with a 30s timeout and failure policy NoOpinion. The flag checks keep Kubernetes' texts.
  */
+import { goQuote } from '@plat/api-model';
 import { loadAuthorizationConfiguration, defaultAuthorizerTypes, type AuthorizationConfiguration, type AuthorizationLoadOptions } from './authorization.js';
 import { fileError, type LoadResult } from './document.js';
 import { apiVersion } from './schemas.js';
@@ -28,11 +29,11 @@ export function validateAuthorizationFlags(flags: AuthorizationFlags, supportedT
   const errors: string[] = [];
   if (modes.length === 0) errors.push('at least one authorization-mode must be passed');
   for (const mode of modes) {
-    if (!supportedTypes.includes(mode)) errors.push(`authorization-mode ${JSON.stringify(mode)} is not a valid mode`);
+    if (!supportedTypes.includes(mode)) errors.push(`authorization-mode ${goQuote(mode)} is not a valid mode`);
     if (mode === 'Webhook' && !flags.webhookConfigFile) errors.push("authorization-mode Webhook's authorization config file not passed");
   }
   if (flags.webhookConfigFile && !modes.includes('Webhook')) errors.push('cannot specify --authorization-webhook-config-file without mode Webhook');
-  if (new Set(modes).size !== modes.length) errors.push(`authorization-mode [${modes.join(' ')}] has mode specified more than once`);
+  if (new Set(modes).size !== modes.length) errors.push(`authorization-mode [${modes.map(goQuote).join(' ')}] has mode specified more than once`);
   return errors;
 }
 

@@ -84,14 +84,38 @@ describe('AuthorizationConfiguration', () => {
 
   it('checks types: required, supported, only Webhook repeats', () => {
     expect(errorsOf('authorizers:\n- name: x\n')).toEqual(['authorizers[0].type: Required value']);
-    expect(errorsOf('authorizers:\n- type: RBAC\n  name: rbac\n')).toEqual([
-      'authorizers[0].type: Unsupported value: "RBAC": supported values: "AlwaysAllow", "AlwaysDeny", "Webhook"',
+    expect(errorsOf('authorizers:\n- type: ABAC\n  name: abac\n')).toEqual([
+      'authorizers[0].type: Unsupported value: "ABAC": supported values: "AlwaysAllow", "AlwaysDeny", "Node", "RBAC", "Webhook"',
     ]);
-    expect(errorsOf('authorizers:\n- type: RBAC\n  name: rbac\n', { supportedTypes: ['RBAC', 'Webhook'] })).toEqual([]);
+    expect(errorsOf('authorizers:\n- type: RBAC\n  name: rbac\n', { supportedTypes: ['AlwaysDeny', 'Webhook'] })).toEqual([
+      'authorizers[0].type: Unsupported value: "RBAC": supported values: "AlwaysDeny", "Webhook"',
+    ]);
     expect(errorsOf('authorizers:\n- type: AlwaysDeny\n  name: alwaysdeny\n- type: AlwaysDeny\n  name: alwaysdeny\n')).toEqual([
       'authorizers[1].type: Duplicate value: "AlwaysDeny"',
     ]);
     expect(errorsOf(`authorizers:\n${webhook({}, 'a')}${webhook({}, 'b')}`)).toEqual([]);
+  });
+
+  it('takes Node and RBAC once each, named node and rbac, in any order with webhooks', () => {
+    const config = load(`authorizers:\n- type: Node\n  name: node\n${webhook({}, 'first')}- type: RBAC\n  name: rbac\n${webhook({}, 'last')}`);
+    expect(config.authorizers.map((a) => [a.type, a.name])).toEqual([
+      ['Node', 'node'],
+      ['Webhook', 'first'],
+      ['RBAC', 'rbac'],
+      ['Webhook', 'last'],
+    ]);
+    expect(errorsOf('authorizers:\n- type: RBAC\n  name: rbac\n- type: Node\n  name: node\n- type: RBAC\n  name: rbac\n')).toEqual([
+      'authorizers[2].type: Duplicate value: "RBAC"',
+    ]);
+    expect(errorsOf('authorizers:\n- type: Node\n  name: node\n- type: Node\n  name: nodes\n')).toEqual(['authorizers[1].type: Duplicate value: "Node"']);
+    expect(errorsOf('authorizers:\n- type: RBAC\n  name: roles\n- type: Node\n  name: Node\n')).toEqual([
+      'authorizers[0].name: Invalid value: "roles": expected name rbac for authorizer RBAC instead of roles',
+      "authorizers[1].name: Invalid value: \"Node\": authorizer name is invalid: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
+      'authorizers[1].name: Invalid value: "Node": expected name node for authorizer Node instead of Node',
+    ]);
+    expect(errorsOf('authorizers:\n- type: RBAC\n  name: rbac\n  webhook: {}\n')).toEqual([
+      'authorizers[0].webhook: Invalid value: "non-null": may only be specified when type=Webhook',
+    ]);
   });
 
   it('checks names: required, unique, DNS-1123 labels, built-in name is the lowercase type', () => {

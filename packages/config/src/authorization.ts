@@ -21,8 +21,12 @@ export const maxWebhookTimeoutMs = 30_000;
 export const defaultAuthorizedTTL = '5m';
 export const defaultUnauthorizedTTL = '30s';
 
-/** Authorizer types the server offers unless told otherwise. */
-export const defaultAuthorizerTypes: readonly string[] = ['AlwaysAllow', 'AlwaysDeny', 'Webhook'];
+/**
+ * Authorizer types the server offers unless told otherwise: kube-apiserver's
+ * (`AuthorizationModeChoices`) without ABAC, which plat does not implement. A server that builds
+ * fewer passes its own list as `supportedTypes`.
+ */
+export const defaultAuthorizerTypes: readonly string[] = ['AlwaysAllow', 'AlwaysDeny', 'Node', 'RBAC', 'Webhook'];
 /** Types that may appear more than once. */
 export const defaultRepeatableAuthorizerTypes: readonly string[] = ['Webhook'];
 

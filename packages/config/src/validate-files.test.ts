@@ -7,7 +7,7 @@ let cwd: string;
 beforeAll(() => {
   cwd = mkdtempSync(join(tmpdir(), 'plat-files-'));
   writeFileSync(join(cwd, 'tracing.yaml'), '');
-  writeFileSync(join(cwd, 'authz.yaml'), 'apiVersion: apiserver.plat.io/v1beta1\nkind: AuthorizationConfiguration\nauthorizers:\n- {type: RBAC, name: rbac}\n');
+  writeFileSync(join(cwd, 'authz.yaml'), 'apiVersion: apiserver.plat.io/v1beta1\nkind: AuthorizationConfiguration\nauthorizers:\n- {type: ABAC, name: abac}\n');
   writeFileSync(join(cwd, 'authn.json'), '{"apiVersion":"apiserver.plat.io/v1beta1","kind":"AuthenticationConfiguration","jwt":[]}');
 });
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
@@ -27,12 +27,12 @@ describe('validateConfigFiles', () => {
     expect(formatValidationReport(results)).toEqual({
       exitCode: 1,
       stdout: ['authn.json: valid AuthenticationConfiguration', 'tracing.yaml: valid TracingConfiguration'],
-      stderr: [`${join(cwd, 'authz.yaml')}: authorizers[0].type: Unsupported value: "RBAC": supported values: "AlwaysAllow", "AlwaysDeny", "Webhook"`],
+      stderr: [`${join(cwd, 'authz.yaml')}: authorizers[0].type: Unsupported value: "ABAC": supported values: "AlwaysAllow", "AlwaysDeny", "Node", "RBAC", "Webhook"`],
     });
   });
 
   it('passes the server supported authorizer types through', async () => {
-    const results = await validateConfigFiles({ authorizationConfig: 'authz.yaml' }, { cwd, authorization: { supportedTypes: ['RBAC'] } });
+    const results = await validateConfigFiles({ authorizationConfig: 'authz.yaml' }, { cwd, authorization: { supportedTypes: ['ABAC'] } });
     expect(formatValidationReport(results)).toEqual({ exitCode: 0, stdout: ['authz.yaml: valid AuthorizationConfiguration'], stderr: [] });
   });
 
