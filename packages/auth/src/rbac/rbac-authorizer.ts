@@ -2,7 +2,7 @@ import { aggregateMessages, type PolicyRule } from '@plat/api-model';
 import type { Attributes, AuthorizationResult, Authorizer, UserInfo } from '../interface.js';
 import { describeRuleOrigin, RbacRuleResolver, type RuleOrigin } from './rule-resolver.js';
 import type { RbacRuleSource } from './rule-source.js';
-import { ruleAllows } from './rule-matching.js';
+import { ruleAllowsRequest, ruleRequest } from './rule-matching.js';
 
 /** A resource rule of a SelfSubjectRulesReview status (`authorization.plat.io/v1` ResourceRule). */
 export interface ResourceRule {
@@ -39,23 +39,33 @@ const list = (values: readonly string[] | null | undefined): string[] | undefine
  */
 export class RbacAuthorizer implements Authorizer {
   readonly resolver: RbacRuleResolver;
+  /** Reasons by origin (the resolver reuses an origin object while its binding is unchanged). */
+  private readonly reasons = new WeakMap<RuleOrigin, string>();
 
   constructor(source: RbacRuleSource | RbacRuleResolver) {
     this.resolver = source instanceof RbacRuleResolver ? source : new RbacRuleResolver(source);
   }
 
   async authorize(attrs: Attributes): Promise<AuthorizationResult> {
+    const req = ruleRequest(attrs);
     let allowedBy: RuleOrigin | undefined;
     let errors: string[] | undefined;
     this.resolver.visitRulesFor(attrs.user, attrs.namespace, (origin, rule, error) => {
-      if (rule && ruleAllows(attrs, rule)) {
+      if (rule && ruleAllowsRequest(req, rule)) {
         allowedBy = origin;
         return false;
       }
       if (error) (errors ??= []).push(error.message);
       return true;
     });
-    if (allowedBy) return { decision: 'Allow', reason: `RBAC: allowed by ${describeRuleOrigin(allowedBy)}` };
+    if (allowedBy) {
+      let reason = this.reasons.get(allowedBy);
+      if (reason === undefined) {
+        reason = `RBAC: allowed by ${describeRuleOrigin(allowedBy)}`;
+        this.reasons.set(allowedBy, reason);
+      }
+      return { decision: 'Allow', reason };
+    }
     return { decision: 'NoOpinion', reason: errors ? `RBAC: ${aggregateMessages(errors)}` : '' };
   }
 

@@ -60,19 +60,45 @@ export function nonResourceURLMatches(rule: PolicyRule, path: string): boolean {
   return false;
 }
 
+/** A request prepared once for matching against many rules. */
+export interface RuleRequest {
+  readonly attrs: Attributes;
+  /** `resource` or `resource/subresource`. */
+  readonly combined: string;
+  /** The aliased partner of the request's group, if it has one. */
+  readonly partner: string | undefined;
+}
+
+export function ruleRequest(attrs: Attributes): RuleRequest {
+  return {
+    attrs,
+    combined: attrs.subresource ? `${attrs.resource}/${attrs.subresource}` : attrs.resource,
+    partner: attrs.resourceRequest ? groupPartners.get(attrs.apiGroup) : undefined,
+  };
+}
+
+/** RuleAllows for a prepared request. */
+export function ruleAllowsRequest(req: RuleRequest, rule: PolicyRule): boolean {
+  const { attrs } = req;
+  if (!verbMatches(rule, attrs.verb)) return false;
+  if (!attrs.resourceRequest) return nonResourceURLMatches(rule, attrs.path);
+  let group = false;
+  for (const g of rule.apiGroups ?? []) {
+    if (g === rbacWildcard || g === attrs.apiGroup || (req.partner !== undefined && g === req.partner)) {
+      group = true;
+      break;
+    }
+  }
+  return group && resourceMatches(rule, req.combined, attrs.subresource) && resourceNameMatches(rule, attrs.name);
+}
+
 /** Kubernetes' `RuleAllows`. */
 export function ruleAllows(attrs: Attributes, rule: PolicyRule): boolean {
-  if (!attrs.resourceRequest) return verbMatches(rule, attrs.verb) && nonResourceURLMatches(rule, attrs.path);
-  const combined = attrs.subresource ? `${attrs.resource}/${attrs.subresource}` : attrs.resource;
-  return (
-    verbMatches(rule, attrs.verb) &&
-    apiGroupMatches(rule, attrs.apiGroup) &&
-    resourceMatches(rule, combined, attrs.subresource) &&
-    resourceNameMatches(rule, attrs.name)
-  );
+  return ruleAllowsRequest(ruleRequest(attrs), rule);
 }
 
 /** Kubernetes' `RulesAllow`: whether any of the rules covers the request. */
 export function rulesAllow(attrs: Attributes, rules: readonly PolicyRule[]): boolean {
-  return rules.some((rule) => ruleAllows(attrs, rule));
+  const req = ruleRequest(attrs);
+  return rules.some((rule) => ruleAllowsRequest(req, rule));
 }

@@ -1,7 +1,7 @@
-import { SubjectKind, clusterRoleKind, goQuote, rbacGroup, roleKind, type PolicyRule, type RoleBinding, type RoleRef, type Subject } from '@plat/api-model';
+import { SubjectKind, clusterRoleKind, goQuote, rbacGroup, roleKind, type PolicyRule, type RoleRef, type Subject } from '@plat/api-model';
 import type { UserInfo } from '../interface.js';
 import type { RbacRuleSource } from './rule-source.js';
-import { SubjectIndex, subjectAppliesTo, type BindingKind, type IndexedBinding } from './subject-index.js';
+import { SubjectIndex, subjectAppliesTo, visitInNameOrder, type IndexedBinding, type RuleOriginOf } from './subject-index.js';
 
 /**
  * Which rules apply to a user in a namespace (Kubernetes' DefaultRuleResolver,
@@ -29,11 +29,7 @@ export class RbacRuleResolutionError extends Error {
 }
 
 /** Where a rule came from: the binding and its first subject that names the user. */
-export interface RuleOrigin {
-  kind: BindingKind;
-  binding: RoleBinding;
-  subject: Subject;
-}
+export type RuleOrigin = RuleOriginOf;
 
 function describeSubject(s: Subject, bindingNamespace: string): string {
   if (s.kind === SubjectKind.ServiceAccount) return `${s.kind} ${goQuote(`${s.name ?? ''}/${s.namespace || bindingNamespace}`)}`;
@@ -102,6 +98,7 @@ export class RbacRuleResolver {
 }
 
 const noRules: readonly PolicyRule[] = [];
+const noSubjects: readonly Subject[] = [];
 
 function resolveRoleRef(index: SubjectIndex, roleRef: RoleRef, namespace: string): RoleReferenceRules {
   const name = roleRef.name ?? '';
@@ -125,18 +122,35 @@ function resolveRoleRef(index: SubjectIndex, roleRef: RoleRef, namespace: string
 }
 
 /** Visits the rules of the bindings that name the user; false when the visitor stopped. */
-function visitBindings(index: SubjectIndex, candidates: readonly IndexedBinding[], user: UserInfo, namespace: string, visitor: RuleVisitor): boolean {
-  for (const { kind, binding } of candidates) {
+function visitBindings(
+  index: SubjectIndex,
+  lists: readonly (readonly IndexedBinding[])[],
+  user: UserInfo,
+  namespace: string,
+  visitor: RuleVisitor,
+): boolean {
+  return visitInNameOrder(lists, (entry) => {
+    const { kind, binding } = entry;
     // The index found the binding through one subject; the reason names the first that applies.
-    const subject = (binding.subjects ?? []).find((s) => s && subjectAppliesTo(user, s, namespace));
-    if (!subject) continue;
-    const { rules, error } = resolveRoleRef(index, binding.roleRef ?? {}, namespace);
-    if (error) {
-      if (!visitor(undefined, undefined, error)) return false;
-      continue;
+    const subjects = binding.subjects ?? noSubjects;
+    let first = -1;
+    for (let i = 0; i < subjects.length; i++) {
+      const s = subjects[i];
+      if (s && subjectAppliesTo(user, s, namespace)) {
+        first = i;
+        break;
+      }
     }
-    const origin: RuleOrigin = { kind, binding, subject };
-    for (const rule of rules) if (rule && !visitor(origin, rule, undefined)) return false;
-  }
-  return true;
+    if (first < 0) return true;
+    const { rules, error } = (entry.resolved ??= resolveRoleRef(index, binding.roleRef ?? {}, namespace)) as RoleReferenceRules;
+    if (error) return visitor(undefined, undefined, error);
+    // One origin object per binding and subject for this snapshot, so reasons can be remembered.
+    const origins = (entry.origins ??= []);
+    const origin = (origins[first] ??= { kind, binding, subject: subjects[first]! });
+    for (let r = 0; r < rules.length; r++) {
+      const rule = rules[r];
+      if (rule && !visitor(origin, rule, undefined)) return false;
+    }
+    return true;
+  });
 }

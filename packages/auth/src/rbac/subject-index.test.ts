@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import type { ClusterRole, PolicyRule, Role, RoleBinding, Subject } from '@plat/api-model';
 import type { Attributes, AuthorizationResult, UserInfo } from '../interface.js';
 import { RbacAuthorizer } from './rbac-authorizer.js';
-import { describeRuleOrigin } from './rule-resolver.js';
+import { RbacRuleResolver, describeRuleOrigin, type RuleOrigin } from './rule-resolver.js';
 import { ruleAllows } from './rule-matching.js';
 import { RbacPolicyStore, type RbacRuleSource } from './rule-source.js';
 
@@ -20,7 +20,31 @@ function naiveAppliesTo(user: UserInfo, s: Subject, namespace: string): boolean 
   return ns !== '' && user.username === `system:serviceaccount:${ns}:${s.name ?? ''}`;
 }
 
+/** Every rule the plain scan meets for the user in the namespace, and the errors, in its order. */
+function naiveRules(source: RbacRuleSource, user: UserInfo, namespace: string): { rules: PolicyRule[]; errors: string[] } {
+  const rules: PolicyRule[] = [];
+  const errors: string[] = [];
+  const probe = { user, verb: '', resourceRequest: false, apiGroup: '', apiVersion: '', resource: '', subresource: '', namespace, name: '', path: '' };
+  naiveScan(source, probe, (rule) => void rules.push(rule), (e) => void errors.push(e));
+  return { rules, errors };
+}
+
 function naiveDecision(source: RbacRuleSource, attrs: Attributes): AuthorizationResult {
+  const errors: string[] = [];
+  const allowed = naiveScan(source, attrs, (rule) => ruleAllows(attrs, rule), (e) => void errors.push(e));
+  if (allowed) return { decision: 'Allow', reason: `RBAC: allowed by ${describeRuleOrigin(allowed)}` };
+  const unique = [...new Set(errors)];
+  const reason = unique.length === 0 ? '' : unique.length === 1 ? `RBAC: ${unique[0]}` : `RBAC: [${unique.join(', ')}]`;
+  return { decision: 'NoOpinion', reason };
+}
+
+/** Kubernetes' VisitRulesFor without an index; stops at the first rule `onRule` answers true for. */
+function naiveScan(
+  source: RbacRuleSource,
+  attrs: Attributes,
+  onRule: (rule: PolicyRule) => boolean | void,
+  onError: (message: string) => void,
+): RuleOrigin | undefined {
   const clusterRoles = [...source.listClusterRoles()];
   const roles = [...source.listRoles()];
   const sortByName = (list: RoleBinding[]) => list.sort((a, b) => ((a.metadata?.name ?? '') < (b.metadata?.name ?? '') ? -1 : 1));
@@ -28,7 +52,6 @@ function naiveDecision(source: RbacRuleSource, attrs: Attributes): Authorization
   if (attrs.namespace) {
     scopes.push([sortByName([...source.listRoleBindings()].filter((b) => b.metadata?.namespace === attrs.namespace)), attrs.namespace, 'RoleBinding']);
   }
-  const errors: string[] = [];
   for (const [bindings, ns, kind] of scopes) {
     for (const binding of bindings) {
       const subject = (binding.subjects ?? []).find((s) => naiveAppliesTo(attrs.user, s, ns));
@@ -37,23 +60,19 @@ function naiveDecision(source: RbacRuleSource, attrs: Attributes): Authorization
       let rules: PolicyRule[] | null | undefined;
       if (ref.kind === 'ClusterRole') {
         const r = clusterRoles.find((c) => c.metadata?.name === ref.name);
-        if (!r) errors.push(`clusterrole.rbac.authorization.plat.io "${ref.name}" not found`);
+        if (!r) onError(`clusterrole.rbac.authorization.plat.io "${ref.name}" not found`);
         rules = r?.rules ?? (r ? [] : undefined);
       } else if (ref.kind === 'Role') {
         const r = roles.find((c) => c.metadata?.name === ref.name && c.metadata?.namespace === ns);
-        if (!r) errors.push(`role.rbac.authorization.plat.io "${ref.name}" not found`);
+        if (!r) onError(`role.rbac.authorization.plat.io "${ref.name}" not found`);
         rules = r?.rules ?? (r ? [] : undefined);
       } else {
-        errors.push(`unsupported role reference kind: "${ref.kind}"`);
+        onError(`unsupported role reference kind: "${ref.kind}"`);
       }
-      for (const rule of rules ?? []) {
-        if (ruleAllows(attrs, rule)) return { decision: 'Allow', reason: `RBAC: allowed by ${describeRuleOrigin({ kind, binding, subject })}` };
-      }
+      for (const rule of rules ?? []) if (onRule(rule)) return { kind, binding, subject };
     }
   }
-  const unique = [...new Set(errors)];
-  const reason = unique.length === 0 ? '' : unique.length === 1 ? `RBAC: ${unique[0]}` : `RBAC: [${unique.join(', ')}]`;
-  return { decision: 'NoOpinion', reason };
+  return undefined;
 }
 
 const usernames = ['u1', 'u2', 'system:serviceaccount:ns1:sa1', 'system:serviceaccount:ns2:sa1', 'system:serviceaccount:ns1:sa2'];
@@ -107,12 +126,17 @@ const attributes: fc.Arbitrary<Attributes> = fc.record({
 });
 
 describe('the subject index', () => {
-  it('decides as a plain scan of every binding does, reasons included', async () => {
+  it('decides and lists rules as a plain scan of every binding does, reasons and order included', async () => {
     await fc.assert(
       fc.asyncProperty(policy, fc.array(attributes, { minLength: 1, maxLength: 8 }), async (objects, requests) => {
         const store = new RbacPolicyStore(objects as { clusterRoles: ClusterRole[]; roles: Role[]; clusterRoleBindings: RoleBinding[]; roleBindings: RoleBinding[] });
         const authorizer = new RbacAuthorizer(store);
-        for (const attrs of requests) expect(await authorizer.authorize(attrs)).toEqual(naiveDecision(store, attrs));
+        const resolver = new RbacRuleResolver(store);
+        for (const attrs of requests) {
+          expect(await authorizer.authorize(attrs)).toEqual(naiveDecision(store, attrs));
+          const { rules, errors } = resolver.rulesFor(attrs.user, attrs.namespace);
+          expect({ rules, errors: errors.map((e) => e.message) }).toEqual(naiveRules(store, attrs.user, attrs.namespace));
+        }
       }),
       { numRuns: 300 },
     );

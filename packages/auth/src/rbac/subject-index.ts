@@ -1,4 +1,4 @@
-import { SubjectKind, compareGoStrings, type ClusterRole, type Role, type RoleBinding, type Subject } from '@plat/api-model';
+import { SubjectKind, compareGoStrings, type ClusterRole, type PolicyRule, type Role, type RoleBinding, type Subject } from '@plat/api-model';
 import { serviceAccountUsernamePrefix, type UserInfo } from '../interface.js';
 import type { RbacRuleSource } from './rule-source.js';
 
@@ -9,6 +9,17 @@ export interface IndexedBinding {
   readonly ordinal: number;
   readonly kind: BindingKind;
   readonly binding: RoleBinding;
+  /** Filled by the resolver: one origin object per subject (by index) that named a user, reused across decisions. */
+  origins?: (RuleOriginOf | undefined)[];
+  /** Filled by the resolver: the referenced role's rules (or why not) in this snapshot. */
+  resolved?: { readonly rules: readonly PolicyRule[]; readonly error?: Error };
+}
+
+/** The shape of rule-resolver's RuleOrigin (kept here to avoid an import cycle). */
+export interface RuleOriginOf {
+  readonly kind: BindingKind;
+  readonly binding: RoleBinding;
+  readonly subject: Subject;
 }
 
 /** Bindings of one scope (the cluster, or one namespace) by the users and groups they name. */
@@ -69,7 +80,7 @@ export class SubjectIndex {
     for (const r of source.listClusterRoles()) this.clusterRoles.set(r.metadata?.name ?? '', r);
     for (const r of source.listRoles()) this.roles.set(`${r.metadata?.namespace ?? ''}/${r.metadata?.name ?? ''}`, r);
     [...source.listClusterRoleBindings()].sort(byName).forEach((binding, ordinal) => {
-      this.add(this.cluster, { ordinal, kind: 'ClusterRoleBinding', binding }, '');
+      this.add(this.cluster, { ordinal, kind: 'ClusterRoleBinding', binding, origins: undefined, resolved: undefined }, '');
     });
     const perNamespace = new Map<string, RoleBinding[]>();
     for (const b of source.listRoleBindings()) {
@@ -81,7 +92,7 @@ export class SubjectIndex {
     for (const [ns, bindings] of perNamespace) {
       const table = emptyTable();
       this.namespaces.set(ns, table);
-      bindings.sort(byName).forEach((binding, ordinal) => this.add(table, { ordinal, kind: 'RoleBinding', binding }, ns));
+      bindings.sort(byName).forEach((binding, ordinal) => this.add(table, { ordinal, kind: 'RoleBinding', binding, origins: undefined, resolved: undefined }, ns));
     }
   }
 
@@ -105,27 +116,53 @@ export class SubjectIndex {
     return this.roles.get(`${namespace}/${name}`);
   }
 
-  /** The cluster role bindings that may name the user (by name, group or service account), in name order. */
-  clusterRoleBindingsFor(user: UserInfo): readonly IndexedBinding[] {
-    return bindingsFor(this.cluster, user);
+  /**
+   * The lists of cluster role bindings that may name the user: those of its name (or service
+   * account) and those of each of its groups, each list in name order. A binding may be in
+   * several; {@link visitInNameOrder} walks them as one.
+   */
+  clusterRoleBindingsFor(user: UserInfo): (readonly IndexedBinding[])[] {
+    return candidateLists(this.cluster, user);
   }
 
-  /** The role bindings of the namespace that may name the user, in name order. */
-  roleBindingsFor(user: UserInfo, namespace: string): readonly IndexedBinding[] {
+  /** The same for the role bindings of a namespace. */
+  roleBindingsFor(user: UserInfo, namespace: string): (readonly IndexedBinding[])[] {
     const table = this.namespaces.get(namespace);
-    return table ? bindingsFor(table, user) : [];
+    return table ? candidateLists(table, user) : [];
   }
 }
 
-function bindingsFor(table: BindingTable, user: UserInfo): readonly IndexedBinding[] {
+function candidateLists(table: BindingTable, user: UserInfo): (readonly IndexedBinding[])[] {
   const lists: (readonly IndexedBinding[])[] = [];
   const own = table.byUser.get(user.username);
   if (own) lists.push(own);
   for (const group of user.groups) {
     const more = table.byGroup.get(group);
-    if (more) lists.push(more);
+    if (more && !lists.includes(more)) lists.push(more);
   }
-  if (lists.length <= 1) return lists[0] ?? [];
-  // Several subjects led here: one visit per binding, in name order as a plain scan would go.
-  return [...new Set(lists.flat())].sort((a, b) => a.ordinal - b.ordinal);
+  return lists;
+}
+
+/**
+ * Calls `visit` once per binding of the lists, in name order (as a plain scan of all bindings
+ * would meet them), merging the sorted lists without copying them; stops when `visit` answers
+ * false, and then answers false itself.
+ */
+export function visitInNameOrder(lists: readonly (readonly IndexedBinding[])[], visit: (entry: IndexedBinding) => boolean): boolean {
+  if (lists.length === 1) {
+    for (const entry of lists[0]!) if (!visit(entry)) return false;
+    return true;
+  }
+  const heads = new Array<number>(lists.length).fill(0);
+  for (;;) {
+    let next: IndexedBinding | undefined;
+    for (let l = 0; l < lists.length; l++) {
+      const entry = lists[l]![heads[l]!];
+      if (entry && (!next || entry.ordinal < next.ordinal)) next = entry;
+    }
+    if (!next) return true;
+    // Every list holding this binding moves past it, so it is visited once.
+    for (let l = 0; l < lists.length; l++) if (lists[l]![heads[l]!] === next) heads[l]!++;
+    if (!visit(next)) return false;
+  }
 }
