@@ -1,7 +1,9 @@
 import { SubjectKind, clusterRoleKind, goQuote, rbacGroup, roleKind, type PolicyRule, type RoleRef, type Subject } from '@plat/api-model';
 import type { UserInfo } from '../interface.js';
 import type { RbacRuleSource } from './rule-source.js';
-import { SubjectIndex, subjectAppliesTo, visitInNameOrder, type IndexedBinding, type RuleOriginOf } from './subject-index.js';
+import { SubjectIndex, subjectAppliesTo, visitInNameOrder, type IndexedBinding, type RuleOrigin } from './subject-index.js';
+
+export type { RuleOrigin };
 
 /**
  * Which rules apply to a user in a namespace (Kubernetes' DefaultRuleResolver,
@@ -27,9 +29,6 @@ export class RbacRuleResolutionError extends Error {
     this.name = 'RbacRuleResolutionError';
   }
 }
-
-/** Where a rule came from: the binding and its first subject that names the user. */
-export type RuleOrigin = RuleOriginOf;
 
 function describeSubject(s: Subject, bindingNamespace: string): string {
   if (s.kind === SubjectKind.ServiceAccount) return `${s.kind} ${goQuote(`${s.name ?? ''}/${s.namespace || bindingNamespace}`)}`;

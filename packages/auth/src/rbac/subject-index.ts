@@ -10,13 +10,13 @@ export interface IndexedBinding {
   readonly kind: BindingKind;
   readonly binding: RoleBinding;
   /** Filled by the resolver: one origin object per subject (by index) that named a user, reused across decisions. */
-  origins?: (RuleOriginOf | undefined)[];
+  origins?: (RuleOrigin | undefined)[];
   /** Filled by the resolver: the referenced role's rules (or why not) in this snapshot. */
   resolved?: { readonly rules: readonly PolicyRule[]; readonly error?: Error };
 }
 
-/** The shape of rule-resolver's RuleOrigin (kept here to avoid an import cycle). */
-export interface RuleOriginOf {
+/** Where a rule came from: the binding and its first subject that names the user. */
+export interface RuleOrigin {
   readonly kind: BindingKind;
   readonly binding: RoleBinding;
   readonly subject: Subject;
