@@ -67,8 +67,9 @@ export async function createTracing(spec: TracingSpec, opts: TracingOptions): Pr
   // Insecure, as the spec says for `endpoint`; given explicitly, since the exporter would pick TLS
   // for a unix socket.
   const exporter = new OTLPTraceExporter({ url: otlpExporterUrl(spec.endpoint), credentials: grpc.credentials.createInsecure() });
-  // Failures reach onExportError here; the processor then only rejects its flush, which is
-  // swallowed below, so a collector outage never fails requests or shutdown.
+  // Failures reach onExportError here. The processor reports them once more to OpenTelemetry's
+  // global error handler (its diag logger, silent unless set), and forceFlush/shutdown swallow
+  // them below: a collector outage never fails requests or shutdown.
   const reporting: tracing.SpanExporter = {
     export: (spans, done) =>
       exporter.export(spans, (result) => {
