@@ -311,3 +311,14 @@ export {
   type SubjectAccessReviewV1beta1,
   type SubjectAccessReviewV1beta1Spec,
 } from './subject-access-review.js';
+export {
+  JsonDecodeError,
+  decodeJson,
+  decodeStoredJson,
+  isInt64,
+  maxNestingDepth,
+  type DecodeJsonOptions,
+  type DecodedJson,
+  type JsonDecodeErrorCode,
+} from './json-decode.js';
+export { encodeJson } from './json-encode.js';

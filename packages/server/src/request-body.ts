@@ -1,7 +1,6 @@
-import { parseDocument } from 'yaml';
-import { newBadRequest, newRequestEntityTooLarge, newUnsupportedMediaType } from '@plat/api-model';
+import { JsonDecodeError, decodeJson, newBadRequest, newRequestEntityTooLarge, newUnsupportedMediaType } from '@plat/api-model';
+import { YamlDecodeError, decodeYaml } from '@plat/api-model/yaml';
 import type { RequestContext } from './context.js';
-import { findDuplicateJsonKeys } from './json-duplicates.js';
 
 /** Reads the whole body, answering 413 once it passes `limit` bytes (Kubernetes: 3 MiB). */
 export async function readBody(ctx: RequestContext, limit: number): Promise<Buffer> {
@@ -37,70 +36,51 @@ export interface DecodedBody {
 const objectMediaTypes = ['application/json', 'application/yaml'];
 
 /**
- * Decodes a JSON or YAML body. Malformed input is 400 BadRequest with the decoder's message;
- * other media types are 415.
+ * Decodes a JSON or YAML body with the shared decoders (nesting bounded, integers exact, beyond
+ * int64 kept as bigint for typed decoding to refuse). Malformed input is 400 BadRequest; other
+ * media types are 415. `kind` words the 400 as kube-apiserver's transformDecodeError does for a
+ * body whose version and kind cannot even be read: `the object provided is unrecognized (must
+ * be of type <Kind>): <error> (<the first bytes>)`; without it the message is the decoder's.
  */
-export function decodeBody(body: Buffer, mediaType: string, findDuplicates: boolean): DecodedBody {
+export function decodeBody(body: Buffer, mediaType: string, findDuplicates: boolean, kind?: string): DecodedBody {
   const text = body.toString('utf8');
+  const unrecognized = (message: string) =>
+    newBadRequest(kind ? `the object provided is unrecognized (must be of type ${kind}): ${message} (${summarizeData(body)})` : message);
   if (mediaType === 'application/json' || mediaType.endsWith('+json')) {
-    let value: unknown;
     try {
-      value = JSON.parse(text);
+      const decoded = decodeJson(text, { findDuplicates, beyondInt64: 'exact' });
+      return { value: decoded.value, duplicates: decoded.duplicates.map((path) => `duplicate field ${JSON.stringify(path)}`) };
     } catch (err) {
-      throw newBadRequest(`json parse error: ${(err as Error).message}`);
+      if (!(err instanceof JsonDecodeError)) throw err;
+      throw unrecognized(`couldn't get version/kind; json parse error: ${err.message}`);
     }
-    const paths = findDuplicates ? findDuplicateJsonKeys(text) : [];
-    return { value, duplicates: paths.map((path) => `duplicate field ${JSON.stringify(path)}`) };
   }
   if (mediaType === 'application/yaml' || mediaType.endsWith('+yaml')) {
-    return decodeYaml(text, findDuplicates);
+    try {
+      return decodeYaml(text, { findDuplicates, beyondInt64: 'exact' });
+    } catch (err) {
+      if (!(err instanceof YamlDecodeError)) throw err;
+      throw unrecognized(`error converting YAML to JSON: ${err.message}`);
+    }
   }
   throw newUnsupportedMediaType(mediaType, objectMediaTypes);
 }
 
-function decodeYaml(text: string, findDuplicates: boolean): DecodedBody {
-  const doc = parseDocument(text, { uniqueKeys: false, prettyErrors: false });
-  if (doc.errors.length) {
-    throw newBadRequest(`error converting YAML to JSON: yaml: ${doc.errors[0]!.message}`);
-  }
-  const value: unknown = doc.toJS({ maxAliasCount: 100 });
-  const duplicates: string[] = [];
-  if (findDuplicates) {
-    const strict = parseDocument(text, { uniqueKeys: true, prettyErrors: false });
-    // Worded as the YAML decoder of Kubernetes reports repeated keys.
-    const lines = strict.errors
-      .filter((e) => e.code === 'DUPLICATE_KEY')
-      .map((e) => {
-        const line = lineOf(text, e.pos[0]);
-        const key = keyAt(text, e.pos[0]);
-        return `  line ${line}: key ${JSON.stringify(key)} already set in map`;
-      });
-    if (lines.length) duplicates.push(`yaml: unmarshal errors:\n${lines.join('\n')}`);
-  }
-  return { value, duplicates };
+/** Kubernetes' summarizeData: the first 30 bytes, as text for a JSON object, else in hex. */
+function summarizeData(body: Buffer, maxLength = 30): string {
+  if (body.length === 0) return '<empty>';
+  const head = body.subarray(0, maxLength);
+  const more = body.length > maxLength ? ' ...' : '';
+  return body[0] === 0x7b ? `${head.toString('utf8')}${more}` : `${head.toString('hex')}${more}`;
 }
 
-/** Decodes an object body for create/update: it must be a JSON object. */
-export function decodeObjectBody(body: Buffer, mediaType: string, findDuplicates: boolean): DecodedBody {
+/** Decodes an object body for create/update (of `kind`): it must be a JSON object. */
+export function decodeObjectBody(body: Buffer, mediaType: string, findDuplicates: boolean, kind: string): DecodedBody {
   if (!objectMediaTypes.includes(mediaType)) throw newUnsupportedMediaType(mediaType, objectMediaTypes);
-  const decoded = decodeBody(body, mediaType, findDuplicates);
+  const decoded = decodeBody(body, mediaType, findDuplicates, kind);
   const v = decoded.value;
   if (v === null || typeof v !== 'object' || Array.isArray(v)) {
     throw newBadRequest(`the body of the request must be a single object, not ${v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v}`);
   }
   return decoded;
-}
-
-function lineOf(text: string, offset: number): number {
-  let line = 1;
-  for (let i = 0; i < offset && i < text.length; i++) if (text.charCodeAt(i) === 10) line++;
-  return line;
-}
-
-/** The mapping key written at `offset` (plain or quoted). */
-function keyAt(text: string, offset: number): string {
-  const rest = text.slice(offset);
-  const quoted = /^(["'])((?:\\.|(?!\1).)*)\1/.exec(rest);
-  if (quoted) return quoted[2]!;
-  return (/^[^:\n]*/.exec(rest)?.[0] ?? '').trim();
 }

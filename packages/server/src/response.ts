@@ -1,6 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import { stringify as yamlStringify } from 'yaml';
-import { StatusError, StatusReason, isStatusError, newInternalError } from '@plat/api-model';
+import { StatusError, StatusReason, encodeJson, isStatusError, newInternalError } from '@plat/api-model';
 import type { RequestContext } from './context.js';
 import type { MediaTypeChoice } from './negotiation.js';
 
@@ -17,7 +17,7 @@ export function wantsPretty(ctx: RequestContext): boolean {
 
 export function encodeBody(obj: unknown, format: 'json' | 'yaml', pretty: boolean): string {
   if (format === 'yaml') return yamlStringify(obj);
-  return pretty ? `${JSON.stringify(obj, null, 2)}\n` : `${JSON.stringify(obj)}\n`;
+  return `${encodeJson(obj, pretty ? 2 : 0)}\n`;
 }
 
 function acceptsGzip(ctx: RequestContext): boolean {

@@ -1,3 +1,4 @@
+import { isInt64 } from '@plat/api-model';
 import type { OpenApiSchema } from './openapi/types.js';
 
 /** Resolves `#/definitions/<name>` references among a set of OpenAPI v2 definitions. */
@@ -35,8 +36,18 @@ export interface DecodeProblems {
 function jsonType(v: unknown): string {
   if (Array.isArray(v)) return 'array';
   if (v === null) return 'null';
-  if (typeof v === 'number') return 'number';
+  if (typeof v === 'number' || typeof v === 'bigint') return 'number';
   return typeof v;
+}
+
+const int32Min = -(2 ** 31);
+const int32Max = 2 ** 31 - 1;
+
+/** Whether a decoded number fits the Go integer type of the schema (int64 unless int32). */
+function fitsInteger(v: number | bigint, format: string | undefined): boolean {
+  if (typeof v === 'bigint') return format !== 'int32' && isInt64(v);
+  if (!Number.isSafeInteger(v)) return false;
+  return format !== 'int32' || (v >= int32Min && v <= int32Max);
 }
 
 /**
@@ -110,7 +121,11 @@ function walkValue(
       if (t !== 'boolean') mismatch('bool');
       return;
     case 'integer':
-      if (t !== 'number' || !Number.isInteger(v)) mismatch(schema.format ?? 'integer');
+      if (t !== 'number') return void mismatch(schema.format ?? 'integer');
+      // Go's typed decoding names the literal when a number does not fit the integer type.
+      if (!fitsInteger(v as number | bigint, schema.format)) {
+        problems.typeErrors.push(`cannot unmarshal number ${String(v)} into field ${path} of type ${schema.format ?? 'int64'}`);
+      }
       return;
     case 'number':
       if (t !== 'number') mismatch('number');

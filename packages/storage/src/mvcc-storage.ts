@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { StatusError, isStatusError, newBadRequest, newConflict, newInternalError } from '@plat/api-model';
+import { StatusError, decodeStoredJson, encodeJson, isStatusError, newBadRequest, newConflict, newInternalError } from '@plat/api-model';
 import type {
   CreateOptions,
   DeleteOptions,
@@ -69,7 +69,7 @@ export function nowRfc3339(): string {
 
 /** Parses a stored value and stamps the revision as metadata.resourceVersion. */
 export function decodeObject(value: string, revision: number): StoredObject {
-  const obj = JSON.parse(value) as StoredObject;
+  const obj = decodeStoredJson(value) as StoredObject;
   obj.metadata = obj.metadata ?? {};
   obj.metadata.resourceVersion = String(revision);
   return obj;
@@ -79,9 +79,9 @@ export function decodeObject(value: string, revision: number): StoredObject {
 export function encodeObject(obj: StoredObject): string {
   if (obj.metadata && 'resourceVersion' in obj.metadata) {
     const { resourceVersion: _rv, ...meta } = obj.metadata;
-    return JSON.stringify({ ...obj, metadata: meta });
+    return encodeJson({ ...obj, metadata: meta });
   }
-  return JSON.stringify(obj);
+  return encodeJson(obj);
 }
 
 /** A BOOKMARK's object: only a resourceVersion (and annotations); the server adds apiVersion/kind. */
@@ -169,11 +169,11 @@ export class MvccStorage implements Storage {
     const meta = obj.metadata ?? {};
     if (meta.resourceVersion) throw resourceVersionSetOnCreate();
     const { resourceVersion: _rv, ...rest } = meta;
-    const value = JSON.stringify({ ...obj, metadata: { ...rest, uid: randomUUID(), creationTimestamp: nowRfc3339() } });
+    const value = encodeJson({ ...obj, metadata: { ...rest, uid: randomUUID(), creationTimestamp: nowRfc3339() } });
     if (opts.dryRun) {
       const { record } = await this.call(() => this.kv.get(key));
       if (record) throw alreadyExists(key);
-      return JSON.parse(value) as StoredObject;
+      return decodeStoredJson(value) as StoredObject;
     }
     const res = await this.call(() => this.kv.create(key, value));
     if (!res.succeeded) throw alreadyExists(key);
@@ -337,10 +337,10 @@ export class MvccStorage implements Storage {
         meta.uid = meta.uid || randomUUID();
         meta.creationTimestamp = meta.creationTimestamp || nowRfc3339();
       }
-      const value = JSON.stringify({ ...updated, metadata: meta });
+      const value = encodeJson({ ...updated, metadata: meta });
       if (record && value === record.value) return current;
       if (opts.dryRun) {
-        const out = JSON.parse(value) as StoredObject;
+        const out = decodeStoredJson(value) as StoredObject;
         if (record) out.metadata = { ...out.metadata, resourceVersion: String(record.modRevision) };
         return out;
       }

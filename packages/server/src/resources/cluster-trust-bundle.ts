@@ -62,10 +62,13 @@ function onlyGcFieldsChanged(next: ApiObject, old: ApiObject): boolean {
 
 /** JSON with object keys sorted at every level, so equal objects give equal text. */
 function canonicalJson(value: unknown): string {
+  // An int64 beyond 2^53 is a bigint; as text it compares the same (a typed field holds one type).
   return JSON.stringify(value, (_k, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.keys(v as object).sort().map((k) => [k, (v as Record<string, unknown>)[k]]))
-      : v,
+    typeof v === 'bigint'
+      ? v.toString()
+      : v && typeof v === 'object' && !Array.isArray(v)
+        ? Object.fromEntries(Object.keys(v as object).sort().map((k) => [k, (v as Record<string, unknown>)[k]]))
+        : v,
   );
 }
 

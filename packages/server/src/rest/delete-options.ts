@@ -1,4 +1,4 @@
-import { fieldError, newBadRequest, type FieldError } from '@plat/api-model';
+import { encodeJson, fieldError, isInt64, newBadRequest, type FieldError } from '@plat/api-model';
 import type { Preconditions } from '@plat/storage';
 import type { RequestContext } from '../context.js';
 import { contentTypeOf, decodeBody, readBody } from '../request-body.js';
@@ -42,12 +42,15 @@ export async function parseDeleteOptions(scope: ResourceScope, ctx: RequestConte
     }
     const o = value as Record<string, unknown>;
     if (o['kind'] !== undefined && o['kind'] !== 'DeleteOptions') {
-      throw newBadRequest(`decoded object cannot be converted to DeleteOptions: kind ${JSON.stringify(o['kind'])}`);
+      throw newBadRequest(`decoded object cannot be converted to DeleteOptions: kind ${encodeJson(o['kind'])}`);
     }
     dryRun = asStringArray(o['dryRun']);
     if (o['gracePeriodSeconds'] !== undefined && o['gracePeriodSeconds'] !== null) {
-      if (!Number.isInteger(o['gracePeriodSeconds'])) throw newBadRequest('gracePeriodSeconds must be an integer');
-      gracePeriodSeconds = o['gracePeriodSeconds'] as number;
+      const grace = o['gracePeriodSeconds'];
+      // An int64 beyond 2^53 decodes as bigint; as seconds it only needs its sign and size.
+      if (typeof grace === 'bigint' && isInt64(grace)) gracePeriodSeconds = Number(grace);
+      else if (!Number.isSafeInteger(grace)) throw newBadRequest('gracePeriodSeconds must be an integer');
+      else gracePeriodSeconds = grace as number;
     }
     if (typeof o['propagationPolicy'] === 'string') propagationPolicy = o['propagationPolicy'];
     if (typeof o['orphanDependents'] === 'boolean') orphanDependents = o['orphanDependents'];

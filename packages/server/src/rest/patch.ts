@@ -1,4 +1,7 @@
 import {
+  JsonDecodeError,
+  decodeJson,
+  encodeJson,
   fieldError,
   isStatusError,
   newBadRequest,
@@ -8,7 +11,6 @@ import {
 } from '@plat/api-model';
 import { APPLY_PATCH_CONTENT_TYPE, apply, applyPatch, newApplyConflictError, type PatchType } from '@plat/patch';
 import type { RequestContext } from '../context.js';
-import { findDuplicateJsonKeys } from '../json-duplicates.js';
 import { negotiateOutput } from '../negotiation.js';
 import { contentTypeOf, decodeBody, readBody, type DecodedBody } from '../request-body.js';
 import { writeObject } from '../response.js';
@@ -66,22 +68,24 @@ export async function patchResource(scope: ResourceScope, ctx: RequestContext): 
     return;
   }
   let patch: unknown;
+  let duplicates: string[] = [];
   try {
-    patch = JSON.parse(text);
+    const decoded = decodeJson(text, { findDuplicates: type !== 'json' && mode !== 'Ignore', beyondInt64: 'exact' });
+    patch = decoded.value;
+    duplicates = decoded.duplicates.map((path) => `duplicate field ${JSON.stringify(path)}`);
   } catch (err) {
-    throw newBadRequest(`error decoding patch: ${(err as Error).message}`);
+    if (!(err instanceof JsonDecodeError)) throw err;
+    throw newBadRequest(`error decoding patch: ${err.message}`);
   }
   // kube-apiserver decodes a strategic merge patch into a map: `null` is an empty patch (the
   // object comes back unchanged), anything else that is not an object fails to decode. A merge
   // patch that is `null` or a scalar is refused by the merge itself ("Invalid JSON Patch").
   if (type === 'strategic' && patch !== null && (typeof patch !== 'object' || Array.isArray(patch))) {
-    throw newBadRequest(`json: cannot unmarshal ${Array.isArray(patch) ? 'array' : typeof patch} into Go value of type map[string]interface {}`);
+    throw newBadRequest(`json: cannot unmarshal ${Array.isArray(patch) ? 'array' : typeof patch === 'bigint' ? 'number' : typeof patch} into Go value of type map[string]interface {}`);
   }
   if (type === 'merge' && Array.isArray(patch)) {
     throw newBadRequest('error decoding patch: the patch must be a JSON object, got an array');
   }
-  const duplicates =
-    type !== 'json' && mode !== 'Ignore' ? findDuplicateJsonKeys(text).map((path) => `duplicate field ${JSON.stringify(path)}`) : [];
   const name = ctx.info.name;
 
   let warningsBefore = ctx.warnings.length;
@@ -114,13 +118,12 @@ function decodeApplyBody(ctx: RequestContext, text: string, mode: FieldValidatio
   // kubectl and most clients send JSON: decode it as JSON (the same value YAML gives, much
   // faster); YAML, and JSON with repeated keys (for the YAML decoder's wording), take the YAML path.
   if (/^\s*\{/.test(text)) {
-    let value: unknown;
     try {
-      value = JSON.parse(text);
-    } catch {
-      value = undefined;
+      const decoded = decodeJson(text, { findDuplicates: mode !== 'Ignore', beyondInt64: 'exact' });
+      if (decoded.duplicates.length === 0) return decoded.value;
+    } catch (err) {
+      if (!(err instanceof JsonDecodeError)) throw err;
     }
-    if (value !== undefined && (mode === 'Ignore' || findDuplicateJsonKeys(text).length === 0)) return value;
   }
   let decoded: DecodedBody;
   try {
@@ -175,7 +178,7 @@ async function applyResource(
     // An apply that changes nothing (not even managedFields) stores nothing: keep the stored
     // object as it is, key order included, so the storage sees no change (no new resourceVersion).
     const unchanged =
-      live && !r.changed && JSON.stringify(r.managedFields) === JSON.stringify(live.metadata?.managedFields ?? []);
+      live && !r.changed && encodeJson(r.managedFields) === encodeJson(live.metadata?.managedFields ?? []);
     const next = unchanged ? structuredClone(live) : r.object;
     const obj = toTypedObject(scope, ctx, next as Record<string, unknown>, o.mode, []);
     checkName(obj);

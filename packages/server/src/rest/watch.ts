@@ -1,4 +1,4 @@
-import { isStatusError, type ApiObject, type Status } from '@plat/api-model';
+import { encodeJson, isStatusError, type ApiObject, type Status } from '@plat/api-model';
 import type { Watch, WatchEvent } from '@plat/storage';
 import type { RequestContext } from '../context.js';
 import { negotiateOutput } from '../negotiation.js';
@@ -73,7 +73,7 @@ export async function watchResource(scope: ResourceScope, ctx: RequestContext): 
       object = toTable(scope.def, [object as ApiObject], { choice, includeObject, withColumns: firstTable });
       firstTable = false;
     }
-    return `${JSON.stringify({ type: ev.type, object })}\n`;
+    return `${encodeJson({ type: ev.type, object })}\n`;
   };
   const startStream = () => {
     if (res.headersSent) return;

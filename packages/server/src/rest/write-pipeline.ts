@@ -141,7 +141,7 @@ export function decodeForWrite<T>(scope: ResourceScope, decode: () => T): T {
   try {
     return decode();
   } catch (err) {
-    if (isStatusError(err, 'BadRequest') && !err.message.startsWith('the API version in the data')) {
+    if (isStatusError(err, 'BadRequest') && !/^(the API version in the data|the object provided is unrecognized)/.test(err.message)) {
       const { kind, version } = scope.def;
       throw newBadRequest(`${kind} in version ${JSON.stringify(version)} cannot be handled as a ${kind}: ${err.message}`);
     }

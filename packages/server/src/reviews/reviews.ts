@@ -13,6 +13,7 @@ import {
   subjectAccessReviewSchema,
   validateSelfSubjectAccessReviewSpec,
   validateSubjectAccessReviewSpec,
+  encodeJson,
   type FieldError,
   type SelfSubjectAccessReviewSpec,
   type SubjectAccessReviewSpec,
@@ -140,10 +141,10 @@ async function decodeReview(ctx: RequestContext, maxBodyBytes: number, kind: str
   const body = await readBody(ctx, maxBodyBytes);
   const contentType = contentTypeOf(ctx) || 'application/json';
   const obj =
-    contentType === protobufMediaType ? decodeProtobufReview(body) : (decodeObjectBody(body, contentType, false).value as Record<string, unknown>);
+    contentType === protobufMediaType ? decodeProtobufReview(body) : (decodeObjectBody(body, contentType, false, kind).value as Record<string, unknown>);
   const group = requestedGroup(ctx);
   if (obj.kind !== undefined && obj.kind !== kind) {
-    throw newBadRequest(`the kind of the body ${JSON.stringify(obj.kind)} does not match the resource: expected ${JSON.stringify(kind)}`);
+    throw newBadRequest(`the kind of the body ${encodeJson(obj.kind)} does not match the resource: expected ${JSON.stringify(kind)}`);
   }
   if (obj.apiVersion !== undefined && obj.apiVersion !== `${group}/v1`) {
     throw newBadRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${group}/v1)`);
