@@ -27,6 +27,7 @@ export {
   newGone,
   newInternalError,
   newInvalid,
+  maxStatusCauses,
   newMethodNotSupported,
   newNotAcceptable,
   newNotFound,

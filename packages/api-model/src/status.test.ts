@@ -1,5 +1,8 @@
+import { FieldError, FieldErrorType } from './field-error.js';
 import {
   StatusError,
+  maxStatusCauses,
+  newInvalid,
   isStatusError,
   newAlreadyExists,
   newBadRequest,
@@ -85,5 +88,17 @@ describe('Status errors', () => {
       status: 'Success',
       details: { name: 'x', kind: 'clustertrustbundles' },
     });
+  });
+});
+
+describe('newInvalid bounds', () => {
+  it('keeps the first maxStatusCauses errors and counts the rest in one last cause', () => {
+    const errors = Array.from({ length: 35_000 }, (_, i) => new FieldError(FieldErrorType.Invalid, 'spec.trustBundle', '<value omitted>', `entry ${i} does not parse as PEM`));
+    const err = newInvalid({ group: 'certificates.plat.io', kind: 'ClusterTrustBundle' }, 'b', errors);
+    const causes = err.status.details!.causes!;
+    expect(causes).toHaveLength(maxStatusCauses + 1);
+    expect(causes.at(-1)).toEqual({ reason: 'FieldValueTooMany', message: '34900 more errors omitted', field: '' });
+    expect(err.message).toMatch(/^ClusterTrustBundle\.certificates\.plat\.io "b" is invalid: \[spec\.trustBundle: Invalid value: "<value omitted>": entry 0 does not parse as PEM, .*entry 99 does not parse as PEM, 34900 more errors omitted\]$/);
+    expect(JSON.stringify(err.toJSON()).length).toBeLessThan(32 * 1024);
   });
 });

@@ -1,4 +1,4 @@
-import { aggregateFieldErrors, type FieldError } from './field-error.js';
+import { FieldErrorType, aggregateFieldErrors, type FieldError } from './field-error.js';
 import { goQuote } from './go-quote.js';
 
 export const StatusReason = {
@@ -149,13 +149,29 @@ export function newApplyConflict(causes: StatusCause[], message: string): Status
   return new StatusError({ code: 409, reason: StatusReason.Conflict, message, details: { causes } });
 }
 
+/**
+ * Most field errors an Invalid Status carries in its causes and its message. Kubernetes sets no
+ * bound; this one keeps a hostile body (say 35,000 broken PEM blocks in one trust bundle) from
+ * answering megabytes: the errors past it are counted in one last cause instead.
+ */
+export const maxStatusCauses = 100;
+
 export function newInvalid(gk: GroupKind, name: string, errors: readonly FieldError[]): StatusError {
-  const causes: StatusCause[] = errors.map((e) => ({ reason: e.type, message: e.body(), field: e.field }));
+  const kept = errors.length > maxStatusCauses ? errors.slice(0, maxStatusCauses) : errors;
+  const causes: StatusCause[] = kept.map((e) => ({ reason: e.type, message: e.body(), field: e.field }));
   const what = `${groupKindString(gk)} ${goQuote(name)} is invalid`;
+  let aggregate = errors.length ? aggregateFieldErrors(kept) : '';
+  const omitted = errors.length - kept.length;
+  if (omitted > 0) {
+    const more = `${omitted} more ${omitted === 1 ? 'error' : 'errors'} omitted`;
+    causes.push({ reason: FieldErrorType.TooMany, message: more, field: '' });
+    aggregate = `[${aggregate.startsWith('[') ? aggregate.slice(1, -1) : aggregate}, ${more}]`;
+  }
+  const message = aggregate ? `${what}: ${aggregate}` : what;
   return new StatusError({
     code: 422,
     reason: StatusReason.Invalid,
-    message: errors.length ? `${what}: ${aggregateFieldErrors(errors)}` : what,
+    message,
     details: { name, group: gk.group, kind: gk.kind, causes },
   });
 }

@@ -1,6 +1,6 @@
 // Hostile request bodies through real HTTPS: deep nesting (JSON and YAML), alias bombs and
 // integers beyond int64 answer 400 Status in bounded time, and the server keeps answering.
-import { maxNestingDepth } from '@plat/api-model';
+import { maxNestingDepth, maxStatusCauses } from '@plat/api-model';
 import type { Attributes, Authorizer } from '@plat/auth';
 import { bundle, ctbPath, startCluster, testAuthorizer, type TestCluster } from '../test/cluster.js';
 
@@ -201,5 +201,46 @@ describe('integers', () => {
     });
     expect(applied.status).toBe(200);
     expect(applied.text).toContain('"generation":9007199254740993');
+  });
+});
+
+describe('trust bundles and warnings', () => {
+  it('answers a trust bundle of 35,000 BEGIN lines quickly with a bounded 422', async () => {
+    const trustBundle = '-----BEGIN CERTIFICATE-----\n'.repeat(35_000);
+    expect(trustBundle.length).toBeGreaterThan(950 * 1024);
+    const started = performance.now();
+    const res = await c.req('writer', 'POST', ctbPath, { body: bundle('many-begins', trustBundle) });
+    const ms = performance.now() - started;
+    expect(res.status).toBe(422);
+    expect(ms).toBeLessThan(5000);
+    expect(res.text.length).toBeLessThan(64 * 1024);
+    const causes = (res.json['details'] as { causes: { reason: string; message: string; field: string }[] }).causes;
+    expect(causes).toHaveLength(maxStatusCauses + 1);
+    expect(causes[0]).toEqual({ reason: 'FieldValueInvalid', message: 'Invalid value: "<value omitted>": entry 0 does not parse as PEM: no END line', field: 'spec.trustBundle' });
+    expect(causes.at(-1)).toEqual({ reason: 'FieldValueTooMany', message: `${35_000 - maxStatusCauses} more errors omitted`, field: '' });
+    await expectAlive();
+  }, 30_000);
+
+  it('bounds Warning headers as kube-apiserver does: 4 KiB of text, then 256 runes each', async () => {
+    const fields = Array.from({ length: 100_000 }, (_, i) => `"f${i}":1`).join(',');
+    const body = `{"apiVersion":"certificates.plat.io/v1alpha1","kind":"ClusterTrustBundle","metadata":{"name":"warned"},"spec":{"trustBundle":${JSON.stringify(c.anchorPem)},${fields}}}`;
+    const res = await c.req('writer', 'POST', `${ctbPath}?fieldValidation=Warn&dryRun=All`, { raw: body });
+    expect(res.status).toBe(201);
+    const warnings = ([] as string[]).concat(res.headers['warning'] ?? []);
+    expect(warnings[0]).toBe('299 - "unknown field \\"spec.f0\\""');
+    const text = warnings.map((w) => JSON.parse(w.slice('299 - '.length)) as string);
+    // Whole warnings up to 4 KiB, then the one that crosses it, then no more.
+    const total = text.reduce((n, t) => n + t.length, 0);
+    expect(total).toBeGreaterThan(4096);
+    expect(total - text.at(-1)!.length).toBeLessThanOrEqual(4096);
+    expect(text.at(-1)).toBe(`unknown field "spec.f${text.length - 1}"`);
+
+    const long = Array.from({ length: 30 }, (_, i) => `"${String(i).padStart(300, 'x')}":1`).join(',');
+    const longBody = `{"apiVersion":"certificates.plat.io/v1alpha1","kind":"ClusterTrustBundle","metadata":{"name":"warned"},"spec":{"trustBundle":${JSON.stringify(c.anchorPem)},${long}}}`;
+    const cut = await c.req('writer', 'POST', `${ctbPath}?fieldValidation=Warn&dryRun=All`, { raw: longBody });
+    const cutText = ([] as string[]).concat(cut.headers['warning'] ?? []).map((w) => JSON.parse(w.slice('299 - '.length)) as string);
+    expect(cutText.every((t) => t.length === 256)).toBe(true);
+    expect(cutText.length).toBe(4096 / 256);
+    expect(cutText[0]).toBe(`unknown field "spec.${'0'.padStart(300, 'x')}"`.slice(0, 256));
   });
 });

@@ -33,14 +33,60 @@ export function warningHeaderValue(text: string): string {
   return `299 - ${JSON.stringify(text)}`;
 }
 
+/** k8s.io/apiserver's warning recorder bounds: total runes of warning text, and runes per warning once over it. */
+export const warningTotalRunes = 4 * 1024;
+export const warningItemRunes = 256;
+
+function runeLength(text: string): number {
+  let n = text.length;
+  // Surrogate pairs are one rune; only strings that can hold one pay for counting.
+  for (let i = 0; i < text.length; i++) if ((text.charCodeAt(i) & 0xfc00) === 0xd800) n--;
+  return n;
+}
+
+function firstRunes(text: string, runes: number): string {
+  return runeLength(text) <= runes ? text : Array.from(text).slice(0, runes).join('');
+}
+
+/**
+ * The warnings a response carries, as kube-apiserver's warning recorder writes them: empty and
+ * repeated texts dropped; while the texts add up to at most 4 KiB of runes they go out whole;
+ * past that every warning, those before included, is cut to 256 runes, and warnings stop once
+ * 4 KiB more have gone out. (100,000 unknown fields would otherwise send megabytes of headers.)
+ */
+export function boundedWarnings(texts: readonly string[]): string[] {
+  const ordered: string[] = [];
+  const seen = new Set<string>();
+  let out: string[] = [];
+  let written = 0;
+  let truncating = false;
+  for (const text of texts) {
+    if (truncating && written >= warningTotalRunes) break;
+    if (text === '' || seen.has(text)) continue;
+    seen.add(text);
+    ordered.push(text);
+    const length = truncating ? Math.min(runeLength(text), warningItemRunes) : runeLength(text);
+    if (written + length <= warningTotalRunes || truncating) {
+      written += length;
+      out.push(truncating ? firstRunes(text, warningItemRunes) : text);
+      continue;
+    }
+    // Over the bound for the first time: start again with every warning so far cut short.
+    truncating = true;
+    out = ordered.map((t) => firstRunes(t, warningItemRunes));
+    written = out.reduce((sum, t) => sum + runeLength(t), 0);
+  }
+  return out;
+}
+
 type HeaderValues = Record<string, string | number | string[]>;
 
 /** Headers every answer carries: Audit-Id, Cache-Control (unless a handler set one), warnings. */
 function commonHeaders(ctx: RequestContext): HeaderValues {
   const headers: HeaderValues = { 'Audit-Id': ctx.auditId };
   if (!ctx.res.getHeader('Cache-Control')) headers['Cache-Control'] = 'no-cache, private';
-  // Deduplicated, in the order they were added.
-  if (ctx.warnings.length) headers['Warning'] = [...new Set(ctx.warnings)].map(warningHeaderValue);
+  // Deduplicated, in the order they were added, bounded as kube-apiserver bounds them.
+  if (ctx.warnings.length) headers['Warning'] = boundedWarnings(ctx.warnings).map(warningHeaderValue);
   return headers;
 }
 

@@ -75,6 +75,25 @@ describe('readPemEntries', () => {
     const entries = readPemEntries(block('A') + block('B', '!!') + block('C'));
     expect(entries.map((e) => [e.index, e.kind, e.type])).toEqual([[0, 'block', 'A'], [1, 'malformed', 'B'], [2, 'block', 'C']]);
   });
+
+  it('reads thousands of BEGIN lines without an END in linear time, each one malformed', () => {
+    const line = '-----BEGIN CERTIFICATE-----\n';
+    const time = (n: number) => {
+      const input = line.repeat(n) + block('CERTIFICATE');
+      const started = performance.now();
+      const entries = readPemEntries(input);
+      const ms = performance.now() - started;
+      expect(entries).toHaveLength(n + 1);
+      return ms;
+    };
+    time(2_000); // warm up
+    const small = time(4_000);
+    const large = time(36_000); // 957 KiB
+    // Nine times the input: well under the 81 times a quadratic scan takes.
+    expect(large).toBeLessThan(Math.max(small * 30, 300));
+    // The END found for the many BEGINs is the one Go's pem.Decode finds: the last block decodes.
+    expect(blocks(line.repeat(3) + block('CERTIFICATE')).at(-1)).toEqual({ type: 'CERTIFICATE', bytes: 'hello, PEM world' });
+  });
 });
 
 describe('decodePemBase64', () => {

@@ -66,6 +66,9 @@ function lineAt(input: string, start: number, limit = input.length): Line {
   return { text: input.slice(start, end), next };
 }
 
+/** Characters a PEM body may hold: the base64 alphabet, padding and the whitespace Go removes. */
+const base64Run = /[A-Za-z0-9+/= \t\r\n]*/y;
+
 const base64Value = new Int8Array(128).fill(-1);
 for (let i = 0; i < 64; i++) {
   base64Value['ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'.charCodeAt(i)] = i;
@@ -125,6 +128,18 @@ export function decodePemBase64(text: string): Uint8Array | undefined {
 export function readPemEntries(input: string): PemEntry[] {
   const entries: PemEntry[] = [];
   let pos = 0;
+  // The next END line at or after `endSearchedFrom` (-1: none). Every BEGIN looks for the first
+  // END after it; remembering the last answer keeps thousands of BEGIN lines without an END from
+  // each scanning the rest of the input again (quadratic), while finding the same END Go finds.
+  let endSearchedFrom = -1;
+  let endFound = -1;
+  const nextEnd = (from: number): number => {
+    if (endSearchedFrom < 0 || from < endSearchedFrom || (endFound >= 0 && endFound < from)) {
+      endSearchedFrom = from;
+      endFound = input.indexOf(endMarker, from);
+    }
+    return endFound;
+  };
   for (;;) {
     // Go accepts a BEGIN line at the very start of the input or after a newline.
     let beginAt: number;
@@ -167,7 +182,7 @@ export function readPemEntries(input: string): PemEntry[] {
       endIndex = pos;
       trailerAt = pos + endMarker.length - 1;
     } else {
-      endIndex = input.indexOf(endMarker, pos);
+      endIndex = nextEnd(pos);
       trailerAt = endIndex + endMarker.length;
     }
     if (endIndex < 0) {
@@ -184,7 +199,12 @@ export function readPemEntries(input: string): PemEntry[] {
       entries.push({ kind: 'malformed', index, type, reason: 'END line does not match the BEGIN line', offset: beginAt });
       continue;
     }
-    const bytes = decodePemBase64(input.slice(pos, endIndex));
+    // A body holding a character base64 never has (the next BEGIN line, say) is refused at that
+    // character, without copying the body: else thousands of BEGIN lines sharing one distant END
+    // would each copy and scan the rest of the input.
+    base64Run.lastIndex = pos;
+    base64Run.test(input);
+    const bytes = base64Run.lastIndex < endIndex ? undefined : decodePemBase64(input.slice(pos, endIndex));
     if (bytes === undefined) {
       entries.push({ kind: 'malformed', index, type, reason: 'invalid base64 data', offset: beginAt });
       continue;
