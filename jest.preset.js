@@ -17,7 +17,7 @@ export function jestConfig(projectRoot, displayName) {
       '^.+\\.ts$': `${root}/tools/jest/esbuild-transformer.cjs`,
     },
     moduleNameMapper: {
-      '^@plat/([a-z0-9-]+)/(testing|yaml)$': `${root}/packages/$1/src/$2.ts`,
+      '^@plat/([a-z0-9-]+)/(json|testing|yaml)$': `${root}/packages/$1/src/$2.ts`,
       '^@plat/([a-z0-9-]+)$': `${root}/packages/$1/src/index.ts`,
       '^(\\.{1,2}/.*)\\.js$': '$1',
     },

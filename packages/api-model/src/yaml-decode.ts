@@ -13,7 +13,7 @@
  *   bigint beyond); `.inf` and `.nan` are refused, as JSON cannot carry them;
  * - the result is a plain tree (aliases expanded into copies), so no two paths share an object.
  */
-import { Composer, Parser } from 'yaml';
+import { Composer, Parser, type DocumentOptions, type ParseOptions, type SchemaOptions, type Tags } from 'yaml';
 import { isInt64, maxNestingDepth } from './json-decode.js';
 
 export type YamlDecodeErrorCode = 'syntax' | 'depth' | 'alias' | 'number';
@@ -36,6 +36,11 @@ export interface DecodeYamlOptions {
   findDuplicates?: boolean;
   /** Integers beyond int64: float64 (default) or exact bigint, as in decodeJson. */
   beyondInt64?: 'float' | 'exact';
+  /**
+   * Read YAML 1.1 as go-yaml v2 (sigs.k8s.io/yaml, kubectl) does: `yes`/`on` booleans, `0755`
+   * octal, but timestamps and base-60 numbers stay strings. Default: the library's YAML 1.2.
+   */
+  goYaml?: boolean;
 }
 
 export interface DecodedYaml {
@@ -112,8 +117,7 @@ const maxSafe = BigInt(Number.MAX_SAFE_INTEGER);
  * Copies the library's value into a plain tree without recursion: bigint integers back to numbers
  * where exact, non-finite floats refused, depth and the number of nodes bounded.
  */
-function toPlainTree(root: unknown, opts: { maxDepth: number; budget: number; beyondInt64: 'float' | 'exact' }): unknown {
-  let nodes = 0;
+function toPlainTree(root: unknown, opts: { maxDepth: number; budget: { left: number }; beyondInt64: 'float' | 'exact' }): unknown {
   const scalar = (v: unknown): unknown => {
     if (typeof v === 'bigint') {
       if (v >= -maxSafe && v <= maxSafe) return Number(v);
@@ -132,7 +136,7 @@ function toPlainTree(root: unknown, opts: { maxDepth: number; budget: number; be
   ];
   while (work.length) {
     const { from, into, key, depth } = work.pop()!;
-    if (++nodes > opts.budget) throw new YamlDecodeError('alias', 'yaml: document contains excessive aliasing');
+    if (--opts.budget.left < 0) throw new YamlDecodeError('alias', 'yaml: document contains excessive aliasing');
     let out: unknown;
     if (from instanceof Map || (from !== null && typeof from === 'object' && !(from instanceof Date))) {
       if (depth + 1 > opts.maxDepth) throw new YamlDecodeError('depth', `yaml: exceeded max depth of ${opts.maxDepth}`);
@@ -161,7 +165,8 @@ function toPlainTree(root: unknown, opts: { maxDepth: number; budget: number; be
 /** The first line of a library message with its line, as go-yaml words syntax errors. */
 function syntaxMessage(text: string, error: { message: string; pos: [number, number] }): string {
   const first = (error.message.split('\n')[0] ?? error.message).replace(/ at line \d+, column \d+:?$/, '');
-  return `yaml: line ${lineOf(text, error.pos[0])}: ${first}`;
+  // An error at the end of the text sits on its last line, as go-yaml counts (not the empty one after it).
+  return `yaml: line ${lineOf(text, Math.min(error.pos[0], text.length - 1))}: ${first}`;
 }
 
 function lineOf(text: string, offset: number): number {
@@ -178,37 +183,58 @@ function keyAt(text: string, offset: number): string {
   return (/^[^:\n]*/.exec(rest)?.[0] ?? '').trim();
 }
 
+/** go-yaml v2's reading of YAML 1.1: its tags without timestamps and base-60 numbers. */
+const goYamlOptions: DocumentOptions & SchemaOptions = {
+  version: '1.1',
+  customTags: (tags: Tags) => tags.filter((t) => typeof t === 'string' || (t.format !== 'TIME' && t.tag !== 'tag:yaml.org,2002:timestamp')),
+};
+
 /** Decodes one YAML document; throws {@link YamlDecodeError}. */
 export function decodeYaml(text: string, opts: DecodeYamlOptions = {}): DecodedYaml {
+  const docs = decodeDocuments(text, opts, 'one');
+  return docs[0] ?? { value: null, duplicates: [] };
+}
+
+/** Decodes every document of a YAML stream (`---` separated), in order; throws {@link YamlDecodeError}. */
+export function decodeYamlDocuments(text: string, opts: DecodeYamlOptions = {}): DecodedYaml[] {
+  return decodeDocuments(text, opts, 'all');
+}
+
+function decodeDocuments(text: string, opts: DecodeYamlOptions, count: 'one' | 'all'): DecodedYaml[] {
   const maxDepth = opts.maxDepth ?? maxNestingDepth;
   if (nestingBeyondPreScan(text)) throw new YamlDecodeError('depth', `yaml: exceeded max depth of ${maxDepth}`);
   const tokens = [...new Parser().parse(text)] as unknown as CstNode[];
   if (cstDepthExceeds(tokens, maxDepth)) throw new YamlDecodeError('depth', `yaml: exceeded max depth of ${maxDepth}`);
 
   const compose = (uniqueKeys: boolean) => {
-    const docs = [...new Composer({ uniqueKeys, intAsBigInt: true, prettyErrors: false }).compose(tokens as never, true, text.length)];
-    if (docs.length > 1) throw new YamlDecodeError('syntax', 'yaml: the body holds more than one YAML document');
-    return docs[0]!;
+    const options: DocumentOptions & SchemaOptions & ParseOptions = { uniqueKeys, intAsBigInt: true, prettyErrors: false, ...(opts.goYaml ? goYamlOptions : {}) };
+    const docs = [...new Composer(options).compose(tokens as never, true, text.length)];
+    if (count === 'one' && docs.length > 1) throw new YamlDecodeError('syntax', 'yaml: the body holds more than one YAML document');
+    return docs;
   };
-  const doc = compose(false);
-  const firstError = doc.errors[0];
-  if (firstError) throw new YamlDecodeError('syntax', syntaxMessage(text, firstError));
-  let raw: unknown;
-  try {
-    raw = doc.toJS({ maxAliasCount: 100 });
-  } catch (err) {
-    const message = (err as Error).message;
-    if (/alias/i.test(message) && /excessive/i.test(message)) throw new YamlDecodeError('alias', 'yaml: document contains excessive aliasing');
-    throw new YamlDecodeError('syntax', `yaml: ${message.split('\n')[0]}`);
-  }
-  const value = toPlainTree(raw, { maxDepth, budget: 10 * text.length + 1000, beyondInt64: opts.beyondInt64 ?? 'float' });
-
-  const duplicates: string[] = [];
+  // The node budget is shared by all documents: their expansion together is bounded by the text.
+  const budget = { left: 10 * text.length + 1000 };
+  const out = compose(false).map((doc): DecodedYaml => {
+    const firstError = doc.errors[0];
+    if (firstError) throw new YamlDecodeError('syntax', syntaxMessage(text, firstError));
+    let raw: unknown;
+    try {
+      raw = doc.toJS({ maxAliasCount: 100 });
+    } catch (err) {
+      const message = (err as Error).message;
+      if (/alias/i.test(message) && /excessive/i.test(message)) throw new YamlDecodeError('alias', 'yaml: document contains excessive aliasing');
+      throw new YamlDecodeError('syntax', `yaml: ${message.split('\n')[0]}`);
+    }
+    const value = toPlainTree(raw, { maxDepth, budget, beyondInt64: opts.beyondInt64 ?? 'float' });
+    return { value: value ?? null, duplicates: [] };
+  });
   if (opts.findDuplicates) {
-    const lines = compose(true)
-      .errors.filter((e) => e.code === 'DUPLICATE_KEY')
-      .map((e) => `  line ${lineOf(text, e.pos[0])}: key ${JSON.stringify(keyAt(text, e.pos[0]))} already set in map`);
-    if (lines.length) duplicates.push(`yaml: unmarshal errors:\n${lines.join('\n')}`);
+    compose(true).forEach((doc, i) => {
+      const lines = doc.errors
+        .filter((e) => e.code === 'DUPLICATE_KEY')
+        .map((e) => `  line ${lineOf(text, e.pos[0])}: key ${JSON.stringify(keyAt(text, e.pos[0]))} already set in map`);
+      if (lines.length && out[i]) out[i]!.duplicates.push(`yaml: unmarshal errors:\n${lines.join('\n')}`);
+    });
   }
-  return { value: value ?? null, duplicates };
+  return out;
 }

@@ -1,16 +1,4 @@
-import { parseAllDocuments, type Tags } from 'yaml';
-
-/**
- * YAML as sigs.k8s.io/yaml (go-yaml v2) reads it: YAML 1.1 booleans (`y`, `on`, `yes`) and octals,
- * but no base-60 numbers and no timestamps (both stay strings).
- */
-export const goYamlOptions = {
-  prettyErrors: false,
-  uniqueKeys: false,
-  version: '1.1',
-  customTags: (tags: Tags) =>
-    tags.filter((t) => typeof t === 'string' || (t.format !== 'TIME' && t.tag !== 'tag:yaml.org,2002:timestamp')),
-} as const;
+import { YamlDecodeError, decodeYamlDocuments } from '@plat/api-model/yaml';
 
 /** One YAML document converted to a JSON value, or go-yaml's error (`yaml: line 2: ...`). */
 export type YamlConversion = { readonly value: unknown; readonly error?: undefined } | { readonly error: string };
@@ -25,15 +13,14 @@ export function convertYaml(text: string): YamlConversion {
   if (hasControlCharacter(text)) return { error: 'yaml: control characters are not allowed' };
   const blank = blankYaml(text);
   if (blank) return blank;
-  const docs = parseAllDocuments(text, goYamlOptions);
-  const first = Array.isArray(docs) ? docs[0] : docs;
-  if (!first) return { value: null };
-  if (first.errors.length) {
-    const e = first.errors[0];
-    const message = e.message.split('\n')[0].replace(/ at line \d+, column \d+.*$/, '');
-    return { error: `yaml: line ${e.linePos?.[0]?.line ?? 1}: ${message}` };
+  // The shared decoder: nesting and aliases bounded, integers within int64 exact (bigint past
+  // 2^53) and float64 beyond, as go-yaml into interface{} and then JSON give them.
+  try {
+    return { value: decodeYamlDocuments(text, { goYaml: true })[0]?.value ?? null };
+  } catch (err) {
+    if (!(err instanceof YamlDecodeError)) throw err;
+    return { error: err.message };
   }
-  return { value: first.toJS({ maxAliasCount: 100 }) as unknown };
 }
 
 /** go-yaml's reader accepts tab, line breaks and the printable ranges of YAML 1.1, nothing else. */

@@ -1,3 +1,4 @@
+import { encodeJson } from '@plat/api-model/json';
 import { Document, Scalar, visit } from 'yaml';
 
 /**
@@ -5,14 +6,18 @@ import { Document, Scalar, visit } from 'yaml';
  * and `&` as \u escapes, U+2028/U+2029 escaped, `indent` spaces per level.
  */
 export function goJson(value: unknown, indent = 4, sortKeys = true): string {
-  const text = JSON.stringify(value, sortKeys ? sortedReplacer : undefined, indent || undefined);
+  const text = encodeJson(sortKeys ? sortedCopy(value) : value, indent);
   return (text ?? 'null').replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-function sortedReplacer(_key: string, value: unknown): unknown {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+/** The value with object keys sorted (Go's map order); decoded values are bounded in depth. */
+function sortedCopy(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedCopy);
+  if (value === null || typeof value !== 'object') return value;
+  const plain = typeof (value as { toJSON?: unknown }).toJSON === 'function' ? (value as { toJSON: () => unknown }).toJSON() : value;
+  if (plain === null || typeof plain !== 'object' || Array.isArray(plain)) return sortedCopy(plain);
   const out: Record<string, unknown> = {};
-  for (const k of Object.keys(value as object).sort()) out[k] = (value as Record<string, unknown>)[k];
+  for (const k of Object.keys(plain).sort()) out[k] = sortedCopy((plain as Record<string, unknown>)[k]);
   return out;
 }
 

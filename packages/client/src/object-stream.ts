@@ -1,4 +1,5 @@
 import { goQuote } from '@plat/api-model';
+import { JsonDecodeError, decodeJson } from '@plat/api-model/json';
 import { ClientError } from './client-error.js';
 import { scanJsonStream } from './go-json-syntax.js';
 import { convertYaml } from './go-yaml.js';
@@ -38,7 +39,17 @@ export function readObjectStream(text: string, source: string, onError: (err: Er
     const stream = scanJsonStream(body);
     for (const raw of stream.values) {
       const trimmed = raw.trim();
-      if (trimmed !== 'null') decode(trimmed, JSON.parse(trimmed));
+      if (trimmed === 'null') continue;
+      // The shared decoder: integers within int64 exact (bigint past 2^53), nesting bounded.
+      let value: unknown;
+      try {
+        value = decodeJson(trimmed).value;
+      } catch (err) {
+        if (!(err instanceof JsonDecodeError)) throw err;
+        onError(new ClientError('DecodeFailed', `error parsing ${source}: ${err.message}`));
+        return objects;
+      }
+      decode(trimmed, value);
     }
     if (stream.error) onError(new ClientError('DecodeFailed', `error parsing ${source}: ${stream.error}`));
     return objects;

@@ -1,4 +1,5 @@
 import { goQuote } from '@plat/api-model';
+import { JsonDecodeError, decodeJson, encodeJson } from '@plat/api-model/json';
 import { ClientError } from './client-error.js';
 import { goJsonSyntaxError } from './go-json-syntax.js';
 import { convertYaml } from './go-yaml.js';
@@ -21,10 +22,19 @@ export interface PatchDocument {
  */
 export function readPatch(text: string, flagValue: string): PatchDocument {
   if (/^\s*\{/u.test(text)) {
-    const syntaxError = goJsonSyntaxError(text);
-    return syntaxError ? { body: text, value: undefined, syntaxError } : { body: text, value: JSON.parse(text) as unknown };
+    let syntaxError = goJsonSyntaxError(text);
+    if (!syntaxError) {
+      // The shared decoder keeps integers past 2^53 exact; its nesting bound refuses like a syntax error.
+      try {
+        return { body: text, value: decodeJson(text).value };
+      } catch (err) {
+        if (!(err instanceof JsonDecodeError)) throw err;
+        syntaxError = err.message;
+      }
+    }
+    return { body: text, value: undefined, syntaxError };
   }
   const converted = convertYaml(text);
   if (converted.error !== undefined) throw new ClientError('DecodeFailed', `unable to parse ${goQuote(flagValue)}: ${converted.error}`);
-  return { body: JSON.stringify(converted.value ?? null), value: converted.value ?? null };
+  return { body: encodeJson(converted.value ?? null), value: converted.value ?? null };
 }

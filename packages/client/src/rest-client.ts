@@ -1,3 +1,4 @@
+import { JsonDecodeError, decodeJson, encodeJson } from '@plat/api-model/json';
 import { gunzipSync } from 'node:zlib';
 import type { Dispatcher } from 'undici';
 import { ClientError } from './client-error.js';
@@ -125,7 +126,7 @@ export class RestClient {
     const method = opts.method ?? 'GET';
     const maxRetries = idempotent.has(method) ? (this.options.maxRetries ?? 10) : 0;
     const url = this.url(opts.path, opts.query);
-    const payload = opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
+    const payload = opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : encodeJson(opts.body);
     const dispatcher = await this.agent();
     const { request } = await loadUndici();
     for (let attempt = 0; ; attempt++) {
@@ -170,9 +171,11 @@ export class RestClient {
       const ctype = String(res.headers['content-type'] ?? '');
       if (text && (ctype.includes('json') || /^\s*[[{]/.test(text))) {
         try {
-          body = JSON.parse(text);
-        } catch {
-          throw new ClientError('DecodeFailed', `unable to decode the response from ${method} ${url}: not JSON`);
+          // Integers beyond 2^53 stay exact (bigint), as client-go keeps them int64.
+          body = decodeJson(text).value;
+        } catch (err) {
+          if (!(err instanceof JsonDecodeError)) throw err;
+          throw new ClientError('DecodeFailed', `unable to decode the response from ${method} ${url}: ${err.code === 'depth' ? err.message : 'not JSON'}`);
         }
       }
       return { statusCode: res.statusCode, headers: res.headers, body: body as T, warnings };
