@@ -316,6 +316,7 @@ export {
   JsonDecodeError,
   decodeJson,
   decodeStoredJson,
+  exceedsNestingDepth,
   isInt64,
   maxNestingDepth,
   type DecodeJsonOptions,

@@ -67,6 +67,24 @@ export function isInt64(v: bigint): boolean {
   return v >= int64Min && v <= int64Max;
 }
 
+/**
+ * Whether a value nests arrays and objects more than `maxDepth` levels deep, walked without
+ * recursion: for values built from decoded ones (a patched object), which can be deeper than
+ * either part.
+ */
+export function exceedsNestingDepth(value: unknown, maxDepth = maxNestingDepth): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth + 1 > maxDepth) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) {
+      if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+    }
+  }
+  return false;
+}
+
 /** Decodes one JSON text; throws {@link JsonDecodeError}. */
 export function decodeJson(text: string, opts: DecodeJsonOptions = {}): DecodedJson {
   const first = new JsonScanner(text, opts, false).run();

@@ -1,6 +1,6 @@
 // Hostile request bodies through real HTTPS: deep nesting (JSON and YAML), alias bombs and
 // integers beyond int64 answer 400 Status in bounded time, and the server keeps answering.
-import { maxNestingDepth, maxStatusCauses } from '@plat/api-model';
+import { encodeJson, maxNestingDepth, maxStatusCauses } from '@plat/api-model';
 import type { Attributes, Authorizer } from '@plat/auth';
 import { bundle, ctbPath, startCluster, testAuthorizer, type TestCluster } from '../test/cluster.js';
 
@@ -156,6 +156,23 @@ describe('deeply nested JSON', () => {
     }
     await expectAlive();
   }, 120_000);
+});
+
+describe('nesting built by patches', () => {
+  it('refuses a JSON patch that would nest the object deeper than the limit', async () => {
+    const half = Math.floor(maxNestingDepth / 2);
+    // A valid FieldsV1 tree (every leaf `{}`), kept as sent.
+    const deepFields = (n: number) => `${'{"f:a":'.repeat(n)}{}${'}'.repeat(n)}`;
+    const created = await c.req('writer', 'POST', ctbPath, { raw: ctbWith('fieldsV1', deepFields(half)).replace('"name":"target"', '"name":"deep-fields"') });
+    expect(created.status).toBe(201);
+    const fieldsV1 = (created.json['metadata'] as { managedFields: { fieldsV1: unknown }[] }).managedFields[0]!.fieldsV1;
+    expect(encodeJson(fieldsV1)).toContain(deepFields(half));
+    const path = `/metadata/managedFields/0/fieldsV1/f:x${'/f:a'.repeat(half)}/f:b`;
+    const res = await c.req('writer', 'PATCH', `${ctbPath}/deep-fields`, { raw: `[{"op":"add","path":"${path}","value":${deepObject(half + 8)}}]`, contentType: 'application/json-patch+json' });
+    expect(res.status).toBe(400);
+    expect(res.json['message']).toBe(`the object nests arrays and objects more than ${maxNestingDepth} levels deep: exceeded max depth`);
+    expect((await c.req('reader', 'GET', `${ctbPath}/deep-fields`)).status).toBe(200);
+  });
 });
 
 describe('integers', () => {

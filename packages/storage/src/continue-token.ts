@@ -1,4 +1,4 @@
-import { newBadRequest } from '@plat/api-model';
+import { JsonDecodeError, decodeJson, newBadRequest } from '@plat/api-model';
 
 /**
  * A list continue token, in Kubernetes' encoding: base64 of
@@ -28,8 +28,9 @@ export function decodeContinue(token: string, prefix: string): ContinueToken {
   let parsed: unknown;
   try {
     const text = Buffer.from(token, 'base64').toString('utf8');
-    parsed = JSON.parse(text);
-  } catch {
+    parsed = decodeJson(text).value;
+  } catch (err) {
+    if (!(err instanceof JsonDecodeError)) throw err;
     throw invalid('the token is not base64-encoded JSON');
   }
   if (typeof parsed !== 'object' || parsed === null) throw invalid('the token is not a JSON object');

@@ -1,3 +1,4 @@
+import { JsonDecodeError, decodeJson } from '@plat/api-model';
 import { googleIssuer, jsonType } from './id-token-verifier.js';
 
 const base64url = /^[A-Za-z0-9_-]*$/;
@@ -20,9 +21,11 @@ export function untrustedIssuer(token: string): { issuer: string } | { error: st
   }
   let payload: unknown;
   try {
-    payload = JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8'));
+    // The shared decoder: Go's syntax messages, nesting bounded, before any signature is checked.
+    payload = decodeJson(Buffer.from(encoded, 'base64url').toString('utf8')).value;
   } catch (err) {
-    return { error: `while unmarshaling token: ${(err as Error).message}` };
+    if (!(err instanceof JsonDecodeError)) throw err;
+    return { error: `while unmarshaling token: ${err.message}` };
   }
   // encoding/json leaves the struct empty for `null`.
   if (payload === null) return { issuer: '' };

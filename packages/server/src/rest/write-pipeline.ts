@@ -1,5 +1,7 @@
 import {
+  exceedsNestingDepth,
   isStatusError,
+  maxNestingDepth,
   newBadRequest,
   newInvalid,
   type ApiObject,
@@ -45,6 +47,9 @@ export function toTypedObject(
   if (typeof kind === 'string' && kind !== '' && kind !== scope.def.kind) {
     throw newBadRequest(`the kind in the data (${kind}) does not match the expected kind (${scope.def.kind})`);
   }
+  // A patch can nest a value in another: bound the result as the decoders bound a body, before
+  // any walk over it (and before it is stored, where every later read would have to walk it).
+  if (exceedsNestingDepth(value)) throw newBadRequest(`the object nests arrays and objects more than ${maxNestingDepth} levels deep: exceeded max depth`);
   const schema = scope.schemas.get(scope.def.definitionName)!;
   const problems = pruneToSchema(value, schema, scope.schemas);
   if (problems.typeErrors.length) throw newBadRequest(`json: ${problems.typeErrors[0]}`);
