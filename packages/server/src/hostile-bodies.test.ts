@@ -1,20 +1,11 @@
 // Hostile request bodies through real HTTPS: deep nesting (JSON and YAML), alias bombs and
 // integers beyond int64 answer 400 Status in bounded time, and the server keeps answering.
 import { encodeJson, maxNestingDepth, maxStatusCauses } from '@plat/api-model';
-import type { Attributes, Authorizer } from '@plat/auth';
-import { bundle, ctbPath, startCluster, testAuthorizer, type TestCluster } from '../test/cluster.js';
-
-// The test chain plus self reviews for everybody (Kubernetes' system:basic-user rule).
-const authorizer: Authorizer = {
-  async authorize(a: Attributes) {
-    if (a.resourceRequest && a.verb === 'create' && a.resource === 'selfsubjectreviews') return { decision: 'Allow', reason: '' };
-    return testAuthorizer.authorize(a);
-  },
-};
+import { bundle, ctbPath, isUndeclaredApplyField, selfReviewAuthorizer, startCluster, type TestCluster } from '../test/cluster.js';
 
 let c: TestCluster;
 beforeAll(async () => {
-  c = await startCluster({ authorizer });
+  c = await startCluster({ authorizer: selfReviewAuthorizer });
   const created = await c.req('writer', 'POST', ctbPath, { body: bundle('target', c.anchorPem) });
   expect(created.status).toBe(201);
 });
@@ -43,14 +34,6 @@ function ctbWith(spot: 'top' | 'spec' | 'fieldsV1' | 'unknown', inner: string): 
         `,"managedFields":[{"manager":"m","operation":"Update","apiVersion":"certificates.plat.io/v1alpha1","fieldsType":"FieldsV1","fieldsV1":{"f:x":${inner}}}]`,
       )},"spec":{"trustBundle":${pem}}}`;
   }
-}
-
-/**
- * kube-apiserver answers an apply naming a field its schema lacks with a plain error, which its
- * handlers turn into 500 (reason ''); this server keeps that answer (see rest/apply.test.ts).
- */
-function isUndeclaredApplyField(status: Record<string, unknown>): boolean {
-  return status['reason'] === '' && /^failed to create typed patch object .*: field not declared in schema$/.test(String(status['message']));
 }
 
 async function expectAlive(): Promise<void> {
