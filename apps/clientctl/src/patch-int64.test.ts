@@ -18,7 +18,7 @@ const file = (name: string, text: string) => {
 
 const json = file(
   'obj.json',
-  '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"a":"b"},"seed":9007199254740993,"big":1208925819614629174706176,"neg":-9223372036854775808,"f":1.5,"list":[9223372036854775807,-9007199254740993]}',
+  '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","generation":9007199254740993},"data":{"a":"b"},"seed":9007199254740993,"big":1208925819614629174706176,"neg":-9223372036854775808,"f":1.5,"list":[9223372036854775807,-9007199254740993]}',
 );
 const yaml = file('obj.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\nseed: 9007199254740993\nbig: 1208925819614629174706176\nlist: [9223372036854775807, 1]\n');
 

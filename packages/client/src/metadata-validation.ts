@@ -126,6 +126,8 @@ function decodeValue(value: unknown, type: GoType, state: DecodeState): void {
       if (type.go === 'string' && typeof value !== 'string') save(state, kind, type.name);
       else if (type.go === 'bool' && typeof value !== 'boolean') save(state, kind, type.name);
       else if (type.go === 'int64') {
+        // An int64 past 2^53 comes from the decoders as a bigint, always in range.
+        if (typeof value === 'bigint') return;
         if (typeof value !== 'number') save(state, kind, type.name);
         else if (!Number.isInteger(value) || Math.abs(value) > 2 ** 63) save(state, `number ${String(value)}`, type.name);
       }

@@ -7,6 +7,8 @@ export function goJsonKind(v: unknown): string {
   if (v === null) return 'null';
   if (typeof v === 'object') return 'object';
   if (typeof v === 'boolean') return 'bool';
+  // The decoders give int64 values past 2^53 as bigint.
+  if (typeof v === 'bigint') return 'number';
   return typeof v;
 }
 
