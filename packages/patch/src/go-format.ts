@@ -35,6 +35,7 @@ export function goType(v: unknown): string {
   if (v === null || v === undefined) return '<nil>';
   if (typeof v === 'string') return 'string';
   if (typeof v === 'number') return 'float64';
+  if (typeof v === 'bigint') return 'int64'; // an int64 past 2^53, as the decoders give it
   if (typeof v === 'boolean') return 'bool';
   if (Array.isArray(v)) return '[]interface {}';
   return 'map[string]interface {}';

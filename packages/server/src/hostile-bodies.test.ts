@@ -1,7 +1,7 @@
 // Hostile request bodies through real HTTPS: deep nesting (JSON and YAML), alias bombs and
 // integers beyond int64 answer 400 Status in bounded time, and the server keeps answering.
 import { encodeJson, maxNestingDepth, maxStatusCauses } from '@plat/api-model';
-import { bundle, ctbPath, isUndeclaredApplyField, selfReviewAuthorizer, startCluster, type TestCluster } from '../test/cluster.js';
+import { bundle, ctbPath, isApplyTypeError, selfReviewAuthorizer, startCluster, type TestCluster } from '../test/cluster.js';
 
 let c: TestCluster;
 beforeAll(async () => {
@@ -132,7 +132,7 @@ describe('deeply nested JSON', () => {
         for (const n of [maxNestingDepth - 8, maxNestingDepth - 4]) {
           for (const inner of [deepArray(n), deepObject(n)]) {
             const res = await c.req('writer', w.method, w.path(), { raw: w.body(inner, spot), contentType: w.contentType });
-            if (res.status >= 500 && !isUndeclaredApplyField(res.json)) throw new Error(`${w.name} ${spot} ${n}: ${res.status} ${res.text.slice(0, 300)}`);
+            if (res.status >= 500 && !isApplyTypeError(res.json)) throw new Error(`${w.name} ${spot} ${n}: ${res.status} ${res.text.slice(0, 300)}`);
           }
         }
       }
@@ -175,6 +175,16 @@ describe('integers', () => {
     });
     expect(yaml.status).toBe(400);
     expect(String(yaml.json['message'])).toMatch(/cannot unmarshal number 1208925819614629174706176 into field metadata.generation of type int64$/);
+  });
+
+  it('answers an apply configuration holding a huge integer of the wrong type with the typed-conversion error, not an InternalError', async () => {
+    // Found by the fuzz suite: the message once tried JSON.stringify on a bigint (500 InternalError).
+    const res = await c.req('writer', 'PATCH', `${target}?fieldManager=m`, {
+      raw: '{"apiVersion":"certificates.plat.io/v1alpha1","kind":"ClusterTrustBundle","metadata":{"name":"target","labels":[-406387017226090300000]}}',
+      contentType: 'application/apply-patch+yaml',
+    });
+    expect(isApplyTypeError(res.json)).toBe(true);
+    expect(String(res.json['message'])).toContain('.metadata.labels: expected map, got [-406387017226090300000]');
   });
 
   it('keeps integers within int64 exact above 2^53, through create, get, list, watch and patch', async () => {

@@ -198,9 +198,10 @@ export const selfReviewAuthorizer: Authorizer = {
 };
 
 /**
- * kube-apiserver answers an apply naming a field its schema lacks with a plain error, which its
- * handlers turn into 500 (reason ''); this server keeps that answer (see rest/apply.test.ts).
+ * kube-apiserver answers an apply configuration that does not fit the schema (a field it lacks, a
+ * value of the wrong type) with a plain error from the field manager, which its handlers turn
+ * into 500 (reason ''); this server keeps that answer (see rest/apply.test.ts).
  */
-export function isUndeclaredApplyField(status: Record<string, unknown> | undefined): boolean {
-  return status?.['reason'] === '' && /^failed to create typed patch object .*: field not declared in schema$/.test(String(status?.['message']));
+export function isApplyTypeError(status: Record<string, unknown> | undefined): boolean {
+  return status?.['code'] === 500 && status['reason'] === '' && String(status['message']).startsWith('failed to create typed patch object (');
 }

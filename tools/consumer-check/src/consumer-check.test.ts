@@ -129,8 +129,14 @@ describe.each(packages.map((p) => [p.name, p] as const))('%s as a consumer insta
     const { files, installDir } = packedOf();
     expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'LICENSE', 'dist/index.js', 'dist/index.d.ts', 'src/index.ts']));
     expect(files.filter((f) => /\.test\.ts$|\.tsbuildinfo$/.test(f))).toEqual([]);
-    const targets = JSON.stringify(pkg.manifest.exports).match(/"\.\/[^"]+"/g) ?? [];
-    for (const target of targets) expect(files).toContain(target.slice(3, -1));
+    // The files the exports map points at: its values (its keys, `./yaml`, are subpaths, not files).
+    const targets: string[] = [];
+    const collect = (v: unknown): void => {
+      if (typeof v === 'string') targets.push(v);
+      else if (v && typeof v === 'object') Object.values(v).forEach(collect);
+    };
+    collect(pkg.manifest.exports);
+    for (const target of targets.filter((t) => t.startsWith('./'))) expect(files).toContain(target.slice(2));
     for (const map of files.filter((f) => f.endsWith('.map'))) {
       const { sources } = JSON.parse(fs.readFileSync(path.join(installDir, map), 'utf8')) as { sources: string[] };
       for (const source of sources) expect(files).toContain(path.posix.join(path.posix.dirname(map), source));

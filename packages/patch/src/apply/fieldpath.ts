@@ -1,4 +1,4 @@
-import { goQuote } from '@plat/api-model';
+import { encodeJson, goQuote } from '@plat/api-model';
 import { isJsonObject } from '../json-value.js';
 
 /**
@@ -74,7 +74,7 @@ export function canonicalJson(v: unknown): string {
     const keys = Object.keys(v).sort(compareStrings);
     return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(v[k])}`).join(',')}}`;
   }
-  return v === undefined ? 'null' : JSON.stringify(v);
+  return v === undefined ? 'null' : encodeJson(v);
 }
 
 function compareStrings(a: string, b: string): number {
@@ -82,7 +82,7 @@ function compareStrings(a: string, b: string): number {
 }
 
 function typeRank(v: unknown): number {
-  if (typeof v === 'number') return 0;
+  if (typeof v === 'number' || typeof v === 'bigint') return 0;
   if (typeof v === 'string') return 1;
   if (typeof v === 'boolean') return 2;
   if (Array.isArray(v)) return 3;
@@ -97,7 +97,8 @@ export function compareValues(a: unknown, b: unknown): number {
   if (ra !== rb) return ra - rb;
   switch (ra) {
     case 0:
-      return (a as number) - (b as number);
+      // Numbers and int64s past 2^53 (bigint) compare with each other without conversion.
+      return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
     case 1:
       return compareStrings(a as string, b as string);
     case 2:

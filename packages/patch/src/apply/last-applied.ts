@@ -1,3 +1,4 @@
+import { encodeJson } from '@plat/api-model';
 import { isJsonObject, type JsonObject } from '../json-value.js';
 import type { FieldSet } from './fieldpath.js';
 import type { ApplyType } from './schema.js';
@@ -43,7 +44,7 @@ export function allowedConflictsFromLastApplied(live: JsonObject, type: ApplyTyp
 
 /** Go's encoding/json text of a decoded value: sorted keys, `<`, `>`, `&` escaped. */
 function goJson(v: unknown): string {
-  const text = JSON.stringify(sortKeys(v));
+  const text = encodeJson(sortKeys(v));
   return text.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 

@@ -1,4 +1,4 @@
-import type { ManagedFieldsEntry } from '@plat/api-model';
+import { encodeJson, type ManagedFieldsEntry } from '@plat/api-model';
 import { FieldSet } from './fieldpath.js';
 
 /**
@@ -61,7 +61,7 @@ export function decodeManagedFields(entries: readonly ManagedFieldsEntry[] | und
     if (!e.apiVersion) throw new ManagedFieldsDecodeError('apiVersion must not be empty');
     if (!e.fieldsType) throw new ManagedFieldsDecodeError(`missing fieldsType in managed fields entry ${i}`);
     if (e.fieldsType !== 'FieldsV1') {
-      throw new ManagedFieldsDecodeError(`invalid fieldsType ${JSON.stringify(e.fieldsType)} in managed fields entry ${i}`);
+      throw new ManagedFieldsDecodeError(`invalid fieldsType ${encodeJson(e.fieldsType)} in managed fields entry ${i}`);
     }
     let fields: FieldSet;
     try {

@@ -1,4 +1,4 @@
-import { goQuote } from '@plat/api-model';
+import { encodeJson, goQuote } from '@plat/api-model';
 import { deepEqualJson, isJsonObject, type JsonObject } from '../json-value.js';
 import { FieldSet, encodePathElement, keyOf, pathString, type FieldPath, type PathElement } from './fieldpath.js';
 import { DEDUCED, LEAF, type ApplyType, type ListType } from './schema.js';
@@ -76,11 +76,11 @@ function nodeOf(t: ApplyType, v: unknown, ctx: TypedContext, path: FieldPath): N
   const n = classify(t, v);
   if (v === null || v === undefined) return n;
   if (n.kind === 'map' && !isJsonObject(v)) {
-    ctx.fail(path, `expected map, got ${JSON.stringify(v)}`);
+    ctx.fail(path, `expected map, got ${encodeJson(v)}`);
     return LEAF_NODE;
   }
   if (n.kind === 'list' && !Array.isArray(v)) {
-    ctx.fail(path, `expected list, got ${JSON.stringify(v)}`);
+    ctx.fail(path, `expected list, got ${encodeJson(v)}`);
     return LEAF_NODE;
   }
   return n;
@@ -104,7 +104,7 @@ export function listItemElement(
 ): PathElement {
   if (list.listType === 'map') {
     if (!isJsonObject(item)) {
-      ctx.fail(path, `element ${index}: expected map, got ${JSON.stringify(item)}`);
+      ctx.fail(path, `element ${index}: expected map, got ${encodeJson(item)}`);
       return { index };
     }
     const fields: Record<string, unknown> = {};
