@@ -14,7 +14,8 @@ import {
 // Every @plat package as an outside user gets it: packed with `npm pack`, installed into a
 // project outside the workspace where it resolves only its declared dependencies, imported with
 // import() and require(), and its README examples type-checked (strict, NodeNext, no
-// esModuleInterop, no skipLibCheck) and run. See scratch-project.ts for the layout.
+// esModuleInterop, no skipLibCheck) and run. See scratch-project.ts for the layout. Last, the
+// release configuration versions every package (a dry run, offline).
 
 const packages = publishablePackages();
 const examples = listExamples(packages);
@@ -173,5 +174,13 @@ describe('README examples', () => {
     await compiled;
     const r = await run(process.execPath, [program], { cwd: appDir, timeoutMs: 60_000 });
     expect({ code: r.code, stderr: r.code ? r.stderr : '' }).toEqual({ code: 0, stderr: '' });
+  });
+});
+
+describe('release', () => {
+  it('npm run release -- --dry-run versions every package (offline; publishing previews what npm pack packs above)', async () => {
+    const r = await run(process.execPath, ['tools/release/release.mjs', '--dry-run', '--skip-publish'], { cwd: workspaceRoot, timeoutMs: 110_000 });
+    expect({ code: r.code, stderr: r.code ? r.stderr : '' }).toEqual({ code: 0, stderr: '' });
+    for (const pkg of packages) expect(r.stdout).toContain(`Running release version for project: ${pkg.dir}`);
   });
 });
