@@ -179,8 +179,13 @@ describe('README examples', () => {
 
 describe('release', () => {
   it('npm run release -- --dry-run versions every package (offline; publishing previews what npm pack packs above)', async () => {
-    const r = await run(process.execPath, ['tools/release/release.mjs', '--dry-run', '--skip-publish'], { cwd: workspaceRoot, timeoutMs: 110_000 });
+    const r = await run(process.execPath, ['tools/release/release.mjs', '--dry-run', '--skip-publish'], {
+      cwd: workspaceRoot,
+      timeoutMs: 110_000,
+      env: { FORCE_COLOR: '0', NO_COLOR: '1' },
+    });
     expect({ code: r.code, stderr: r.code ? r.stderr : '' }).toEqual({ code: 0, stderr: '' });
-    for (const pkg of packages) expect(r.stdout).toContain(`Running release version for project: ${pkg.dir}`);
+    const output = r.stdout.replace(/\x1b\[[0-9;]*m/g, '');
+    for (const pkg of packages) expect(output).toContain(`Running release version for project: ${pkg.dir}`);
   });
 });
