@@ -23,28 +23,39 @@ const { importedPackages } = (await import(path.join(workspaceRoot, 'tools/readm
   importedPackages: (text: string) => string[];
 };
 
-/** Heavy modules a package must not load until the feature that needs them is used. */
+/**
+ * Heavy modules a package must not load until the feature that needs them is used. An exercise is
+ * a module (`export async function exercise(m)`, m being the imported package) run after import.
+ */
 const lazy: Record<string, { exercise?: string; notLoaded: string[] }> = {
   '@plat/storage': {
-    // Memory and SQLite stores, opened and closed: etcd3 and its gRPC stack stay unloaded.
-    exercise: `
-      const memory = await m.openStorage({ backend: 'memory' });
-      await memory.close();
-      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'plat-storage-'));
-      const sqlite = await m.openStorage({ backend: 'sqlite', dataDir });
-      await sqlite.create('/g/r/x', { metadata: { name: 'x' } });
-      await sqlite.close();
-      fs.rmSync(dataDir, { recursive: true, force: true });`,
+    // Memory and SQLite stores, opened, written and closed: etcd3 and its gRPC stack stay unloaded.
+    exercise: `import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+export async function exercise(m) {
+  const memory = await m.openStorage({ backend: 'memory' });
+  await memory.close();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'plat-storage-'));
+  const sqlite = await m.openStorage({ backend: 'sqlite', dataDir });
+  await sqlite.create('/g/r/x', { metadata: { name: 'x' } });
+  await sqlite.close();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+}
+`,
     notLoaded: ['etcd3', '@grpc/grpc-js', '@grpc/proto-loader', 'protobufjs'],
   },
   '@plat/egress': {
     // A Direct dial: gRPC stays unloaded.
-    exercise: `
-      const server = net.createServer((s) => s.end()).listen(0, '127.0.0.1');
-      await new Promise((r) => server.once('listening', r));
-      const socket = await new m.EgressSelector(undefined).dialer('cluster').dial('127.0.0.1', server.address().port);
-      socket.destroy();
-      server.close();`,
+    exercise: `import net from 'node:net';
+export async function exercise(m) {
+  const server = net.createServer((s) => s.end()).listen(0, '127.0.0.1');
+  await new Promise((r) => server.once('listening', r));
+  const socket = await new m.EgressSelector(undefined).dialer('cluster').dial('127.0.0.1', server.address().port);
+  socket.destroy();
+  server.close();
+}
+`,
     notLoaded: ['@grpc/grpc-js', '@grpc/proto-loader', 'protobufjs'],
   },
   '@plat/telemetry': { notLoaded: ['@opentelemetry/sdk-node', '@grpc/grpc-js'] },
@@ -74,20 +85,21 @@ function diagnostics(output: string): { file: string; code: string; text: string
   return out;
 }
 
-/** Imports a package (ESM and CommonJS) in a fresh process and reports the CommonJS packages it loaded. */
+/**
+ * Imports a package (ESM and CommonJS) in a fresh process, runs an exercise module if given
+ * (`export async function exercise(m)`, m being the package), and reports the CommonJS packages
+ * the process loaded.
+ */
 const importProgram = `
 import { createRequire } from 'node:module';
-import fs from 'node:fs';
-import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 const [name, exercise] = process.argv.slice(2);
 const m = await import(name);
 const require = createRequire(import.meta.url);
 const cjs = require(name);
 const keys = (o) => Object.keys(o).filter((k) => k !== 'module.exports').sort().join(',');
 if (keys(cjs) !== keys(m)) throw new Error('require() and import() give different exports');
-if (exercise) await new Function('m', 'fs', 'net', 'os', 'path', 'return (async () => {' + exercise + '})()')(m, fs, net, os, path);
+if (exercise) await (await import(pathToFileURL(exercise).href)).exercise(m);
 const loaded = new Set();
 for (const file of Object.keys(require.cache)) {
   const at = file.lastIndexOf('/node_modules/');
@@ -146,7 +158,9 @@ describe.each(packages.map((p) => [p.name, p] as const))('%s as a consumer insta
 
   it('imports with import() and require(), resolving only its declared dependencies', async () => {
     const expectations = lazy[name];
-    const r = await run(process.execPath, ['import-package.mjs', name, expectations?.exercise ?? ''], { cwd: appDir, timeoutMs: 30_000 });
+    const exercise = expectations?.exercise ? path.join(appDir, `exercise-${pkg.dir}.mjs`) : '';
+    if (exercise) fs.writeFileSync(exercise, expectations!.exercise!);
+    const r = await run(process.execPath, ['import-package.mjs', name, exercise], { cwd: appDir, timeoutMs: 30_000 });
     expect({ code: r.code, stderr: r.code ? r.stderr : '' }).toEqual({ code: 0, stderr: '' });
     const report = JSON.parse(r.stdout.trim().split('\n').pop()!) as { exports: number; loaded: string[] };
     expect(report.exports).toBeGreaterThan(0);
