@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {
   createConsumerApp,
+  entryPoints,
   listExamples,
   makeScratchDir,
   packAndInstall,
@@ -86,19 +87,22 @@ function diagnostics(output: string): { file: string; code: string; text: string
 }
 
 /**
- * Imports a package (ESM and CommonJS) in a fresh process, runs an exercise module if given
- * (`export async function exercise(m)`, m being the package), and reports the CommonJS packages
- * the process loaded.
+ * Imports a package's entry points (ESM and CommonJS) in a fresh process, runs an exercise module
+ * if given (`export async function exercise(m)`, m being the package's main entry), and reports
+ * the CommonJS packages the process loaded.
  */
 const importProgram = `
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-const [name, exercise] = process.argv.slice(2);
-const m = await import(name);
+const [exercise, ...specifiers] = process.argv.slice(2);
 const require = createRequire(import.meta.url);
-const cjs = require(name);
 const keys = (o) => Object.keys(o).filter((k) => k !== 'module.exports').sort().join(',');
-if (keys(cjs) !== keys(m)) throw new Error('require() and import() give different exports');
+let m;
+for (const specifier of specifiers) {
+  const esm = await import(specifier);
+  if (keys(require(specifier)) !== keys(esm)) throw new Error(specifier + ': require() and import() give different exports');
+  m ??= esm;
+}
 if (exercise) await (await import(pathToFileURL(exercise).href)).exercise(m);
 const loaded = new Set();
 for (const file of Object.keys(require.cache)) {
@@ -156,11 +160,11 @@ describe.each(packages.map((p) => [p.name, p] as const))('%s as a consumer insta
     }
   });
 
-  it('imports with import() and require(), resolving only its declared dependencies', async () => {
+  it('imports (each entry point) with import() and require(), resolving only its declared dependencies', async () => {
     const expectations = lazy[name];
     const exercise = expectations?.exercise ? path.join(appDir, `exercise-${pkg.dir}.mjs`) : '';
     if (exercise) fs.writeFileSync(exercise, expectations!.exercise!);
-    const r = await run(process.execPath, ['import-package.mjs', name, exercise], { cwd: appDir, timeoutMs: 30_000 });
+    const r = await run(process.execPath, ['import-package.mjs', exercise, ...entryPoints(pkg)], { cwd: appDir, timeoutMs: 30_000 });
     expect({ code: r.code, stderr: r.code ? r.stderr : '' }).toEqual({ code: 0, stderr: '' });
     const report = JSON.parse(r.stdout.trim().split('\n').pop()!) as { exports: number; loaded: string[] };
     expect(report.exports).toBeGreaterThan(0);

@@ -48,6 +48,13 @@ export interface Example {
   program: string;
 }
 
+/** What a consumer can import from a package: `@plat/x` and each subpath export (`@plat/x/json`). */
+export function entryPoints(pkg: WorkspacePackage): string[] {
+  return Object.keys(pkg.manifest.exports)
+    .filter((key) => key.startsWith('.') && !key.endsWith('.json'))
+    .map((key) => pkg.name + key.slice(1));
+}
+
 export function publishablePackages(): WorkspacePackage[] {
   const dirs = fs.readdirSync(path.join(workspaceRoot, 'packages')).sort();
   return dirs.flatMap((dir) => {
@@ -162,10 +169,13 @@ export function createConsumerApp(scratch: string, packed: PackedPackage[], exam
     fs.mkdirSync(path.dirname(target), { recursive: true });
     fs.copyFileSync(path.join(workspaceRoot, 'packages', pkg.dir, file), target);
   }
-  // Every package's public types, whether an example uses them or not.
+  // Every package's public types (each entry point), whether an example uses them or not.
   fs.writeFileSync(
     path.join(appDir, 'src', 'all-packages.ts'),
-    packed.map((pkg) => `export * as ${pkg.dir.replace(/\W/g, '_')} from '${pkg.name}';\n`).join(''),
+    packed
+      .flatMap(entryPoints)
+      .map((specifier) => `export * as ${specifier.replace(/\W/g, '_')} from '${specifier}';\n`)
+      .join(''),
   );
   const dependencies: Record<string, string> = {};
   for (const pkg of packed) {
