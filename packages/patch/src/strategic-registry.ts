@@ -60,3 +60,13 @@ export const clusterTrustBundleListSchema: StrategicSchema = objectStrategicSche
 
 registerStrategicSchema('certificates.plat.io/v1alpha1', 'ClusterTrustBundle', clusterTrustBundleSchema);
 registerStrategicSchema('certificates.plat.io/v1alpha1', 'ClusterTrustBundleList', clusterTrustBundleListSchema);
+
+// rbac.authorization.plat.io/v1 is Kubernetes' rbac.authorization.k8s.io/v1 under the plat name
+// (the brand rule): its kinds take Kubernetes' schemas (rules and subjects are atomic lists).
+for (const kind of ['ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding']) {
+  for (const suffix of ['', 'List']) {
+    const schema = builtinSchemas.forKind('rbac.authorization.k8s.io/v1', `${kind}${suffix}`);
+    if (!schema) throw new Error(`the generated patch schema table lacks rbac.authorization.k8s.io/v1 ${kind}${suffix}`);
+    registerStrategicSchema('rbac.authorization.plat.io/v1', `${kind}${suffix}`, schema);
+  }
+}

@@ -58,6 +58,15 @@ describe('generated Kubernetes schema table', () => {
     expect(walk(ctb, 'spec', 'trustBundle')).toMatchObject({ shape: 'field', patchStrategies: [] });
   });
 
+  it('registers the rbac.authorization.plat.io kinds with Kubernetes\' RBAC schemas: rules and subjects are atomic lists', () => {
+    const role = lookupStrategicSchema('rbac.authorization.plat.io/v1', 'ClusterRole');
+    expect(role).toBe(lookupStrategicSchema('rbac.authorization.k8s.io/v1', 'ClusterRole'));
+    expect(walk(role, 'rules')).toMatchObject({ shape: 'list', listType: 'atomic', patchStrategies: [] });
+    const binding = lookupStrategicSchema('rbac.authorization.plat.io/v1', 'RoleBinding');
+    expect(walk(binding, 'subjects')).toMatchObject({ shape: 'list', listType: 'atomic' });
+    expect(lookupStrategicSchema('rbac.authorization.plat.io/v1', 'ClusterRoleBindingList')?.name).toBe('ClusterRoleBindingList');
+  });
+
   it('lets a registered schema take precedence', () => {
     const schema = objectStrategicSchema('Widget', { spec: {} });
     registerStrategicSchema('widgets.plat.io/v1', 'Widget', schema);

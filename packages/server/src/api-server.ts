@@ -196,7 +196,7 @@ export function createApiServer(serverOptions: ApiServerOptions): ApiServer {
   const openApiV3 = new Map<string, { body: string; hash: string }>();
   for (const { group, version } of discovery.groupVersions()) {
     const body = JSON.stringify(buildOpenApiV3(options.resources, group, version, versionInfo));
-    openApiV3.set(`apis/${group}/${version}`, { body, hash: documentHash(body) });
+    openApiV3.set(group ? `apis/${group}/${version}` : `api/${version}`, { body, hash: documentHash(body) });
   }
 
   let serverAddress: ServerAddress | null = null;
@@ -303,7 +303,7 @@ export function createApiServer(serverOptions: ApiServerOptions): ApiServer {
     inFlight++;
     const longRunning = ctx.longRunning && info.isResourceRequest;
     const lrLabels = longRunning
-      ? { verb: 'WATCH', group: info.apiGroup, version: info.apiVersion, resource: info.resource, scope: 'cluster', component: 'apiserver' }
+      ? { verb: 'WATCH', group: info.apiGroup, version: info.apiVersion, resource: info.resource, scope: info.namespace ? 'namespace' : 'cluster', component: 'apiserver' }
       : undefined;
     const lrGauge = lrLabels ? metrics.longRunning.labels(lrLabels) : undefined;
     lrGauge?.inc();
@@ -318,7 +318,7 @@ export function createApiServer(serverOptions: ApiServerOptions): ApiServer {
         version: served ? info.apiVersion : '',
         resource: served ? info.resource : '',
         subresource: served ? info.subresource : '',
-        scope: info.isResourceRequest ? (info.name ? 'resource' : 'cluster') : '',
+        scope: info.isResourceRequest ? (info.name ? 'resource' : info.namespace ? 'namespace' : 'cluster') : '',
         component: 'apiserver',
       };
       recordRequest(metrics, labels, res.statusCode, Number(process.hrtime.bigint() - ctx.startTime) / 1e9);

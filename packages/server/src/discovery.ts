@@ -13,7 +13,7 @@ import { encodeBody, newPathNotFound, wantsPretty, writeBody, writeObject } from
 export type DiscoveredResource = Pick<
   ResourceDefinition,
   'group' | 'version' | 'resource' | 'singular' | 'kind' | 'namespaced' | 'shortNames' | 'categories' | 'verbs'
-> & { definitions?: unknown };
+> & { definitions?: unknown; storageGroup?: string };
 
 export class Discovery {
   private readonly groups = new Map<string, Map<string, DiscoveredResource[]>>();
@@ -41,22 +41,29 @@ export class Discovery {
     return { name: group, versions, preferredVersion: versions[0] };
   }
 
+  /** Named groups, as /apis lists them (the core group is served at /api). */
+  private namedGroups(): string[] {
+    return [...this.groups.keys()].filter((g) => g !== '');
+  }
+
   apiGroupList() {
-    return { kind: 'APIGroupList', apiVersion: 'v1', groups: [...this.groups.keys()].map((g) => this.apiGroup(g)) };
+    return { kind: 'APIGroupList', apiVersion: 'v1', groups: this.namedGroups().map((g) => this.apiGroup(g)) };
   }
 
   apiGroupDocument(group: string) {
-    if (!this.groups.has(group)) return undefined;
+    if (group === '' || !this.groups.has(group)) return undefined;
     return { kind: 'APIGroup', apiVersion: 'v1', ...this.apiGroup(group) };
   }
 
+  /** /apis/<group>/<version>, or /api/v1 for the core group (`group` ''): undefined when not served. */
   apiResourceList(group: string, version: string) {
-    const defs = this.groups.get(group)?.get(version);
+    const defs = this.groups.get(group)?.get(version) ?? (group === '' && version === 'v1' ? [] : undefined);
     if (!defs) return undefined;
     return {
       kind: 'APIResourceList',
-      apiVersion: 'v1',
-      groupVersion: `${group}/${version}`,
+      // The core list carries no apiVersion, as kube-apiserver writes it.
+      ...(group ? { apiVersion: 'v1' } : {}),
+      groupVersion: group ? `${group}/${version}` : version,
       resources: defs.map((d) => {
         const r: Record<string, unknown> = {
           name: d.resource,
@@ -75,34 +82,43 @@ export class Discovery {
 
   /** apidiscovery.k8s.io APIGroupDiscoveryList for /apis (or /api, which serves no groups' resources). */
   aggregated(version: string, legacy: boolean) {
+    const resource = (d: DiscoveredResource) => {
+      const r: Record<string, unknown> = {
+        resource: d.resource,
+        responseKind: { group: d.group, version: d.version, kind: d.kind },
+        scope: d.namespaced ? 'Namespaced' : 'Cluster',
+        singularResource: d.singular,
+        verbs: d.verbs ?? allVerbs,
+      };
+      if (d.shortNames.length) r['shortNames'] = d.shortNames;
+      if (d.categories.length) r['categories'] = d.categories;
+      return r;
+    };
     const items = legacy
-      ? [{ metadata: { name: '', creationTimestamp: null }, versions: [{ version: 'v1', resources: [], freshness: 'Current' }] }]
-      : [...this.groups].map(([group, versions]) => ({
+      ? [
+          {
+            metadata: { name: '', creationTimestamp: null },
+            versions: [{ version: 'v1', resources: (this.groups.get('')?.get('v1') ?? []).map(resource), freshness: 'Current' }],
+          },
+        ]
+      : this.namedGroups().map((group) => ({
           metadata: { name: group, creationTimestamp: null },
-          versions: [...versions].map(([v, defs]) => ({
-            version: v,
-            resources: defs.map((d) => {
-              const r: Record<string, unknown> = {
-                resource: d.resource,
-                responseKind: { group: d.group, version: d.version, kind: d.kind },
-                scope: d.namespaced ? 'Namespaced' : 'Cluster',
-                singularResource: d.singular,
-                verbs: d.verbs ?? allVerbs,
-              };
-              if (d.shortNames.length) r['shortNames'] = d.shortNames;
-              if (d.categories.length) r['categories'] = d.categories;
-              return r;
-            }),
-            freshness: 'Current',
-          })),
+          versions: [...this.groups.get(group)!].map(([v, defs]) => ({ version: v, resources: defs.map(resource), freshness: 'Current' })),
         }));
     return { kind: 'APIGroupDiscoveryList', apiVersion: `apidiscovery.k8s.io/${version}`, metadata: {}, items };
   }
 }
 
-/** Kubernetes' storageVersionHash: the first 8 bytes of sha256("group/version/kind"), base64. */
-export function storageVersionHash(def: Pick<ResourceDefinition, 'group' | 'version' | 'kind'>): string {
-  return createHash('sha256').update(`${def.group}/${def.version}/${def.kind}`).digest().subarray(0, 8).toString('base64');
+/**
+ * Kubernetes' storageVersionHash: the first 8 bytes of sha256("group/version/kind") of the version
+ * objects are stored in, base64 (one hash for every name of the same objects).
+ */
+export function storageVersionHash(def: Pick<ResourceDefinition, 'group' | 'version' | 'kind' | 'storageGroup'>): string {
+  return createHash('sha256')
+    .update(`${def.storageGroup ?? def.group}/${def.version}/${def.kind}`)
+    .digest()
+    .subarray(0, 8)
+    .toString('base64');
 }
 
 function writeAggregated(ctx: RequestContext, choice: MediaTypeChoice, doc: unknown): void {
@@ -135,7 +151,7 @@ export function serveDiscovery(discovery: Discovery, ctx: RequestContext, server
     return true;
   }
   if (info.apiPrefix === 'api' && parts.length === 1 && parts[0] === 'v1') {
-    writeObject(ctx, 200, { kind: 'APIResourceList', groupVersion: 'v1', resources: [] }, negotiateOutput(ctx.req.headers.accept, { allowedAs: [] }));
+    writeObject(ctx, 200, discovery.apiResourceList('', 'v1'), negotiateOutput(ctx.req.headers.accept, { allowedAs: [] }));
     return true;
   }
   if (info.apiPrefix !== 'apis') return false;

@@ -24,6 +24,7 @@ export {
   clusterTrustBundleStrategy,
   isAuthorizedForSigner,
 } from './resources/cluster-trust-bundle.js';
+export { rbacResources, type RbacResourcesOptions } from './resources/rbac-resources.js';
 export { requestInfoFor, type RequestInfo } from './request-info.js';
 export { requestOf, requestOfCarrier, type RequestCarrier, type RequestContext } from './context.js';
 export { currentTraceContext, routeTemplate, traceAuthorizer, traceHeadersInjector } from './tracing.js';

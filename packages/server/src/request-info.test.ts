@@ -31,6 +31,16 @@ describe('requestInfoFor', () => {
 
   it('reads namespaces and subresources', () => {
     expect(info('GET', '/api/v1/namespaces/ns/pods/p/log')).toMatchObject({ namespace: 'ns', resource: 'pods', name: 'p', subresource: 'log', apiGroup: '' });
+    expect(info('GET', '/apis/rbac.authorization.plat.io/v1/namespaces/ns/roles')).toMatchObject({ verb: 'list', namespace: 'ns', resource: 'roles', name: '' });
+    expect(info('GET', '/apis/rbac.authorization.plat.io/v1/watch/namespaces/ns/roles/r')).toMatchObject({ verb: 'watch', namespace: 'ns', resource: 'roles', name: 'r' });
+    expect(info('GET', '/apis/rbac.authorization.plat.io/v1/roles')).toMatchObject({ verb: 'list', namespace: '', resource: 'roles' });
+  });
+
+  it('reads a namespace\'s own path as Kubernetes does: the namespace is the object and the request\'s namespace', () => {
+    expect(info('GET', '/api/v1/namespaces/a')).toMatchObject({ verb: 'get', namespace: 'a', resource: 'namespaces', name: 'a', subresource: '' });
+    expect(info('PUT', '/api/v1/namespaces/a/finalize')).toMatchObject({ verb: 'update', namespace: 'a', resource: 'namespaces', name: 'a', subresource: 'finalize' });
+    expect(info('GET', '/api/v1/namespaces/a/status')).toMatchObject({ namespace: 'a', resource: 'namespaces', name: 'a', subresource: 'status' });
+    expect(info('GET', '/api/v1/namespaces')).toMatchObject({ verb: 'list', namespace: '', resource: 'namespaces' });
   });
 
   it('treats discovery and other paths as non-resource requests with the method as verb', () => {

@@ -23,6 +23,9 @@ export interface RequestInfo {
   parts: string[];
 }
 
+/** Subresources of a namespace, which stay with `namespaces/<ns>` instead of starting a resource path. */
+const namespaceSubresources: ReadonlySet<string> = new Set(['status', 'finalize']);
+
 const methodVerbs: Record<string, string> = {
   POST: 'create',
   GET: 'get',
@@ -94,9 +97,12 @@ export function requestInfoFor(method: string, rawPath: string, query: URLSearch
     verb = 'watch';
     parts = parts.slice(1);
   }
-  if (parts[0] === 'namespaces' && parts.length > 2) {
+  // Kubernetes' RequestInfoFactory: `namespaces/<ns>` names the namespace of the request; what
+  // follows is the resource in it, except the namespace's own subresources (`status`, `finalize`).
+  // So `/api/v1/namespaces/a` is the namespace `a` (resource namespaces, name a) in namespace `a`.
+  if (parts[0] === 'namespaces' && parts.length > 1) {
     info.namespace = parts[1]!;
-    parts = parts.slice(2);
+    if (parts.length > 2 && !namespaceSubresources.has(parts[2]!)) parts = parts.slice(2);
   }
   info.parts = parts;
   info.resource = parts[0] ?? '';

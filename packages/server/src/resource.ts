@@ -19,6 +19,11 @@ export interface AdmissionRequest {
   object: ApiObject;
   oldObject?: ApiObject;
   user: UserInfo;
+  /**
+   * The request as routed (Kubernetes' RequestInfo): the group the client used (an alias or the
+   * resource's own), the resource, the namespace and the name in the path ('' on create).
+   */
+  request: { apiGroup: string; resource: string; namespace: string; name: string };
   dryRun: boolean;
   /** The server's authorizer, for admission steps that check a permission (attest on signers). */
   authorizer: Authorizer;
@@ -51,11 +56,17 @@ export interface ResourceStrategy {
   allowUnconditionalUpdate: boolean;
   /**
    * The fields a field selector may use, with their values for `obj`. `metadata.name` is always
-   * present; anything else is resource-specific (`spec.signerName`).
+   * present; anything else is resource-specific (`spec.signerName`). `metadata.namespace` of a
+   * namespaced resource is added by the generic code.
    */
   selectableFields(obj: ApiObject): Record<string, string>;
   /** The names `selectableFields` returns; a field selector on any other field is a 400. */
   selectableFieldNames: readonly string[];
+  /**
+   * The object as served under `group`, one of the group names the resource is served under
+   * (see ResourceDefinition.storageGroup); the stored object otherwise. It must not change `obj`.
+   */
+  servedAs?(obj: ApiObject, group: string): ApiObject;
   /** Table output: columns after the name column, and each object's cells for them. */
   tableColumns: TableColumn[];
   tableCells(obj: ApiObject): unknown[];
@@ -65,13 +76,22 @@ export interface ResourceStrategy {
 export interface ResourceDefinition {
   group: string;
   version: string;
+  /**
+   * The group whose objects this resource serves, when the group is another name for them (as
+   * `rbac.authorization.k8s.io` is for `rbac.authorization.plat.io`): the same keys, watches and
+   * objects, read and written as this group's kind. Defaults to `group`.
+   */
+  storageGroup?: string;
   /** Plural, lower case: `clustertrustbundles`. */
   resource: string;
   singular: string;
   kind: string;
   listKind: string;
-  /** Only cluster-scoped resources are served today. */
-  namespaced: false;
+  /**
+   * Objects live in a namespace (`/namespaces/<ns>/<resource>/<name>`; listed and watched across
+   * namespaces at `/<resource>`), or are cluster-scoped.
+   */
+  namespaced: boolean;
   shortNames: string[];
   categories: string[];
   /** The OpenAPI v2 definition name of the kind, e.g. `io.plat.api.certificates.v1alpha1.ClusterTrustBundle`. */

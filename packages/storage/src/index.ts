@@ -13,4 +13,4 @@ export {
 } from './open-storage.js';
 export { WatchCache, defaultWatchCacheCapacity, defaultWatchCacheCapacityBytes, type WatchCacheOptions } from './watch-cache.js';
 export { optimisticLockErrorMsg, optimisticLockConflict } from './storage-errors.js';
-export { keyInfo, type KeyInfo } from './storage-key.js';
+export { collectionPrefix, keyInfo, objectKey, type KeyInfo } from './storage-key.js';

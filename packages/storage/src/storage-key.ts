@@ -1,6 +1,23 @@
 import type { GroupResource } from '@plat/api-model';
 
-/** What an error message needs to know about a key `/<group>/<resource>/<name>`. */
+/**
+ * The key of an object: `/<group>/<resource>/<name>`, and `/<group>/<resource>/<namespace>/<name>`
+ * for a namespaced kind (Kubernetes' layout below its `/registry` prefix). The core group is the
+ * empty segment: a Namespace `a` is `//namespaces/a`.
+ */
+export function objectKey(group: string, resource: string, namespace: string, name: string): string {
+  return namespace ? `/${group}/${resource}/${namespace}/${name}` : `/${group}/${resource}/${name}`;
+}
+
+/**
+ * The prefix of a resource's keys (`/<group>/<resource>/`), or of the ones in a namespace
+ * (`/<group>/<resource>/<namespace>/`): what a list or watch of them reads.
+ */
+export function collectionPrefix(group: string, resource: string, namespace = ''): string {
+  return namespace ? `/${group}/${resource}/${namespace}/` : `/${group}/${resource}/`;
+}
+
+/** What an error message needs to know about a key `/<group>/<resource>/[<namespace>/]<name>`. */
 export interface KeyInfo {
   groupResource: GroupResource;
   name: string;

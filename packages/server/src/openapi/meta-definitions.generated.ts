@@ -593,6 +593,54 @@ export const metaDefinitions: Record<string, OpenApiSchema> = {
     ],
     "type": "object"
   },
+  "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector": {
+    "description": "A label selector is a label query over a set of resources. The result of matchLabels and matchExpressions are ANDed. An empty label selector matches all objects. A null label selector matches no objects.",
+    "properties": {
+      "matchExpressions": {
+        "description": "matchExpressions is a list of label selector requirements. The requirements are ANDed.",
+        "items": {
+          "$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement"
+        },
+        "type": "array",
+        "x-kubernetes-list-type": "atomic"
+      },
+      "matchLabels": {
+        "additionalProperties": {
+          "type": "string"
+        },
+        "description": "matchLabels is a map of {key,value} pairs. A single {key,value} in the matchLabels map is equivalent to an element of matchExpressions, whose key field is \"key\", the operator is \"In\", and the values array contains only \"value\". The requirements are ANDed.",
+        "type": "object"
+      }
+    },
+    "type": "object",
+    "x-kubernetes-map-type": "atomic"
+  },
+  "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement": {
+    "description": "A label selector requirement is a selector that contains values, a key, and an operator that relates the key and values.",
+    "properties": {
+      "key": {
+        "description": "key is the label key that the selector applies to.",
+        "type": "string"
+      },
+      "operator": {
+        "description": "operator represents a key's relationship to a set of values. Valid operators are In, NotIn, Exists and DoesNotExist.",
+        "type": "string"
+      },
+      "values": {
+        "description": "values is an array of string values. If the operator is In or NotIn, the values array must be non-empty. If the operator is Exists or DoesNotExist, the values array must be empty. This array is replaced during a strategic merge patch.",
+        "items": {
+          "type": "string"
+        },
+        "type": "array",
+        "x-kubernetes-list-type": "atomic"
+      }
+    },
+    "required": [
+      "key",
+      "operator"
+    ],
+    "type": "object"
+  },
   "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta": {
     "description": "ListMeta describes metadata that synthetic resources must have, including lists and various status objects. A resource may have only one of {ObjectMeta, ListMeta}.",
     "properties": {
@@ -1407,6 +1455,956 @@ export const clusterTrustBundleDefinitions: Record<string, OpenApiSchema> = {
         "version": "v1alpha1"
       }
     ]
+  }
+};
+
+export const rbacDefinitions: Record<string, OpenApiSchema> = {
+  "io.plat.api.rbac.v1.AggregationRule": {
+    "description": "AggregationRule describes how to locate ClusterRoles to aggregate into the ClusterRole",
+    "properties": {
+      "clusterRoleSelectors": {
+        "description": "ClusterRoleSelectors holds a list of selectors which will be used to find ClusterRoles and create the rules. If any of the selectors match, then the ClusterRole's permissions will be added",
+        "items": {
+          "$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"
+        },
+        "type": "array",
+        "x-kubernetes-list-type": "atomic"
+      }
+    },
+    "type": "object"
+  },
+  "io.plat.api.rbac.v1.ClusterRole": {
+    "description": "ClusterRole is a cluster level, logical grouping of PolicyRules that can be referenced as a unit by a RoleBinding or ClusterRoleBinding.",
+    "properties": {
+      "aggregationRule": {
+        "$ref": "#/definitions/io.plat.api.rbac.v1.AggregationRule",
+        "description": "AggregationRule is an optional field that describes how to build the Rules for this ClusterRole. If AggregationRule is set, then the Rules are controller managed and direct changes to Rules will be stomped by the controller."
+      },
+      "apiVersion": {
+        "description": "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+        "type": "string"
+      },
+      "kind": {
+        "description": "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+        "type": "string"
+      },
+      "metadata": {
+        "$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+        "description": "Standard object's metadata."
+      },
+      "rules": {
+        "description": "Rules holds all the PolicyRules for this ClusterRole",
+        "items": {
+          "$ref": "#/definitions/io.plat.api.rbac.v1.PolicyRule"
+        },
+        "type": "array",
+        "x-kubernetes-list-type": "atomic"
+      }
+    },
+    "type": "object",
+    "x-kubernetes-group-version-kind": [
+      {
+        "group": "rbac.authorization.plat.io",
+        "kind": "ClusterRole",
+        "version": "v1"
+      }
+    ]
+  },
+  "io.plat.api.rbac.v1.ClusterRoleBinding": {
+    "description": "ClusterRoleBinding references a ClusterRole, but not contain it.  It can reference a ClusterRole in the global namespace, and adds who information via Subject.",
+    "properties": {
+      "apiVersion": {
+        "description": "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+        "type": "string"
+      },
+      "kind": {
+        "description": "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+        "type": "string"
+      },
+      "metadata": {
+        "$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+        "description": "Standard object's metadata."
+      },
+      "roleRef": {
+        "$ref": "#/definitions/io.plat.api.rbac.v1.RoleRef",
+        "description": "RoleRef can only reference a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error. This field is immutable."
+      },
+      "subjects": {
+        "description": "Subjects holds references to the objects the role applies to.",
+        "items": {
+          "$ref": "#/definitions/io.plat.api.rbac.v1.Subject"
+        },
+        "type": "array",
+        "x-kubernetes-list-type": "atomic"
+      }
+    },
+    "required": [
+      "roleRef"
+    ],
+    "type": "object",
+    "x-kubernetes-group-version-kind": [
+      {
+        "group": "rbac.authorization.plat.io",
+        "kind": "ClusterRoleBinding",
+        "version": "v1"
+      }
+    ]
+  },
+  "io.plat.api.rbac.v1.ClusterRoleBindingList": {
+    "description": "ClusterRoleBindingList is a collection of ClusterRoleBindings",
+    "properties": {
+      "apiVersion": {
+        "description": "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+        "type": "string"
+      },
+      "items": {
+        "description": "Items is a list of ClusterRoleBindings",
+        "items": {
+          "$ref": "#/definitions/io.plat.api.rbac.v1.ClusterRoleBinding"
+        },
+        "type": "array"
+      },
+      "kind": {
+        "description": "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+        "type": "string"
+      },
+      "metadata": {
+        "$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta",
+        "description": "Standard object's metadata."
+      }
+    },
+    "required": [
+      "items"
+    ],
+    "type": "object",
+    "x-kubernetes-group-version-kind": [
+      {
+        "group": "rbac.authorization.plat.io",
+        "kind": "ClusterRoleBindingList",
+        "version": "v1"
+      }
+    ]
+  },
+  "io.plat.api.rbac.v1.ClusterRoleList": {
+    "description": "ClusterRoleList is a collection of ClusterRoles",
+    "properties": {
+      "apiVersion": {
+        "description": "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+        "type": "string"
+      },
+      "items": {
+        "description": "Items is a list of ClusterRoles",
+        "items": {
+          "$ref": "#/definitions/io.plat.api.rbac.v1.ClusterRole"
+        },
+        "type": "array"
+      },
+      "kind": {
+        "description": "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+        "type": "string"
+      },
+      "metadata": {
+        "$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta",
+        "description": "Standard object's metadata."
+      }
+    },
+    "required": [
+      "items"
+    ],
+    "type": "object",
+    "x-kubernetes-group-version-kind": [
+      {
+        "group": "rbac.authorization.plat.io",
+        "kind": "ClusterRoleList",
+        "version": "v1"
+      }
+    ]
+  },
+  "io.plat.api.rbac.v1.PolicyRule": {
+    "description": "PolicyRule holds information that describes a policy rule, but does not contain information about who the rule applies to or which namespace the rule applies to.",
+    "properties": {
+      "apiGroups": {
+        "description": "APIGroups is the name of the APIGroup that contains the resources.  If multiple API groups are specified, any action requested against one of the enumerated resources in any API group will be allowed. \"\" represents the core API group and \"*\" represents all API groups.",
+        "items": {
+          "type": "string"
+        },
+        "type": "array",
+        "x-kubernetes-list-type": "atomic"
+      },
+      "nonResourceURLs": {
+        "description": "NonResourceURLs is a set of partial urls that a user should have access to.  *s are allowed, but only as the full, final step in the path Since non-resource URLs are not namespaced, this field is only applicable for ClusterRoles referenced from a ClusterRoleBinding. Rules can either apply to API resources (such as \"pods\" or \"secrets\") or non-resource URL paths (such as \"/api\"),  but not both.",
+        "items": {
+          "type": "string"
+        },
+        "type": "array",
+        "x-kubernetes-list-type": "atomic"
+      },
+      "resourceNames": {
+        "description": "ResourceNames is an optional white list of names that the rule applies to.  An empty set means that everything is allowed.",
+        "items": {
+          "type": "string"
+        },
+        "type": "array",
+        "x-kubernetes-list-type": "atomic"
+      },
+      "resources": {
+        "description": "Resources is a list of resources this rule applies to. '*' represents all resources.",
+        "items": {
+          "type": "string"
+        },
+        "type": "array",
+        "x-kubernetes-list-type": "atomic"
+      },
+      "verbs": {
+        "description": "Verbs is a list of Verbs that apply to ALL the ResourceKinds contained in this rule. '*' represents all verbs.",
+        "items": {
+          "type": "string"
+        },
+        "type": "array",
+        "x-kubernetes-list-type": "atomic"
+      }
+    },
+    "required": [
+      "verbs"
+    ],
+    "type": "object"
+  },
+  "io.plat.api.rbac.v1.Role": {
+    "description": "Role is a namespaced, logical grouping of PolicyRules that can be referenced as a unit by a RoleBinding.",
+    "properties": {
+      "apiVersion": {
+        "description": "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+        "type": "string"
+      },
+      "kind": {
+        "description": "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+        "type": "string"
+      },
+      "metadata": {
+        "$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+        "description": "Standard object's metadata."
+      },
+      "rules": {
+        "description": "Rules holds all the PolicyRules for this Role",
+        "items": {
+          "$ref": "#/definitions/io.plat.api.rbac.v1.PolicyRule"
+        },
+        "type": "array",
+        "x-kubernetes-list-type": "atomic"
+      }
+    },
+    "type": "object",
+    "x-kubernetes-group-version-kind": [
+      {
+        "group": "rbac.authorization.plat.io",
+        "kind": "Role",
+        "version": "v1"
+      }
+    ]
+  },
+  "io.plat.api.rbac.v1.RoleBinding": {
+    "description": "RoleBinding references a role, but does not contain it.  It can reference a Role in the same namespace or a ClusterRole in the global namespace. It adds who information via Subjects and namespace information by which namespace it exists in.  RoleBindings in a given namespace only have effect in that namespace.",
+    "properties": {
+      "apiVersion": {
+        "description": "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+        "type": "string"
+      },
+      "kind": {
+        "description": "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+        "type": "string"
+      },
+      "metadata": {
+        "$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+        "description": "Standard object's metadata."
+      },
+      "roleRef": {
+        "$ref": "#/definitions/io.plat.api.rbac.v1.RoleRef",
+        "description": "RoleRef can reference a Role in the current namespace or a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error. This field is immutable."
+      },
+      "subjects": {
+        "description": "Subjects holds references to the objects the role applies to.",
+        "items": {
+          "$ref": "#/definitions/io.plat.api.rbac.v1.Subject"
+        },
+        "type": "array",
+        "x-kubernetes-list-type": "atomic"
+      }
+    },
+    "required": [
+      "roleRef"
+    ],
+    "type": "object",
+    "x-kubernetes-group-version-kind": [
+      {
+        "group": "rbac.authorization.plat.io",
+        "kind": "RoleBinding",
+        "version": "v1"
+      }
+    ]
+  },
+  "io.plat.api.rbac.v1.RoleBindingList": {
+    "description": "RoleBindingList is a collection of RoleBindings",
+    "properties": {
+      "apiVersion": {
+        "description": "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+        "type": "string"
+      },
+      "items": {
+        "description": "Items is a list of RoleBindings",
+        "items": {
+          "$ref": "#/definitions/io.plat.api.rbac.v1.RoleBinding"
+        },
+        "type": "array"
+      },
+      "kind": {
+        "description": "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+        "type": "string"
+      },
+      "metadata": {
+        "$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta",
+        "description": "Standard object's metadata."
+      }
+    },
+    "required": [
+      "items"
+    ],
+    "type": "object",
+    "x-kubernetes-group-version-kind": [
+      {
+        "group": "rbac.authorization.plat.io",
+        "kind": "RoleBindingList",
+        "version": "v1"
+      }
+    ]
+  },
+  "io.plat.api.rbac.v1.RoleList": {
+    "description": "RoleList is a collection of Roles",
+    "properties": {
+      "apiVersion": {
+        "description": "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+        "type": "string"
+      },
+      "items": {
+        "description": "Items is a list of Roles",
+        "items": {
+          "$ref": "#/definitions/io.plat.api.rbac.v1.Role"
+        },
+        "type": "array"
+      },
+      "kind": {
+        "description": "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+        "type": "string"
+      },
+      "metadata": {
+        "$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta",
+        "description": "Standard object's metadata."
+      }
+    },
+    "required": [
+      "items"
+    ],
+    "type": "object",
+    "x-kubernetes-group-version-kind": [
+      {
+        "group": "rbac.authorization.plat.io",
+        "kind": "RoleList",
+        "version": "v1"
+      }
+    ]
+  },
+  "io.plat.api.rbac.v1.RoleRef": {
+    "description": "RoleRef contains information that points to the role being used",
+    "properties": {
+      "apiGroup": {
+        "description": "APIGroup is the group for the resource being referenced",
+        "type": "string"
+      },
+      "kind": {
+        "description": "Kind is the type of resource being referenced",
+        "type": "string"
+      },
+      "name": {
+        "description": "Name is the name of resource being referenced",
+        "type": "string"
+      }
+    },
+    "required": [
+      "kind",
+      "name"
+    ],
+    "type": "object",
+    "x-kubernetes-map-type": "atomic"
+  },
+  "io.plat.api.rbac.v1.Subject": {
+    "description": "Subject contains a reference to the object or user identities a role binding applies to.  This can either hold a direct API object reference, or a value for non-objects such as user and group names.",
+    "properties": {
+      "apiGroup": {
+        "description": "APIGroup holds the API group of the referenced subject. Defaults to \"\" for ServiceAccount subjects. Defaults to \"rbac.authorization.plat.io\" for User and Group subjects.",
+        "type": "string"
+      },
+      "kind": {
+        "description": "Kind of object being referenced. Values defined by this API group are \"User\", \"Group\", and \"ServiceAccount\". If the Authorizer does not recognized the kind value, the Authorizer should report an error.",
+        "type": "string"
+      },
+      "name": {
+        "description": "Name of the object being referenced.",
+        "type": "string"
+      },
+      "namespace": {
+        "description": "Namespace of the referenced object.  If the object kind is non-namespace, such as \"User\" or \"Group\", and this value is not empty the Authorizer should report an error.",
+        "type": "string"
+      }
+    },
+    "required": [
+      "kind",
+      "name"
+    ],
+    "type": "object",
+    "x-kubernetes-map-type": "atomic"
+  }
+};
+
+export const kubernetesRbacDefinitions: Record<string, OpenApiSchema> = {
+  "io.k8s.api.rbac.v1.AggregationRule": {
+    "description": "AggregationRule describes how to locate ClusterRoles to aggregate into the ClusterRole",
+    "properties": {
+      "clusterRoleSelectors": {
+        "description": "ClusterRoleSelectors holds a list of selectors which will be used to find ClusterRoles and create the rules. If any of the selectors match, then the ClusterRole's permissions will be added",
+        "items": {
+          "$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector"
+        },
+        "type": "array",
+        "x-kubernetes-list-type": "atomic"
+      }
+    },
+    "type": "object"
+  },
+  "io.k8s.api.rbac.v1.ClusterRole": {
+    "description": "ClusterRole is a cluster level, logical grouping of PolicyRules that can be referenced as a unit by a RoleBinding or ClusterRoleBinding.",
+    "properties": {
+      "aggregationRule": {
+        "$ref": "#/definitions/io.k8s.api.rbac.v1.AggregationRule",
+        "description": "AggregationRule is an optional field that describes how to build the Rules for this ClusterRole. If AggregationRule is set, then the Rules are controller managed and direct changes to Rules will be stomped by the controller."
+      },
+      "apiVersion": {
+        "description": "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+        "type": "string"
+      },
+      "kind": {
+        "description": "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+        "type": "string"
+      },
+      "metadata": {
+        "$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+        "description": "Standard object's metadata."
+      },
+      "rules": {
+        "description": "Rules holds all the PolicyRules for this ClusterRole",
+        "items": {
+          "$ref": "#/definitions/io.k8s.api.rbac.v1.PolicyRule"
+        },
+        "type": "array",
+        "x-kubernetes-list-type": "atomic"
+      }
+    },
+    "type": "object",
+    "x-kubernetes-group-version-kind": [
+      {
+        "group": "rbac.authorization.k8s.io",
+        "kind": "ClusterRole",
+        "version": "v1"
+      }
+    ]
+  },
+  "io.k8s.api.rbac.v1.ClusterRoleBinding": {
+    "description": "ClusterRoleBinding references a ClusterRole, but not contain it.  It can reference a ClusterRole in the global namespace, and adds who information via Subject.",
+    "properties": {
+      "apiVersion": {
+        "description": "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+        "type": "string"
+      },
+      "kind": {
+        "description": "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+        "type": "string"
+      },
+      "metadata": {
+        "$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+        "description": "Standard object's metadata."
+      },
+      "roleRef": {
+        "$ref": "#/definitions/io.k8s.api.rbac.v1.RoleRef",
+        "description": "RoleRef can only reference a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error. This field is immutable."
+      },
+      "subjects": {
+        "description": "Subjects holds references to the objects the role applies to.",
+        "items": {
+          "$ref": "#/definitions/io.k8s.api.rbac.v1.Subject"
+        },
+        "type": "array",
+        "x-kubernetes-list-type": "atomic"
+      }
+    },
+    "required": [
+      "roleRef"
+    ],
+    "type": "object",
+    "x-kubernetes-group-version-kind": [
+      {
+        "group": "rbac.authorization.k8s.io",
+        "kind": "ClusterRoleBinding",
+        "version": "v1"
+      }
+    ]
+  },
+  "io.k8s.api.rbac.v1.ClusterRoleBindingList": {
+    "description": "ClusterRoleBindingList is a collection of ClusterRoleBindings",
+    "properties": {
+      "apiVersion": {
+        "description": "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+        "type": "string"
+      },
+      "items": {
+        "description": "Items is a list of ClusterRoleBindings",
+        "items": {
+          "$ref": "#/definitions/io.k8s.api.rbac.v1.ClusterRoleBinding"
+        },
+        "type": "array"
+      },
+      "kind": {
+        "description": "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+        "type": "string"
+      },
+      "metadata": {
+        "$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta",
+        "description": "Standard object's metadata."
+      }
+    },
+    "required": [
+      "items"
+    ],
+    "type": "object",
+    "x-kubernetes-group-version-kind": [
+      {
+        "group": "rbac.authorization.k8s.io",
+        "kind": "ClusterRoleBindingList",
+        "version": "v1"
+      }
+    ]
+  },
+  "io.k8s.api.rbac.v1.ClusterRoleList": {
+    "description": "ClusterRoleList is a collection of ClusterRoles",
+    "properties": {
+      "apiVersion": {
+        "description": "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+        "type": "string"
+      },
+      "items": {
+        "description": "Items is a list of ClusterRoles",
+        "items": {
+          "$ref": "#/definitions/io.k8s.api.rbac.v1.ClusterRole"
+        },
+        "type": "array"
+      },
+      "kind": {
+        "description": "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+        "type": "string"
+      },
+      "metadata": {
+        "$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta",
+        "description": "Standard object's metadata."
+      }
+    },
+    "required": [
+      "items"
+    ],
+    "type": "object",
+    "x-kubernetes-group-version-kind": [
+      {
+        "group": "rbac.authorization.k8s.io",
+        "kind": "ClusterRoleList",
+        "version": "v1"
+      }
+    ]
+  },
+  "io.k8s.api.rbac.v1.PolicyRule": {
+    "description": "PolicyRule holds information that describes a policy rule, but does not contain information about who the rule applies to or which namespace the rule applies to.",
+    "properties": {
+      "apiGroups": {
+        "description": "APIGroups is the name of the APIGroup that contains the resources.  If multiple API groups are specified, any action requested against one of the enumerated resources in any API group will be allowed. \"\" represents the core API group and \"*\" represents all API groups.",
+        "items": {
+          "type": "string"
+        },
+        "type": "array",
+        "x-kubernetes-list-type": "atomic"
+      },
+      "nonResourceURLs": {
+        "description": "NonResourceURLs is a set of partial urls that a user should have access to.  *s are allowed, but only as the full, final step in the path Since non-resource URLs are not namespaced, this field is only applicable for ClusterRoles referenced from a ClusterRoleBinding. Rules can either apply to API resources (such as \"pods\" or \"secrets\") or non-resource URL paths (such as \"/api\"),  but not both.",
+        "items": {
+          "type": "string"
+        },
+        "type": "array",
+        "x-kubernetes-list-type": "atomic"
+      },
+      "resourceNames": {
+        "description": "ResourceNames is an optional white list of names that the rule applies to.  An empty set means that everything is allowed.",
+        "items": {
+          "type": "string"
+        },
+        "type": "array",
+        "x-kubernetes-list-type": "atomic"
+      },
+      "resources": {
+        "description": "Resources is a list of resources this rule applies to. '*' represents all resources.",
+        "items": {
+          "type": "string"
+        },
+        "type": "array",
+        "x-kubernetes-list-type": "atomic"
+      },
+      "verbs": {
+        "description": "Verbs is a list of Verbs that apply to ALL the ResourceKinds contained in this rule. '*' represents all verbs.",
+        "items": {
+          "type": "string"
+        },
+        "type": "array",
+        "x-kubernetes-list-type": "atomic"
+      }
+    },
+    "required": [
+      "verbs"
+    ],
+    "type": "object"
+  },
+  "io.k8s.api.rbac.v1.Role": {
+    "description": "Role is a namespaced, logical grouping of PolicyRules that can be referenced as a unit by a RoleBinding.",
+    "properties": {
+      "apiVersion": {
+        "description": "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+        "type": "string"
+      },
+      "kind": {
+        "description": "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+        "type": "string"
+      },
+      "metadata": {
+        "$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+        "description": "Standard object's metadata."
+      },
+      "rules": {
+        "description": "Rules holds all the PolicyRules for this Role",
+        "items": {
+          "$ref": "#/definitions/io.k8s.api.rbac.v1.PolicyRule"
+        },
+        "type": "array",
+        "x-kubernetes-list-type": "atomic"
+      }
+    },
+    "type": "object",
+    "x-kubernetes-group-version-kind": [
+      {
+        "group": "rbac.authorization.k8s.io",
+        "kind": "Role",
+        "version": "v1"
+      }
+    ]
+  },
+  "io.k8s.api.rbac.v1.RoleBinding": {
+    "description": "RoleBinding references a role, but does not contain it.  It can reference a Role in the same namespace or a ClusterRole in the global namespace. It adds who information via Subjects and namespace information by which namespace it exists in.  RoleBindings in a given namespace only have effect in that namespace.",
+    "properties": {
+      "apiVersion": {
+        "description": "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+        "type": "string"
+      },
+      "kind": {
+        "description": "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+        "type": "string"
+      },
+      "metadata": {
+        "$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+        "description": "Standard object's metadata."
+      },
+      "roleRef": {
+        "$ref": "#/definitions/io.k8s.api.rbac.v1.RoleRef",
+        "description": "RoleRef can reference a Role in the current namespace or a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error. This field is immutable."
+      },
+      "subjects": {
+        "description": "Subjects holds references to the objects the role applies to.",
+        "items": {
+          "$ref": "#/definitions/io.k8s.api.rbac.v1.Subject"
+        },
+        "type": "array",
+        "x-kubernetes-list-type": "atomic"
+      }
+    },
+    "required": [
+      "roleRef"
+    ],
+    "type": "object",
+    "x-kubernetes-group-version-kind": [
+      {
+        "group": "rbac.authorization.k8s.io",
+        "kind": "RoleBinding",
+        "version": "v1"
+      }
+    ]
+  },
+  "io.k8s.api.rbac.v1.RoleBindingList": {
+    "description": "RoleBindingList is a collection of RoleBindings",
+    "properties": {
+      "apiVersion": {
+        "description": "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+        "type": "string"
+      },
+      "items": {
+        "description": "Items is a list of RoleBindings",
+        "items": {
+          "$ref": "#/definitions/io.k8s.api.rbac.v1.RoleBinding"
+        },
+        "type": "array"
+      },
+      "kind": {
+        "description": "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+        "type": "string"
+      },
+      "metadata": {
+        "$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta",
+        "description": "Standard object's metadata."
+      }
+    },
+    "required": [
+      "items"
+    ],
+    "type": "object",
+    "x-kubernetes-group-version-kind": [
+      {
+        "group": "rbac.authorization.k8s.io",
+        "kind": "RoleBindingList",
+        "version": "v1"
+      }
+    ]
+  },
+  "io.k8s.api.rbac.v1.RoleList": {
+    "description": "RoleList is a collection of Roles",
+    "properties": {
+      "apiVersion": {
+        "description": "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+        "type": "string"
+      },
+      "items": {
+        "description": "Items is a list of Roles",
+        "items": {
+          "$ref": "#/definitions/io.k8s.api.rbac.v1.Role"
+        },
+        "type": "array"
+      },
+      "kind": {
+        "description": "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+        "type": "string"
+      },
+      "metadata": {
+        "$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta",
+        "description": "Standard object's metadata."
+      }
+    },
+    "required": [
+      "items"
+    ],
+    "type": "object",
+    "x-kubernetes-group-version-kind": [
+      {
+        "group": "rbac.authorization.k8s.io",
+        "kind": "RoleList",
+        "version": "v1"
+      }
+    ]
+  },
+  "io.k8s.api.rbac.v1.RoleRef": {
+    "description": "RoleRef contains information that points to the role being used",
+    "properties": {
+      "apiGroup": {
+        "description": "APIGroup is the group for the resource being referenced",
+        "type": "string"
+      },
+      "kind": {
+        "description": "Kind is the type of resource being referenced",
+        "type": "string"
+      },
+      "name": {
+        "description": "Name is the name of resource being referenced",
+        "type": "string"
+      }
+    },
+    "required": [
+      "kind",
+      "name"
+    ],
+    "type": "object",
+    "x-kubernetes-map-type": "atomic"
+  },
+  "io.k8s.api.rbac.v1.Subject": {
+    "description": "Subject contains a reference to the object or user identities a role binding applies to.  This can either hold a direct API object reference, or a value for non-objects such as user and group names.",
+    "properties": {
+      "apiGroup": {
+        "description": "APIGroup holds the API group of the referenced subject. Defaults to \"\" for ServiceAccount subjects. Defaults to \"rbac.authorization.k8s.io\" for User and Group subjects.",
+        "type": "string"
+      },
+      "kind": {
+        "description": "Kind of object being referenced. Values defined by this API group are \"User\", \"Group\", and \"ServiceAccount\". If the Authorizer does not recognized the kind value, the Authorizer should report an error.",
+        "type": "string"
+      },
+      "name": {
+        "description": "Name of the object being referenced.",
+        "type": "string"
+      },
+      "namespace": {
+        "description": "Namespace of the referenced object.  If the object kind is non-namespace, such as \"User\" or \"Group\", and this value is not empty the Authorizer should report an error.",
+        "type": "string"
+      }
+    },
+    "required": [
+      "kind",
+      "name"
+    ],
+    "type": "object",
+    "x-kubernetes-map-type": "atomic"
+  }
+};
+
+export const namespaceDefinitions: Record<string, OpenApiSchema> = {
+  "io.plat.api.core.v1.Namespace": {
+    "description": "Namespace provides a scope for Names. Use of multiple namespaces is optional.",
+    "properties": {
+      "apiVersion": {
+        "description": "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+        "type": "string"
+      },
+      "kind": {
+        "description": "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+        "type": "string"
+      },
+      "metadata": {
+        "$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+        "description": "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"
+      },
+      "spec": {
+        "$ref": "#/definitions/io.plat.api.core.v1.NamespaceSpec",
+        "description": "Spec defines the behavior of the Namespace. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"
+      },
+      "status": {
+        "$ref": "#/definitions/io.plat.api.core.v1.NamespaceStatus",
+        "description": "Status describes the current status of a Namespace. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"
+      }
+    },
+    "type": "object",
+    "x-kubernetes-group-version-kind": [
+      {
+        "group": "",
+        "kind": "Namespace",
+        "version": "v1"
+      }
+    ]
+  },
+  "io.plat.api.core.v1.NamespaceCondition": {
+    "description": "NamespaceCondition contains details about state of namespace.",
+    "properties": {
+      "lastTransitionTime": {
+        "$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.Time",
+        "description": "Last time the condition transitioned from one status to another."
+      },
+      "message": {
+        "description": "Human-readable message indicating details about last transition.",
+        "type": "string"
+      },
+      "reason": {
+        "description": "Unique, one-word, CamelCase reason for the condition's last transition.",
+        "type": "string"
+      },
+      "status": {
+        "description": "Status of the condition, one of True, False, Unknown.",
+        "type": "string"
+      },
+      "type": {
+        "description": "Type of namespace controller condition.",
+        "type": "string"
+      }
+    },
+    "required": [
+      "type",
+      "status"
+    ],
+    "type": "object"
+  },
+  "io.plat.api.core.v1.NamespaceList": {
+    "description": "NamespaceList is a list of Namespaces.",
+    "properties": {
+      "apiVersion": {
+        "description": "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+        "type": "string"
+      },
+      "items": {
+        "description": "Items is the list of Namespace objects in the list. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/namespaces/",
+        "items": {
+          "$ref": "#/definitions/io.plat.api.core.v1.Namespace"
+        },
+        "type": "array"
+      },
+      "kind": {
+        "description": "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+        "type": "string"
+      },
+      "metadata": {
+        "$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta",
+        "description": "Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"
+      }
+    },
+    "required": [
+      "items"
+    ],
+    "type": "object",
+    "x-kubernetes-group-version-kind": [
+      {
+        "group": "",
+        "kind": "NamespaceList",
+        "version": "v1"
+      }
+    ]
+  },
+  "io.plat.api.core.v1.NamespaceSpec": {
+    "description": "NamespaceSpec describes the attributes on a Namespace.",
+    "properties": {
+      "finalizers": {
+        "description": "Finalizers is an opaque list of values that must be empty to permanently remove object from storage. More info: https://kubernetes.io/docs/tasks/administer-cluster/namespaces/",
+        "items": {
+          "type": "string"
+        },
+        "type": "array",
+        "x-kubernetes-list-type": "atomic"
+      }
+    },
+    "type": "object"
+  },
+  "io.plat.api.core.v1.NamespaceStatus": {
+    "description": "NamespaceStatus is information about the current status of a Namespace.",
+    "properties": {
+      "conditions": {
+        "description": "Represents the latest available observations of a namespace's current state.",
+        "items": {
+          "$ref": "#/definitions/io.plat.api.core.v1.NamespaceCondition"
+        },
+        "type": "array",
+        "x-kubernetes-list-map-keys": [
+          "type"
+        ],
+        "x-kubernetes-list-type": "map",
+        "x-kubernetes-patch-merge-key": "type",
+        "x-kubernetes-patch-strategy": "merge"
+      },
+      "phase": {
+        "description": "Phase is the current lifecycle phase of the namespace. More info: https://kubernetes.io/docs/tasks/administer-cluster/namespaces/",
+        "type": "string"
+      }
+    },
+    "type": "object"
   }
 };
 

@@ -1,6 +1,6 @@
 import { metaDefinitions, queryParameters } from './meta-definitions.generated.js';
 import type { OpenApiParameter, OpenApiSchema } from './types.js';
-import type { ResourceDefinition } from '../resource.js';
+import { allVerbs, type ResourceDefinition } from '../resource.js';
 
 /** One operation of the HTTP API, neutral between OpenAPI v2 and v3. */
 export interface ApiOperation {
@@ -41,87 +41,140 @@ function q(name: string): OpenApiParameter {
   return p;
 }
 
-/** `certificates.plat.io` → `Certificates`, `v1alpha1` → `V1alpha1`, as Kubernetes names operations. */
-function opPrefix(def: ResourceDefinition): string {
-  const cap = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
-  const groupWord = def.group ? def.group.split('.')[0]!.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase()) : 'Core';
-  return `${cap(groupWord)}${cap(def.version)}`;
+/**
+ * The word Kubernetes' OpenAPI builder makes of a group for operation ids and tags: the group
+ * without its `.k8s.io` suffix (here also `.plat.io`), camel-cased at dots and dashes
+ * (`rbac.authorization.plat.io` → `rbacAuthorization`); the core group is `core`.
+ */
+function groupWord(group: string): string {
+  if (!group) return 'core';
+  const trimmed = group.replace(/\.(k8s|plat)\.io$/, '');
+  return trimmed.replace(/[.-]([a-z0-9])/g, (_, c: string) => c.toUpperCase()).replace(/[.-]/g, '');
+}
+
+const cap = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
+/** `RbacAuthorizationV1`, `CertificatesV1alpha1`, `CoreV1`: the infix of operation ids. */
+function opPrefix(group: string, version: string): string {
+  return `${cap(groupWord(group))}${cap(version)}`;
 }
 
 export function tagFor(group: string, version: string): string {
-  return `${group ? group.split('.')[0]!.replace(/-/g, '_') : 'core'}_${version}`;
+  return `${groupWord(group)}_${version}`;
 }
 
-/** The operations Kubernetes publishes for a cluster-scoped resource. */
+/** `/apis/<group>/<version>`, or `/api/v1` for the core group. */
+export function groupVersionBase(group: string, version: string): string {
+  return group ? `/apis/${group}/${version}` : `/api/${version}`;
+}
+
+const listParamNames = ['allowWatchBookmarks', 'continue', 'fieldSelector', 'labelSelector', 'limit', 'resourceVersion', 'resourceVersionMatch', 'sendInitialEvents', 'timeoutSeconds', 'watch'];
+
+/**
+ * The operations Kubernetes publishes for a resource: for a cluster-scoped one the collection,
+ * the object and the deprecated watch paths; for a namespaced one the same under
+ * `/namespaces/{namespace}` (operation ids with `Namespaced`), and list and watch across
+ * namespaces (`...ForAllNamespaces`).
+ */
 export function resourcePaths(def: ResourceDefinition): ApiPath[] {
-  const base = `/apis/${def.group}/${def.version}`;
+  const base = groupVersionBase(def.group, def.version);
   const gvk = { group: def.group, version: def.version, kind: def.kind };
   const tag = tagFor(def.group, def.version);
-  const prefix = opPrefix(def);
+  const prefix = opPrefix(def.group, def.version);
   const kindRef = `#/definitions/${def.definitionName}`;
   const listRef = `#/definitions/${def.definitionName}List`;
   const nameParam: OpenApiParameter = { name: 'name', in: 'path', description: `name of the ${def.kind}`, required: true, type: 'string', uniqueItems: true };
-  const listParams = ['allowWatchBookmarks', 'continue', 'fieldSelector', 'labelSelector', 'limit', 'resourceVersion', 'resourceVersionMatch', 'sendInitialEvents', 'timeoutSeconds', 'watch'].map(q);
+  const namespaceParam: OpenApiParameter = {
+    name: 'namespace',
+    in: 'path',
+    description: 'object name and auth scope, such as for teams and projects',
+    required: true,
+    type: 'string',
+    uniqueItems: true,
+  };
+  const listParams = listParamNames.map(q);
   const writeParams = ['dryRun', 'fieldManager', 'fieldValidation'].map(q);
   const common = { tag, gvk };
-  return [
+  const verbs = def.verbs ?? allVerbs;
+  const ns = def.namespaced ? 'Namespaced' : '';
+  const nsPath = def.namespaced ? '/namespaces/{namespace}' : '';
+  const nsParams = def.namespaced ? [namespaceParam] : [];
+  const collection = `${base}${nsPath}/${def.resource}`;
+
+  const collectionOps: ApiOperation[] = [
     {
-      path: `${base}/${def.resource}`,
-      parameters: [q('pretty')],
-      operations: [
-        {
-          ...common,
-          method: 'get',
-          operationId: `list${prefix}${def.kind}`,
-          description: `list or watch objects of kind ${def.kind}`,
-          action: 'list',
-          parameters: listParams,
-          consumes: ['*/*'],
-          produces: watchProduces,
-          responses: [{ code: '200', description: 'OK', ref: listRef }, { code: '401', description: 'Unauthorized' }],
-        },
-        {
-          ...common,
-          method: 'post',
-          operationId: `create${prefix}${def.kind}`,
-          description: `create a ${def.kind}`,
-          action: 'post',
-          parameters: writeParams,
-          body: { ref: kindRef, required: true },
-          consumes: ['*/*'],
-          produces,
-          responses: [
-            { code: '200', description: 'OK', ref: kindRef },
-            { code: '201', description: 'Created', ref: kindRef },
-            { code: '202', description: 'Accepted', ref: kindRef },
-            { code: '401', description: 'Unauthorized' },
-          ],
-        },
-        {
-          ...common,
-          method: 'delete',
-          operationId: `delete${prefix}Collection${def.kind}`,
-          description: `delete collection of ${def.kind}`,
-          action: 'deletecollection',
-          parameters: [
-            'continue', 'dryRun', 'fieldSelector', 'gracePeriodSeconds', 'ignoreStoreReadErrorWithClusterBreakingPotential',
-            'labelSelector', 'limit', 'propagationPolicy', 'resourceVersion', 'resourceVersionMatch', 'sendInitialEvents', 'timeoutSeconds',
-          ].map(q),
-          body: { ref: metaRef('DeleteOptions'), required: false },
-          consumes: ['*/*'],
-          produces,
-          responses: [{ code: '200', description: 'OK', ref: metaRef('Status') }, { code: '401', description: 'Unauthorized' }],
-        },
-      ],
+      ...common,
+      method: 'get',
+      operationId: `list${prefix}${ns}${def.kind}`,
+      description: `list or watch objects of kind ${def.kind}`,
+      action: 'list',
+      parameters: listParams,
+      consumes: ['*/*'],
+      produces: watchProduces,
+      responses: [{ code: '200', description: 'OK', ref: listRef }, { code: '401', description: 'Unauthorized' }],
     },
     {
-      path: `${base}/${def.resource}/{name}`,
-      parameters: [nameParam, q('pretty')],
+      ...common,
+      method: 'post',
+      operationId: `create${prefix}${ns}${def.kind}`,
+      description: `create a ${def.kind}`,
+      action: 'post',
+      parameters: writeParams,
+      body: { ref: kindRef, required: true },
+      consumes: ['*/*'],
+      produces,
+      responses: [
+        { code: '200', description: 'OK', ref: kindRef },
+        { code: '201', description: 'Created', ref: kindRef },
+        { code: '202', description: 'Accepted', ref: kindRef },
+        { code: '401', description: 'Unauthorized' },
+      ],
+    },
+  ];
+  if (verbs.includes('deletecollection')) {
+    collectionOps.push({
+      ...common,
+      method: 'delete',
+      operationId: `delete${prefix}Collection${ns}${def.kind}`,
+      description: `delete collection of ${def.kind}`,
+      action: 'deletecollection',
+      parameters: [
+        'continue', 'dryRun', 'fieldSelector', 'gracePeriodSeconds', 'ignoreStoreReadErrorWithClusterBreakingPotential',
+        'labelSelector', 'limit', 'propagationPolicy', 'resourceVersion', 'resourceVersionMatch', 'sendInitialEvents', 'timeoutSeconds',
+      ].map(q),
+      body: { ref: metaRef('DeleteOptions'), required: false },
+      consumes: ['*/*'],
+      produces,
+      responses: [{ code: '200', description: 'OK', ref: metaRef('Status') }, { code: '401', description: 'Unauthorized' }],
+    });
+  }
+  const watchList = (path: string, operationId: string, pathParams: OpenApiParameter[]): ApiPath => ({
+    path,
+    parameters: [...listParams, ...pathParams, q('pretty')],
+    operations: [
+      {
+        ...common,
+        method: 'get',
+        operationId,
+        description: `watch individual changes to a list of ${def.kind}. deprecated: use the 'watch' parameter with a list operation instead.`,
+        action: 'watchlist',
+        parameters: [],
+        consumes: ['*/*'],
+        produces: watchProduces,
+        responses: [{ code: '200', description: 'OK', ref: metaRef('WatchEvent') }, { code: '401', description: 'Unauthorized' }],
+      },
+    ],
+  });
+  const paths: ApiPath[] = [
+    { path: collection, parameters: [...nsParams, q('pretty')], operations: collectionOps },
+    {
+      path: `${collection}/{name}`,
+      parameters: [nameParam, ...nsParams, q('pretty')],
       operations: [
         {
           ...common,
           method: 'get',
-          operationId: `read${prefix}${def.kind}`,
+          operationId: `read${prefix}${ns}${def.kind}`,
           description: `read the specified ${def.kind}`,
           action: 'get',
           parameters: [],
@@ -132,7 +185,7 @@ export function resourcePaths(def: ResourceDefinition): ApiPath[] {
         {
           ...common,
           method: 'put',
-          operationId: `replace${prefix}${def.kind}`,
+          operationId: `replace${prefix}${ns}${def.kind}`,
           description: `replace the specified ${def.kind}`,
           action: 'put',
           parameters: writeParams,
@@ -148,7 +201,7 @@ export function resourcePaths(def: ResourceDefinition): ApiPath[] {
         {
           ...common,
           method: 'patch',
-          operationId: `patch${prefix}${def.kind}`,
+          operationId: `patch${prefix}${ns}${def.kind}`,
           description: `partially update the specified ${def.kind}`,
           action: 'patch',
           parameters: [...writeParams, q('force')],
@@ -164,7 +217,7 @@ export function resourcePaths(def: ResourceDefinition): ApiPath[] {
         {
           ...common,
           method: 'delete',
-          operationId: `delete${prefix}${def.kind}`,
+          operationId: `delete${prefix}${ns}${def.kind}`,
           description: `delete a ${def.kind}`,
           action: 'delete',
           parameters: ['dryRun', 'gracePeriodSeconds', 'ignoreStoreReadErrorWithClusterBreakingPotential', 'propagationPolicy'].map(q),
@@ -179,16 +232,17 @@ export function resourcePaths(def: ResourceDefinition): ApiPath[] {
         },
       ],
     },
+    watchList(`${base}/watch${nsPath}/${def.resource}`, `watch${prefix}${ns}${def.kind}List`, nsParams),
     {
-      path: `${base}/watch/${def.resource}`,
-      parameters: [...listParams, q('pretty')],
+      path: `${base}/watch${nsPath}/${def.resource}/{name}`,
+      parameters: [...listParams, nameParam, ...nsParams, q('pretty')],
       operations: [
         {
           ...common,
           method: 'get',
-          operationId: `watch${prefix}${def.kind}List`,
-          description: `watch individual changes to a list of ${def.kind}. deprecated: use the 'watch' parameter with a list operation instead.`,
-          action: 'watchlist',
+          operationId: `watch${prefix}${ns}${def.kind}`,
+          description: `watch changes to an object of kind ${def.kind}. deprecated: use the 'watch' parameter with a list operation instead, filtered to a single item with the 'fieldSelector' parameter.`,
+          action: 'watch',
           parameters: [],
           consumes: ['*/*'],
           produces: watchProduces,
@@ -197,18 +251,28 @@ export function resourcePaths(def: ResourceDefinition): ApiPath[] {
       ],
     },
   ];
+  if (def.namespaced) {
+    paths.push(
+      {
+        path: `${base}/${def.resource}`,
+        parameters: [...listParams, q('pretty')],
+        operations: [{ ...collectionOps[0]!, operationId: `list${prefix}${def.kind}ForAllNamespaces`, parameters: [] }],
+      },
+      watchList(`${base}/watch/${def.resource}`, `watch${prefix}${def.kind}ListForAllNamespaces`, []),
+    );
+  }
+  return paths;
 }
 
-/** GET /apis/<group>/<version>/: the APIResourceList. */
+/** GET /apis/<group>/<version>/ (or /api/v1/): the APIResourceList. */
 export function groupVersionPath(group: string, version: string): ApiPath {
-  const cap = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
   return {
-    path: `/apis/${group}/${version}/`,
+    path: `${groupVersionBase(group, version)}/`,
     parameters: [],
     operations: [
       {
         method: 'get',
-        operationId: `get${cap(group.split('.')[0]!)}${cap(version)}APIResources`,
+        operationId: `get${opPrefix(group, version)}APIResources`,
         description: 'get available resources',
         tag: tagFor(group, version),
         parameters: [],

@@ -10,13 +10,13 @@ import {
   signersResource,
   validateClusterTrustBundle,
   validateClusterTrustBundleUpdate,
-  type ApiObject,
   type ClusterTrustBundle,
 } from '@plat/api-model';
 import type { Attributes, Authorizer, UserInfo } from '@plat/auth';
 import { clusterTrustBundleDefinitions } from '../openapi/meta-definitions.generated.js';
 import type { AdmissionRequest, ResourceDefinition, ResourceStrategy } from '../resource.js';
 import { ageCell, ageColumn } from '../table.js';
+import { onlyGcFieldsChanged } from './gc-fields.js';
 
 const group = clusterTrustBundleApiVersion.split('/')[0]!;
 
@@ -49,27 +49,6 @@ export async function isAuthorizedForSigner(authorizer: Authorizer, user: UserIn
     }
   }
   return false;
-}
-
-/** True when an update changes nothing but ownerReferences and finalizers (GC and storage migration). */
-function onlyGcFieldsChanged(next: ApiObject, old: ApiObject): boolean {
-  const strip = (o: ApiObject) => {
-    const { ownerReferences: _o, finalizers: _f, managedFields: _m, resourceVersion: _r, ...meta } = o.metadata ?? {};
-    return canonicalJson({ ...o, metadata: meta });
-  };
-  return strip(next) === strip(old);
-}
-
-/** JSON with object keys sorted at every level, so equal objects give equal text. */
-function canonicalJson(value: unknown): string {
-  // An int64 beyond 2^53 is a bigint; as text it compares the same (a typed field holds one type).
-  return JSON.stringify(value, (_k, v: unknown) =>
-    typeof v === 'bigint'
-      ? v.toString()
-      : v && typeof v === 'object' && !Array.isArray(v)
-        ? Object.fromEntries(Object.keys(v as object).sort().map((k) => [k, (v as Record<string, unknown>)[k]]))
-        : v,
-  );
 }
 
 /** The ClusterTrustBundleAttest admission plugin. */

@@ -4,7 +4,7 @@ import { negotiateOutput } from '../negotiation.js';
 import { contentTypeOf, decodeObjectBody, readBody } from '../request-body.js';
 import { writeObject } from '../response.js';
 import { parseDryRun, parseFieldManager, parseFieldValidation } from './options.js';
-import { scopeKey, withTypeMeta, type ResourceScope } from './scope.js';
+import { ensureObjectNamespace, scopeKey, withTypeMeta, type ResourceScope } from './scope.js';
 import {
   decodeForWrite,
   metaOf,
@@ -55,6 +55,7 @@ export async function createObject(
   delete meta.uid;
   delete meta.creationTimestamp;
   delete meta.selfLink;
+  ensureObjectNamespace(scope, ctx.info.namespace, obj);
   // managedFields sent with a create are kept, as kube-apiserver's field manager keeps them (how
   // backups restore ownership); the create's own fields are recorded on top below. An apply has
   // computed them already.
@@ -68,8 +69,10 @@ export async function createObject(
     validateForCreate(scope, candidate);
     ctx.warnings.push(...(scope.def.strategy.warnings?.(candidate) ?? []));
     await runAdmission(scope, ctx, 'CREATE', candidate, undefined, dryRun);
+    // Stored with the apiVersion of its storage group, whichever name the client used.
+    candidate.apiVersion = scope.storageApiVersion;
     try {
-      return await scope.storage.create(scopeKey(scope, candidate.metadata!.name!), candidate, { dryRun, signal: ctx.signal });
+      return await scope.storage.create(scopeKey(scope, ctx.info.namespace, candidate.metadata!.name!), candidate, { dryRun, signal: ctx.signal });
     } catch (err) {
       if (base !== undefined && isStatusError(err, 'AlreadyExists') && attempt < generateNameAttempts) continue;
       throw err;

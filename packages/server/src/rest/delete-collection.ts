@@ -6,7 +6,7 @@ import { writeObject } from '../response.js';
 import { deleteObject } from './delete.js';
 import { parseDeleteOptions } from './delete-options.js';
 import { parseListOptions } from './list-options.js';
-import type { ResourceScope } from './scope.js';
+import { scopePrefix, servedItem, type ResourceScope } from './scope.js';
 
 /**
  * DELETE .../<resource>: deletes every object the selectors match and answers the list of what
@@ -22,7 +22,7 @@ export async function deleteCollection(scope: ResourceScope, ctx: RequestContext
       fieldError.invalid('ignoreStoreReadErrorWithClusterBreakingPotential', true, 'is not allowed with DELETECOLLECTION, try again after removing the option'),
     ]);
   }
-  const listed = await scope.storage.list(scope.prefix, {
+  const listed = await scope.storage.list(scopePrefix(scope, ctx.info.namespace), {
     resourceVersion: listOpts.resourceVersion,
     resourceVersionMatch: listOpts.resourceVersionMatch,
     predicate: listOpts.matches,
@@ -32,13 +32,13 @@ export async function deleteCollection(scope: ResourceScope, ctx: RequestContext
   for (const item of listed.items) {
     const name = item.metadata?.name ?? '';
     try {
-      const outcome = await deleteObject(scope, scope.storage, name, { ...opts, preconditions: undefined }, ctx.signal);
+      const outcome = await deleteObject(scope, scope.storage, item.metadata?.namespace ?? '', name, { ...opts, preconditions: undefined }, ctx.signal);
       deleted.push(outcome.object);
     } catch (err) {
       // Deleted by someone else in the meantime: nothing left to do for it.
       if (!isStatusError(err, 'NotFound')) throw err;
     }
   }
-  const items = deleted.map(({ kind: _k, apiVersion: _a, ...rest }) => rest);
+  const items = deleted.map((o) => servedItem(scope, o));
   writeObject(ctx, 200, { kind: scope.def.listKind, apiVersion: scope.apiVersion, metadata: { resourceVersion: listed.resourceVersion }, items }, choice);
 }

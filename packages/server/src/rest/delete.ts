@@ -47,11 +47,12 @@ function checkPreconditions(scope: ResourceScope, name: string, current: ApiObje
 export async function deleteObject(
   scope: ResourceScope,
   storage: Storage,
+  namespace: string,
   name: string,
   opts: ParsedDeleteOptions,
   signal: AbortSignal,
 ): Promise<DeleteOutcome> {
-  const key = scopeKey(scope, name);
+  const key = scopeKey(scope, namespace, name);
   const current = await storage.get(key, { signal });
   checkPreconditions(scope, name, current, opts.preconditions);
   if ((current.metadata?.finalizers?.length ?? 0) > 0) {
@@ -86,7 +87,7 @@ export async function deleteResource(scope: ResourceScope, ctx: RequestContext):
   const opts = await parseDeleteOptions(scope, ctx);
   const name = ctx.info.name;
   if (opts.ignoreStoreReadError) await authorizeUnsafeDelete(scope, ctx);
-  const outcome = await deleteObject(scope, scope.storage, name, opts, ctx.signal);
+  const outcome = await deleteObject(scope, scope.storage, ctx.info.namespace, name, opts, ctx.signal);
   if (!outcome.deleted) {
     writeObject(ctx, 202, withTypeMeta(scope, outcome.object), choice);
     return;

@@ -29,7 +29,19 @@ const handlers: Record<string, (scope: ResourceScope, ctx: RequestContext) => Pr
 export function dispatchResource(scopes: ReadonlyMap<string, ResourceScope>, ctx: RequestContext): Promise<void> {
   const { info } = ctx;
   const scope = scopes.get(`${info.apiGroup}/${info.apiVersion}/${info.resource}`);
-  if (!scope || info.subresource || info.namespace) throw newPathNotFound();
+  if (!scope || info.subresource) throw newPathNotFound();
+  if (scope.def.namespaced) {
+    // Across namespaces (`/<resource>` of a namespaced resource) Kubernetes serves list and watch
+    // only; a name there is no path of the API.
+    if (!info.namespace) {
+      if (info.name) throw newPathNotFound();
+      if (info.verb !== 'list' && info.verb !== 'watch') throw newMethodNotSupported(scope.gr, info.verb);
+    }
+  } else if (info.namespace && !(info.apiGroup === '' && info.resource === 'namespaces' && info.name === info.namespace)) {
+    // A cluster-scoped resource has no namespaced path (a Namespace's own path, `namespaces/<ns>`,
+    // carries its name as the namespace).
+    throw newPathNotFound();
+  }
   // POST to a named object is not an operation of the API.
   if (info.verb === 'create' && info.name) throw newMethodNotSupported(scope.gr, 'create');
   if ((info.verb === 'update' || info.verb === 'patch') && !info.name) throw newMethodNotSupported(scope.gr, info.verb);

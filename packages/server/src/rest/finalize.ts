@@ -10,7 +10,7 @@ export async function finishDeletionIfFinalized(scope: ResourceScope, ctx: Reque
   const meta = obj.metadata ?? {};
   if (!meta.deletionTimestamp || (meta.finalizers?.length ?? 0) > 0 || dryRun) return obj;
   try {
-    await scope.storage.delete(scopeKey(scope, meta.name ?? ''), {
+    await scope.storage.delete(scopeKey(scope, meta.namespace ?? '', meta.name ?? ''), {
       preconditions: { uid: meta.uid, resourceVersion: meta.resourceVersion },
       signal: ctx.signal,
     });

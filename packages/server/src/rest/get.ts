@@ -13,7 +13,7 @@ export async function getResource(scope: ResourceScope, ctx: RequestContext): Pr
   // A get is one short read: the signal only tells whether the request was aborted before it
   // started, which an uncreated signal cannot be. The mark lets tracing find the request.
   const opts: GetOptions & RequestCarrier = { resourceVersion: rv, signal: ctx.signalIfCreated, [requestOf]: ctx };
-  const stored = await scope.storage.get(scopeKey(scope, ctx.info.name), opts);
+  const stored = await scope.storage.get(scopeKey(scope, ctx.info.namespace, ctx.info.name), opts);
   if (choice.as === undefined && choice.format === 'json' && !wantsPretty(ctx)) {
     // The common answer: the object's compact JSON, encoded once per stored revision.
     writeBody(ctx, 200, choice.contentType, encodedObject(scope, stored));

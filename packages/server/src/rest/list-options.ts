@@ -10,7 +10,7 @@ import {
 import type { ResourceVersionMatch } from '@plat/storage';
 import type { RequestContext } from '../context.js';
 import { invalidOptions, parseInteger, parseQueryBool } from './options.js';
-import type { ResourceScope } from './scope.js';
+import { selectableFieldNames, selectableFields, type ResourceScope } from './scope.js';
 
 export interface ListRequestOptions {
   watch: boolean;
@@ -83,7 +83,7 @@ export function parseListOptions(scope: ResourceScope, ctx: RequestContext, opts
   try {
     labelSelector = LabelSelector.parse(q.get('labelSelector') ?? '');
     fieldSelector = FieldSelector.parse(q.get('fieldSelector') ?? '');
-    fieldSelector = fieldSelector.checkSupportedFields(scope.def.strategy.selectableFieldNames);
+    fieldSelector = fieldSelector.checkSupportedFields(selectableFieldNames(scope));
   } catch (err) {
     selectorError(err);
   }
@@ -95,7 +95,6 @@ export function parseListOptions(scope: ResourceScope, ctx: RequestContext, opts
     fieldSelector = FieldSelector.and(fieldSelector, FieldSelector.fromSet({ 'metadata.name': opts.name }));
   }
   const rawMatch = q.get('resourceVersionMatch') ?? '';
-  const strategy = scope.def.strategy;
   const ls = labelSelector;
   const fs = fieldSelector;
   const o: ListRequestOptions = {
@@ -110,7 +109,7 @@ export function parseListOptions(scope: ResourceScope, ctx: RequestContext, opts
     limit: parseInteger(q.get('limit'), 'limit'),
     continue: q.get('continue') || undefined,
     matches: (obj) =>
-      (ls.isEmpty() || ls.matches(obj.metadata?.labels ?? {})) && (fs.isEmpty() || fs.matches(strategy.selectableFields(obj))),
+      (ls.isEmpty() || ls.matches(obj.metadata?.labels ?? {})) && (fs.isEmpty() || fs.matches(selectableFields(scope, obj))),
   };
   const errs = validate(o, rawMatch);
   if (errs.length) throw invalidOptions('ListOptions', errs);

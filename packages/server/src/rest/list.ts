@@ -3,14 +3,14 @@ import { negotiateOutput } from '../negotiation.js';
 import { writeObject } from '../response.js';
 import { parseIncludeObject, toTable } from '../table.js';
 import { parseListOptions } from './list-options.js';
-import type { ResourceScope } from './scope.js';
+import { scopePrefix, servedItem, withTypeMeta, type ResourceScope } from './scope.js';
 
 /** GET .../<resource>: the list, filtered by selectors, paginated with limit/continue. */
 export async function listResource(scope: ResourceScope, ctx: RequestContext): Promise<void> {
   const choice = negotiateOutput(ctx.req.headers.accept, { allowedAs: ['Table', 'PartialObjectMetadataList'] });
   const includeObject = parseIncludeObject(ctx.query.get('includeObject'));
   const opts = parseListOptions(scope, ctx, { watch: false });
-  const result = await scope.storage.list(scope.prefix, {
+  const result = await scope.storage.list(scopePrefix(scope, ctx.info.namespace), {
     limit: opts.limit && opts.limit > 0 ? opts.limit : undefined,
     continue: opts.continue,
     resourceVersion: opts.resourceVersion,
@@ -22,7 +22,7 @@ export async function listResource(scope: ResourceScope, ctx: RequestContext): P
   if (result.continue) listMeta['continue'] = result.continue;
   if (result.remainingItemCount !== undefined && result.continue) listMeta['remainingItemCount'] = result.remainingItemCount;
   if (choice.as === 'Table') {
-    const items = result.items.map((o) => ({ kind: scope.def.kind, apiVersion: scope.apiVersion, ...o }));
+    const items = result.items.map((o) => withTypeMeta(scope, o));
     writeObject(ctx, 200, toTable(scope.def, items, { choice, includeObject, withColumns: true, listMeta }), choice);
     return;
   }
@@ -42,6 +42,6 @@ export async function listResource(scope: ResourceScope, ctx: RequestContext): P
     return;
   }
   // Items of a typed list carry no kind/apiVersion of their own, as kube-apiserver encodes them.
-  const items = result.items.map(({ kind: _k, apiVersion: _a, ...rest }) => rest);
+  const items = result.items.map((o) => servedItem(scope, o));
   writeObject(ctx, 200, { kind: scope.def.listKind, apiVersion: scope.apiVersion, metadata: listMeta, items }, choice);
 }

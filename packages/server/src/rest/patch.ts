@@ -90,7 +90,7 @@ export async function patchResource(scope: ResourceScope, ctx: RequestContext): 
 
   let warningsBefore = ctx.warnings.length;
   const updated = await scope.storage.guaranteedUpdate(
-    scopeKey(scope, name),
+    scopeKey(scope, ctx.info.namespace, name),
     async (current) => {
       // A retry after a write conflict starts over: drop warnings of the previous attempt.
       ctx.warnings.length = warningsBefore;
@@ -192,7 +192,7 @@ async function applyResource(
   for (let attempt = 1; !updated; attempt++) {
     try {
       updated = await scope.storage.guaranteedUpdate(
-        scopeKey(scope, name),
+        scopeKey(scope, ctx.info.namespace, name),
         async (current) => {
           ctx.warnings.length = warningsBefore;
           warningsBefore = ctx.warnings.length;

@@ -1,6 +1,6 @@
 import { goQuote, newBadRequest, newNotFound, validatePathSegmentName, type ApiObject, type GroupKind, type GroupResource } from '@plat/api-model';
 import type { Authorizer } from '@plat/auth';
-import type { Storage } from '@plat/storage';
+import { collectionPrefix, objectKey, type Storage } from '@plat/storage';
 import type { ServerMetrics } from '../metrics.js';
 import type { ResourceDefinition } from '../resource.js';
 import { gvString } from '../resource.js';
@@ -17,8 +17,10 @@ export interface ResourceScope {
   gr: GroupResource;
   gk: GroupKind;
   apiVersion: string;
-  /** `/<group>/<resource>/` */
-  prefix: string;
+  /** The group whose keys hold the objects (the resource's own, or the one it is another name for). */
+  storageGroup: string;
+  /** The apiVersion objects are stored with (of `storageGroup`). */
+  storageApiVersion: string;
   maxBodyBytes: number;
   minRequestTimeoutSeconds: number;
   watchBookmarkIntervalMs?: number;
@@ -32,22 +34,67 @@ export interface ResourceScope {
 }
 
 /**
- * The storage key of the object `name`, checked as Kubernetes' NoNamespaceKeyFunc does: a name
- * that cannot be a path segment (a client can send `%25` for `%`) is 400 `Name parameter invalid:
- * "%": may not contain '%'`. A name holding NUL is 404: no object has one (create validates
- * names first) and a backend key cannot hold it.
+ * The storage key of the object `name` (in `namespace` for a namespaced resource; the namespace
+ * of a request for a cluster-scoped one is ignored, as `/api/v1/namespaces/a` carries `a`),
+ * checked as Kubernetes' NoNamespaceKeyFunc and NamespaceKeyFunc do: a name that cannot be a path
+ * segment (a client can send `%25` for `%`) is 400 `Name parameter invalid: "%": may not contain
+ * '%'`. A name or namespace holding NUL is 404: no object has one (create validates names first)
+ * and a backend key cannot hold it.
  */
-export function scopeKey(scope: ResourceScope, name: string): string {
+export function scopeKey(scope: ResourceScope, namespace: string, name: string): string {
+  if (scope.def.namespaced && namespace === '') throw newBadRequest('Namespace parameter required.');
   if (name === '') throw newBadRequest('Name parameter required.');
   const problems = validatePathSegmentName(name, false);
   if (problems.length) throw newBadRequest(`Name parameter invalid: ${goQuote(name)}: ${problems.join(';')}`);
-  if (name.includes('\u0000')) throw newNotFound(scope.gr, name);
-  return `${scope.prefix}${name}`;
+  const ns = scope.def.namespaced ? namespace : '';
+  if (name.includes('\u0000') || ns.includes('\u0000')) throw newNotFound(scope.gr, name);
+  return objectKey(scope.storageGroup, scope.def.resource, ns, name);
+}
+
+/**
+ * The prefix a list, watch or deletecollection reads: the namespace's objects of a namespaced
+ * resource, or all of them (every namespace, or a cluster-scoped resource). A namespace that no
+ * key can hold (NUL) is 404.
+ */
+export function scopePrefix(scope: ResourceScope, namespace: string): string {
+  const ns = scope.def.namespaced ? namespace : '';
+  if (ns.includes('\u0000')) throw newNotFound({ group: '', resource: 'namespaces' }, ns);
+  return collectionPrefix(scope.storageGroup, scope.def.resource, ns);
+}
+
+/** The fields a field selector sees of an object: the strategy's, and `metadata.namespace` of a namespaced one. */
+export function selectableFields(scope: ResourceScope, obj: ApiObject): Record<string, string> {
+  const fields = scope.def.strategy.selectableFields(obj);
+  return scope.def.namespaced ? { ...fields, 'metadata.namespace': obj.metadata?.namespace ?? '' } : fields;
+}
+
+/** The field names a field selector may use (see {@link selectableFields}). */
+export function selectableFieldNames(scope: ResourceScope): readonly string[] {
+  const names = scope.def.strategy.selectableFieldNames;
+  return scope.def.namespaced && !names.includes('metadata.namespace') ? [...names, 'metadata.namespace'] : names;
+}
+
+/**
+ * Kubernetes' EnsureObjectNamespaceMatchesRequestNamespace (with ExpectedNamespaceForScope): the
+ * namespace of a namespaced object defaults to the request's, and must equal it when set (400);
+ * a cluster-scoped object's namespace is cleared.
+ */
+export function ensureObjectNamespace(scope: ResourceScope, requestNamespace: string, obj: ApiObject): void {
+  const meta = obj.metadata ?? (obj.metadata = {});
+  const expected = scope.def.namespaced ? requestNamespace : '';
+  const actual = meta.namespace ?? '';
+  if (actual === expected) return;
+  if (actual === '' || expected === '') {
+    if (expected === '') delete meta.namespace;
+    else meta.namespace = expected;
+    return;
+  }
+  throw newBadRequest('the namespace of the provided object does not match the namespace sent on the request');
 }
 
 export function newResourceScope(
   def: ResourceDefinition,
-  rest: Omit<ResourceScope, 'def' | 'gr' | 'gk' | 'apiVersion' | 'prefix' | 'encoded'>,
+  rest: Omit<ResourceScope, 'def' | 'gr' | 'gk' | 'apiVersion' | 'storageGroup' | 'storageApiVersion' | 'encoded'>,
 ): ResourceScope {
   return {
     ...rest,
@@ -55,15 +102,22 @@ export function newResourceScope(
     gr: { group: def.group, resource: def.resource },
     gk: { group: def.group, kind: def.kind },
     apiVersion: gvString(def),
-    prefix: `/${def.group}/${def.resource}/`,
+    storageGroup: def.storageGroup ?? def.group,
+    storageApiVersion: gvString({ group: def.storageGroup ?? def.group, version: def.version }),
     encoded: new WeakMap(),
   };
 }
 
 /** The object as served: with its kind and apiVersion first, as Kubernetes encodes it. */
 export function withTypeMeta(scope: ResourceScope, obj: ApiObject): ApiObject {
-  const { apiVersion: _a, kind: _k, ...rest } = obj;
-  return { kind: scope.def.kind, apiVersion: scope.apiVersion, ...rest };
+  return { kind: scope.def.kind, apiVersion: scope.apiVersion, ...servedItem(scope, obj) };
+}
+
+/** A stored object as an item of a served list: in the served form, without kind and apiVersion. */
+export function servedItem(scope: ResourceScope, obj: ApiObject): ApiObject {
+  const served = scope.def.strategy.servedAs ? scope.def.strategy.servedAs(obj, scope.def.group) : obj;
+  const { apiVersion: _a, kind: _k, ...rest } = served;
+  return rest;
 }
 
 /** The served compact JSON of a stored object (as writeObject encodes it); remembered for frozen objects. */

@@ -6,7 +6,7 @@ import { contentTypeOf, decodeObjectBody, readBody } from '../request-body.js';
 import { writeObject } from '../response.js';
 import { finishDeletionIfFinalized } from './finalize.js';
 import { parseDryRun, parseFieldManager, parseFieldValidation } from './options.js';
-import { scopeKey, withTypeMeta, type ResourceScope } from './scope.js';
+import { ensureObjectNamespace, scopeKey, withTypeMeta, type ResourceScope } from './scope.js';
 import {
   carryOverSystemFields,
   metaOf,
@@ -51,12 +51,14 @@ export async function prepareUpdate(
   } else {
     meta.resourceVersion = currentRv;
   }
+  ensureObjectNamespace(scope, ctx.info.namespace, next);
   carryOverSystemFields(next, current);
   scope.def.strategy.prepareForUpdate?.(next, current);
   if (opts.managedFields !== 'keep') recordManagedFields(scope, next, current, opts.manager);
   validateForUpdate(scope, next, current);
   ctx.warnings.push(...(scope.def.strategy.warnings?.(next, current) ?? []));
   await runAdmission(scope, ctx, 'UPDATE', next, current, opts.dryRun);
+  next.apiVersion = scope.storageApiVersion;
   return next;
 }
 
@@ -79,7 +81,7 @@ export async function updateResource(scope: ResourceScope, ctx: RequestContext):
   let updated: ApiObject;
   try {
     updated = await scope.storage.guaranteedUpdate(
-      scopeKey(scope, name),
+      scopeKey(scope, ctx.info.namespace, name),
       (current) => prepareUpdate(scope, ctx, structuredClone(obj), current, { manager, dryRun, name }),
       { dryRun, signal: ctx.signal },
     );

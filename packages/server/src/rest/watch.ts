@@ -5,7 +5,7 @@ import { negotiateOutput } from '../negotiation.js';
 import { setCommonHeaders, toStatusError } from '../response.js';
 import { parseIncludeObject, toTable } from '../table.js';
 import { parseListOptions } from './list-options.js';
-import { withTypeMeta, type ResourceScope } from './scope.js';
+import { scopePrefix, withTypeMeta, type ResourceScope } from './scope.js';
 
 interface OutEvent {
   type: string;
@@ -109,7 +109,7 @@ export async function watchResource(scope: ResourceScope, ctx: RequestContext): 
 
   let watch: Watch;
   try {
-    watch = await scope.storage.watch(scope.prefix, {
+    watch = await scope.storage.watch(scopePrefix(scope, ctx.info.namespace), {
       resourceVersion: opts.resourceVersion,
       sendInitialEvents: opts.sendInitialEvents,
       allowWatchBookmarks: opts.allowWatchBookmarks,

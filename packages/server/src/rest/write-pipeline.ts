@@ -113,6 +113,7 @@ export async function runAdmission(
     object: obj,
     oldObject: old,
     user: ctx.user!,
+    request: { apiGroup: scope.def.group, resource: scope.def.resource, namespace: ctx.info.namespace, name: ctx.info.name },
     dryRun,
     authorizer: scope.authorizer,
     signal: ctx.signal,

@@ -1,0 +1,16 @@
+import { collectionPrefix, keyInfo, objectKey } from './storage-key.js';
+
+describe('storage keys', () => {
+  it('lay out cluster-scoped, namespaced and core objects as Kubernetes does below /registry', () => {
+    expect(objectKey('certificates.plat.io', 'clustertrustbundles', '', 'a')).toBe('/certificates.plat.io/clustertrustbundles/a');
+    expect(objectKey('rbac.authorization.plat.io', 'roles', 'team-a', 'r')).toBe('/rbac.authorization.plat.io/roles/team-a/r');
+    expect(objectKey('', 'namespaces', '', 'team-a')).toBe('//namespaces/team-a');
+    expect(collectionPrefix('rbac.authorization.plat.io', 'roles')).toBe('/rbac.authorization.plat.io/roles/');
+    expect(collectionPrefix('rbac.authorization.plat.io', 'roles', 'team-a')).toBe('/rbac.authorization.plat.io/roles/team-a/');
+  });
+
+  it('name the group, resource and name of a key for error messages', () => {
+    expect(keyInfo('/rbac.authorization.plat.io/roles/team-a/r')).toEqual({ groupResource: { group: 'rbac.authorization.plat.io', resource: 'roles' }, name: 'r' });
+    expect(keyInfo('//namespaces/team-a')).toEqual({ groupResource: { group: '', resource: 'namespaces' }, name: 'team-a' });
+  });
+});
