@@ -14,10 +14,13 @@ interface LocalWatcher {
 export class LocalWatchHub {
   private readonly watchers = new Set<LocalWatcher>();
 
-  /** Registers a watcher after delivering `catchUp` (the log after its start revision). */
-  add(start: string, end: string, handlers: KvWatchHandlers, catchUp: KvEvent[], revision: number): KvWatch {
+  /**
+   * Registers a watcher after delivering `catchUp` (the log after its start revision), one event
+   * at a time as it is read. Handlers must not use the store while the catch-up is delivered.
+   */
+  add(start: string, end: string, handlers: KvWatchHandlers, catchUp: Iterable<KvEvent>, revision: number): KvWatch {
     const w: LocalWatcher = { start, end, handlers };
-    if (catchUp.length) handlers.onEvents(catchUp);
+    for (const event of catchUp) handlers.onEvents([event]);
     handlers.onProgress(revision);
     this.watchers.add(w);
     return { cancel: () => this.watchers.delete(w) };

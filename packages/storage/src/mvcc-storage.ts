@@ -402,6 +402,8 @@ export class MvccStorage implements Storage {
         this.kv.watch(prefix, end, startRev, {
           onEvents: (events) => {
             for (const e of events) {
+              // A watcher that ended (stopped, or past its queue bound) needs no more decoding.
+              if (stream.stopped) return;
               const ev = transformEvent(e, predicate);
               if (ev) stream.push(ev);
               lastRev = e.revision;

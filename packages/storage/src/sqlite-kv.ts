@@ -274,8 +274,11 @@ export class SqliteKv implements Kv {
 
   async watch(start: string, end: string, after: number, handlers: KvWatchHandlers): Promise<KvWatch> {
     if (after < this.compacted) throw new CompactedError(after, this.compacted);
-    const rows = this.stmt.since.all(after, start, end) as LogRow[];
-    const catchUp = rows.map(
+    // Row by row: a watch from far back reads the whole history after it, and with large objects
+    // that is more than should be in memory at once (the watcher's own bound stops it early).
+    const rows = this.stmt.since.iterate(after, start, end) as IterableIterator<LogRow>;
+    const catchUp = mapIterable(
+      rows,
       (r): KvEvent =>
         r.deleted
           ? { type: 'delete', key: r.name, revision: r.id, prevValue: r.prev_value ?? undefined, prevRevision: r.prev_revision }
@@ -342,6 +345,10 @@ export class SqliteKv implements Kv {
     this.hub.closeAll(newServiceUnavailable('storage is closed'));
     if (this.db.open) this.db.close();
   }
+}
+
+function* mapIterable<T, U>(items: Iterable<T>, fn: (item: T) => U): Generator<U> {
+  for (const item of items) yield fn(item);
 }
 
 function toRecord(row: LogRow): KvRecord {

@@ -23,6 +23,7 @@ runStorageContract('sqlite + watch cache', { open: () => openStorage({ backend: 
 
 const ctb = (name: string) => ({ metadata: { name }, spec: { name } });
 const key = (name: string) => `/certificates.plat.io/clustertrustbundles/${name}`;
+const prefixOf = () => '/certificates.plat.io/clustertrustbundles';
 
 describe('sqlite storage', () => {
   it('keeps objects, revisions, history and the compaction point across a clean restart', async () => {
@@ -207,6 +208,27 @@ describe('sqlite storage', () => {
       db.pragma('query_only = OFF');
       expect(await s.ready()).toBe(true);
       await s.create(key('b'), ctb('b'));
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('delivers a watch from far back row by row, and stops at the byte bound of the watcher', async () => {
+    const s = new SqliteStorage({ dataDir: tempDir(), compactIntervalMs: 0 });
+    try {
+      const first = await s.create(key('big'), ctb('big'));
+      for (let i = 0; i < 30; i++) await s.guaranteedUpdate(key('big'), (c) => ({ ...c, spec: { i, blob: 'x'.repeat(200_000) } }));
+      const all = await s.watch(prefixOf(), { resourceVersion: first.metadata?.resourceVersion });
+      const seen: number[] = [];
+      for await (const e of all) {
+        seen.push((e.object as { spec: { i: number } }).spec.i);
+        if (seen.length === 30) break;
+      }
+      expect(seen).toEqual(Array.from({ length: 30 }, (_, i) => i));
+      const bounded = await s.watch(prefixOf(), { resourceVersion: first.metadata?.resourceVersion, maxQueuedBytes: 1_000_000 });
+      const types: string[] = [];
+      for await (const e of bounded) types.push(e.type);
+      expect(types).toEqual(['ERROR']);
     } finally {
       await s.close();
     }
