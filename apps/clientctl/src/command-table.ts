@@ -196,7 +196,10 @@ export const commands: CommandSpec[] = [
     usage: 'clientctl completion SHELL [options]',
     flags: [],
     offline: () => true,
-    load: async () => (await import('./commands/completion.js')).runCompletion,
+    load: async () => {
+      const { runCompletion } = await import('./commands/completion.js');
+      return (ctx) => runCompletion(ctx, { commands, commandGroups });
+    },
   },
 ];
 

@@ -59,7 +59,7 @@ function rawVersion(version: string): string {
 export async function run(argv: readonly string[], io: Io): Promise<number> {
   if (argv[0] === '--get-yargs-completions') {
     const { runCompletionQuery } = await import('./commands/completion.js');
-    await runCompletionQuery(argv.slice(1), io);
+    await runCompletionQuery({ commands, commandGroups }, argv.slice(1), io);
     return 0;
   }
   const found = findCommand(argv);

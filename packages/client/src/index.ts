@@ -32,18 +32,12 @@ export {
   type ApiResource,
   type DiscoveryOptions,
 } from './discovery.js';
-export {
-  buildResources,
-  decodeObjects,
-  fileExtensions,
-  type BuilderOptions,
-  type KubeObject,
-  type ResourceInfo,
-} from './resource-builder.js';
+export { buildResources, fileExtensions, type BuilderOptions, type ResourceInfo } from './resource-builder.js';
+export { decodeObjects } from './object-stream.js';
 export { goJson, goYaml, resourceName, stripManagedFields } from './object-printer.js';
 export { readPatch, type PatchDocument } from './patch-document.js';
 export { patchLocally } from './patch-locally.js';
-export { aggregate, decodeUnstructuredValue } from './unstructured.js';
+export { aggregate, decodeUnstructuredValue, type KubeObject } from './unstructured.js';
 export { JsonPath, type JsonPathOptions } from './jsonpath.js';
 export { GoTemplate, goValue, type GoTemplateOptions } from './go-template.js';
 export { allowedFormats, createPrinter, isKnownFormat, type PrintFlags, type ResourcePrinter } from './printer.js';

@@ -3,7 +3,8 @@ import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { applyPatch } from '@plat/patch';
 import { ClientError } from './client-error.js';
-import { decodeObjects, type KubeObject } from './resource-builder.js';
+import { decodeObjects } from './object-stream.js';
+import type { KubeObject } from './unstructured.js';
 
 /**
  * The common subset of kustomize that `-k` runs: resources (files and nested kustomizations),

@@ -5,8 +5,7 @@ import { scanJsonStream } from './go-json-syntax.js';
 import { convertYaml } from './go-yaml.js';
 import { metadataTypeError } from './metadata-validation.js';
 import { goJson } from './object-printer.js';
-import type { KubeObject } from './resource-builder.js';
-import { decodeUnstructured } from './unstructured.js';
+import { decodeUnstructured, type KubeObject } from './unstructured.js';
 
 /**
  * The objects of one input (a file, standard input or a URL) read as kubectl's StreamVisitor
@@ -91,4 +90,17 @@ function* yamlDocuments(text: string): Generator<{ text: string } | { error: str
     doc += `${line}\n`;
   }
   if (doc) yield { text: doc };
+}
+
+/**
+ * Decodes a JSON or (multi-document) YAML stream into objects, List kinds flattened, as kubectl
+ * reads a file (readObjectStream); the first failure is thrown.
+ */
+export function decodeObjects(text: string, source: string): KubeObject[] {
+  let first: Error | undefined;
+  const objects = readObjectStream(text, source, (err) => {
+    first ??= err;
+  });
+  if (first) throw first;
+  return objects;
 }

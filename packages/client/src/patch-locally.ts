@@ -3,7 +3,7 @@ import { applyPatch, lookupStrategicSchema, newStrategicMergeNotSupported, type 
 import { ClientError } from './client-error.js';
 import { goJson } from './object-printer.js';
 import type { PatchDocument } from './patch-document.js';
-import type { KubeObject } from './resource-builder.js';
+import type { KubeObject } from './unstructured.js';
 import { decodeUnstructuredValue } from './unstructured.js';
 
 /**

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createPrinter } from './printer.js';
-import { decodeObjects } from './resource-builder.js';
+import { decodeObjects } from './object-stream.js';
 import { GoTemplate } from './go-template.js';
 import { JsonPath } from './jsonpath.js';
 import { readFileSync } from 'node:fs';

@@ -2,7 +2,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildResources, decodeObjects } from './resource-builder.js';
+import { decodeObjects } from './object-stream.js';
+import { buildResources } from './resource-builder.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const manifests = path.join(here, '..', 'test', 'manifests');

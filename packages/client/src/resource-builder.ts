@@ -2,13 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { ClientError } from './client-error.js';
 import { readObjectStream } from './object-stream.js';
-import { aggregate } from './unstructured.js';
-
-export type KubeObject = Record<string, unknown> & {
-  apiVersion?: string;
-  kind?: string;
-  metadata?: Record<string, unknown> & { name?: string; namespace?: string };
-};
+import { aggregate, type KubeObject } from './unstructured.js';
 
 /** One object read from an input, with where it came from (kubectl's `resource.Info`). */
 export interface ResourceInfo {
@@ -30,19 +24,6 @@ export interface BuilderOptions {
 }
 
 export const fileExtensions = ['.json', '.yaml', '.yml'];
-
-/**
- * Decodes a JSON or (multi-document) YAML stream into objects, List kinds flattened, as kubectl
- * reads a file (readObjectStream); the first failure is thrown.
- */
-export function decodeObjects(text: string, source: string): KubeObject[] {
-  let first: Error | undefined;
-  const objects = readObjectStream(text, source, (err) => {
-    first ??= err;
-  });
-  if (first) throw first;
-  return objects;
-}
 
 function walkDirectory(dir: string, recursive: boolean, into: string[]): void {
   const entries = readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

@@ -1,5 +1,11 @@
 import { ClientError } from './client-error.js';
-import type { KubeObject } from './resource-builder.js';
+
+/** An object read from an input: any JSON object, typed where kubectl's unstructured reader looks. */
+export type KubeObject = Record<string, unknown> & {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: Record<string, unknown> & { name?: string; namespace?: string };
+};
 
 /** A decoded JSON value's kind in Go's words (`json: cannot unmarshal array into ...`). */
 export function goJsonKind(v: unknown): string {

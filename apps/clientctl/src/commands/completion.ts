@@ -1,7 +1,7 @@
 import type { CommandContext } from '../context.js';
 import { CommandError } from '../errors.js';
 import type { Io } from '../io.js';
-import { commandGroups, commands } from '../command-table.js';
+import type { CommandSpec } from '../command-table.js';
 import { globalFlags } from '../global-flags.js';
 
 type YargsInstance = {
@@ -15,15 +15,24 @@ type YargsInstance = {
   version(enable: boolean): YargsInstance;
 };
 
+/**
+ * The command table and the descriptions of command groups: handed in by the caller (which
+ * owns the table) instead of imported, so the table can load this module lazily.
+ */
+export interface CommandTree {
+  commands: readonly CommandSpec[];
+  commandGroups: Readonly<Record<string, string>>;
+}
+
 /** The command tree as yargs sees it, built from the same tables the parser uses. */
-async function buildYargs(args: string[], shell: string): Promise<YargsInstance> {
+async function buildYargs({ commands, commandGroups }: CommandTree, args: string[], shell: string): Promise<YargsInstance> {
   const saved = process.env.SHELL;
   process.env.SHELL = shell === 'zsh' ? '/bin/zsh' : '/bin/bash';
   try {
     const { default: yargs } = (await import('yargs')) as unknown as { default: (a: string[]) => YargsInstance };
     let y = yargs(args).scriptName('clientctl').help(false).version(false).completion('completion', false);
     for (const f of globalFlags.filter((g) => !g.hidden)) y = y.option(f.name, { type: f.type === 'bool' ? 'boolean' : 'string', describe: f.usage, ...(f.short ? { alias: f.short } : {}) });
-    const top = new Map<string, typeof commands>();
+    const top = new Map<string, CommandSpec[]>();
     for (const c of commands) {
       const head = c.path.split(' ')[0];
       top.set(head, [...(top.get(head) ?? []), c]);
@@ -53,12 +62,12 @@ async function buildYargs(args: string[], shell: string): Promise<YargsInstance>
 }
 
 /** `clientctl completion bash|zsh`: prints the yargs completion script for that shell. */
-export async function runCompletion(ctx: CommandContext): Promise<void> {
+export async function runCompletion(ctx: CommandContext, tree: CommandTree): Promise<void> {
   const shell = ctx.flags.args[0];
   if (!shell) throw new CommandError('Shell not specified.', { usageOf: 'completion' });
   if (ctx.flags.args.length > 1) throw new CommandError('Too many arguments. Expected only the shell type.', { usageOf: 'completion' });
   if (shell !== 'bash' && shell !== 'zsh') throw new CommandError(`Unsupported shell type "${shell}".`, { usageOf: 'completion' });
-  const y = await buildYargs([], shell);
+  const y = await buildYargs(tree, [], shell);
   const logged: string[] = [];
   const original = console.log;
   console.log = (...parts: unknown[]) => void logged.push(parts.map(String).join(' '));
@@ -71,8 +80,8 @@ export async function runCompletion(ctx: CommandContext): Promise<void> {
 }
 
 /** Answers the completion script's `clientctl --get-yargs-completions WORDS...` query. */
-export async function runCompletionQuery(words: string[], io: Io): Promise<void> {
-  const y = await buildYargs([], io.env.SHELL?.includes('zsh') ? 'zsh' : 'bash');
+export async function runCompletionQuery(tree: CommandTree, words: string[], io: Io): Promise<void> {
+  const y = await buildYargs(tree, [], io.env.SHELL?.includes('zsh') ? 'zsh' : 'bash');
   const rest = words[0] === 'clientctl' ? words.slice(1) : words;
   const completions = await y.getCompletion(rest);
   io.stdout(completions.map((c) => `${c}\n`).join(''));
