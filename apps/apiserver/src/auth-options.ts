@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { Argv } from 'yargs';
 import { defaultSigningAlgorithms } from '@plat/auth';
 import { validateAuthorizationFlags, validateLegacyFlags, type AuthorizationFlags, type OIDCFlags } from '@plat/config';
+import { goQuote } from '@plat/api-model';
 
 /**
  * The authentication and authorization flags of kube-apiserver that this server has: the two
@@ -151,13 +152,13 @@ export function completeAuthOptions(raw: RawFlags, errors: string[]): AuthOption
   const requiredClaims: Record<string, string> = {};
   for (const pair of list(raw, 'oidc-required-claim')) {
     const eq = pair.indexOf('=');
-    if (eq <= 0) errors.push(`invalid argument ${JSON.stringify(pair)} for "--oidc-required-claim" flag: ${pair} must be formatted as key=value`);
+    if (eq <= 0) errors.push(`invalid argument ${goQuote(pair)} for "--oidc-required-claim" flag: ${pair} must be formatted as key=value`);
     else requiredClaims[pair.slice(0, eq)] = pair.slice(eq + 1);
   }
   const signingAlgs = given(raw, 'oidc-signing-algs') ? list(raw, 'oidc-signing-algs') : defaultOidcSigningAlgs;
   for (const alg of signingAlgs) {
     if (!defaultSigningAlgorithms.includes(alg)) {
-      errors.push(`--oidc-signing-algs: unsupported signing algorithm ${JSON.stringify(alg)}, supported: ${defaultSigningAlgorithms.join(', ')}`);
+      errors.push(`--oidc-signing-algs: unsupported signing algorithm ${goQuote(alg)}, supported: ${defaultSigningAlgorithms.join(', ')}`);
     }
   }
 

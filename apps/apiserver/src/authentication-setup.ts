@@ -19,6 +19,7 @@ import {
 } from '@plat/config';
 import type { AuthOptions } from './auth-options.js';
 import type { Logger } from './logger.js';
+import { goQuote } from '@plat/api-model';
 
 /** One built authentication configuration: the request authenticator and the JWT part to start and close. */
 export interface AuthenticationInstance {
@@ -105,5 +106,5 @@ export function buildAuthentication(config: AuthenticationConfiguration, auth: A
 export function jwtNotReady(jwt: JwtAuthenticator): string | undefined {
   const waiting = jwt.readiness().filter((r) => !r.ready);
   if (waiting.length === 0) return undefined;
-  return waiting.map((r) => `JWT authenticator for issuer ${JSON.stringify(r.issuer)} is not initialized${r.error ? `: ${r.error}` : ''}`).join('; ');
+  return waiting.map((r) => `JWT authenticator for issuer ${goQuote(r.issuer)} is not initialized${r.error ? `: ${r.error}` : ''}`).join('; ');
 }

@@ -7,6 +7,7 @@ import { completeServeOptions, declareServeFlags, describeOptions, type RawFlags
 import { runServer, StartupError, type RunningServer } from './run-server.js';
 import { validateCommand } from './validate-command.js';
 import { applyServingV8Flags } from './v8-tuning.js';
+import { goQuote } from '@plat/api-model';
 
 const version = pkg.version;
 
@@ -44,7 +45,7 @@ async function serve(raw: RawFlags): Promise<void> {
     process.exit(1);
   }
   const logger = createLogger({ format: options.loggingFormat, verbosity: options.verbosity });
-  for (const [flag, value] of Object.entries(describeOptions(options))) logger.info(`FLAG: --${flag}=${JSON.stringify(value)}`, {}, 1);
+  for (const [flag, value] of Object.entries(describeOptions(options))) logger.info(`FLAG: --${flag}=${goQuote(value)}`, {}, 1);
   for (const flag of applyServingV8Flags()) logger.info(`V8 flag: ${flag}`, {}, 1);
   let running: RunningServer;
   try {

@@ -1,6 +1,5 @@
 import yargs from 'yargs';
 import { completeServeOptions, declareServeFlags, type RawFlags } from './options.js';
-import { formatGoDuration, parseGoDuration } from './go-duration.js';
 
 async function flags(...args: string[]): Promise<RawFlags> {
   return (await declareServeFlags(yargs(args).parserConfiguration({ 'camel-case-expansion': false })).parseAsync()) as unknown as RawFlags;
@@ -93,19 +92,5 @@ describe('serve flags', () => {
   it('requires etcd servers for the etcd3 backend and a port in range', async () => {
     expect(completeServeOptions(await flags('--storage-backend=etcd3')).errors).toEqual(['--etcd-servers must be specified']);
     expect(completeServeOptions(await flags('--secure-port=70000')).errors).toEqual(['--secure-port 70000 must be between 0 and 65535, inclusive.']);
-  });
-});
-
-describe('Go durations', () => {
-  it('parses and prints like time.ParseDuration and Duration.String', () => {
-    expect(parseGoDuration('60s')).toBe(60_000);
-    expect(parseGoDuration('1h2m3.5s')).toBe(3_723_500);
-    expect(parseGoDuration('250ms')).toBe(250);
-    expect(parseGoDuration('0')).toBe(0);
-    expect(() => parseGoDuration('5x')).toThrow('time: unknown unit "x" in duration "5x"');
-    expect(() => parseGoDuration('')).toThrow('time: invalid duration ""');
-    expect(formatGoDuration(60_000)).toBe('1m0s');
-    expect(formatGoDuration(1500)).toBe('1.5s');
-    expect(formatGoDuration(3_723_000)).toBe('1h2m3s');
   });
 });

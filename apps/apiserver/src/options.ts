@@ -1,9 +1,9 @@
 import type { Argv } from 'yargs';
+import { formatGoDuration, goQuote, millisecondsToNanoseconds, nanosecondsToMilliseconds, parseGoDuration } from '@plat/api-model';
 import { defaultWatchCacheCapacity } from '@plat/storage';
 import { completeAuthOptions, declareAuthFlags, type AuthOptions } from './auth-options.js';
 import { completeEgressTracingOptions, declareEgressTracingFlags } from './egress-tracing-options.js';
 import type { EgressTracingFlags } from './egress-tracing-setup.js';
-import { formatGoDuration, parseGoDuration } from './go-duration.js';
 import type { LoggingFormat } from './logger.js';
 
 export type StorageBackend = 'sqlite' | 'memory' | 'etcd3';
@@ -183,18 +183,27 @@ export type RawFlags = Record<string, unknown>;
 
 /** pflag's wording for a value that does not parse. */
 function invalidArgument(value: string, flag: string, detail: string): string {
-  return `invalid argument ${JSON.stringify(value)} for "--${flag}" flag: ${detail}`;
+  return `invalid argument ${goQuote(value)} for "--${flag}" flag: ${detail}`;
 }
 
 function parseIntFlag(raw: RawFlags, flag: string, errors: string[], min = 0, max = Number.MAX_SAFE_INTEGER): number {
   const value = String(raw[flag]);
   if (!/^[+-]?\d+$/.test(value)) {
-    errors.push(invalidArgument(value, flag, `strconv.ParseInt: parsing ${JSON.stringify(value)}: invalid syntax`));
+    errors.push(invalidArgument(value, flag, `strconv.ParseInt: parsing ${goQuote(value)}: invalid syntax`));
     return 0;
   }
   const n = Number(value);
   if (n < min || n > max) errors.push(`--${flag} ${n} must be between ${min} and ${max}, inclusive.`);
   return n;
+}
+
+/** A duration flag (`--request-timeout=1m0s`) in milliseconds; pflag's message with Go's error when it does not parse. */
+function durationFlag(raw: RawFlags, flag: string, errors: string[]): number {
+  const value = String(raw[flag]);
+  const parsed = parseGoDuration(value);
+  if (parsed.ok) return nanosecondsToMilliseconds(parsed.nanoseconds);
+  errors.push(invalidArgument(value, flag, parsed.error));
+  return 0;
 }
 
 const byteSuffixes: Record<string, number> = { '': 1, Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3 };
@@ -230,7 +239,7 @@ function ipAddress(value: string): boolean {
 export function completeServeOptions(raw: RawFlags): { options?: ServerRunOptions; errors: string[] } {
   const errors: string[] = [];
   const bindAddress = String(raw['bind-address']);
-  if (!ipAddress(bindAddress)) errors.push(`--bind-address ${JSON.stringify(bindAddress)} is not a valid IP address`);
+  if (!ipAddress(bindAddress)) errors.push(`--bind-address ${goQuote(bindAddress)} is not a valid IP address`);
   const securePort = parseIntFlag(raw, 'secure-port', errors, 0, 65535);
 
   const tlsCertFile = optionalString(raw, 'tls-cert-file');
@@ -241,12 +250,12 @@ export function completeServeOptions(raw: RawFlags): { options?: ServerRunOption
 
   const storageBackend = String(raw['storage-backend']);
   if (!['sqlite', 'memory', 'etcd3'].includes(storageBackend)) {
-    errors.push(`--storage-backend invalid, allowed values: 'sqlite', 'memory', 'etcd3'; got ${JSON.stringify(storageBackend)}`);
+    errors.push(`--storage-backend invalid, allowed values: 'sqlite', 'memory', 'etcd3'; got ${goQuote(storageBackend)}`);
   }
   const etcdServers = stringList(raw, 'etcd-servers');
   if (storageBackend === 'etcd3' && etcdServers.length === 0) errors.push('--etcd-servers must be specified');
   for (const s of etcdServers) {
-    if (!/^https?:\/\/[^/]+$/.test(s) && !/^https?:\/\/[^/]+\/$/.test(s)) errors.push(`--etcd-servers: ${JSON.stringify(s)} is not of the form scheme://host:port`);
+    if (!/^https?:\/\/[^/]+$/.test(s) && !/^https?:\/\/[^/]+\/$/.test(s)) errors.push(`--etcd-servers: ${goQuote(s)} is not of the form scheme://host:port`);
   }
   const etcdCertFile = optionalString(raw, 'etcd-certfile');
   const etcdKeyFile = optionalString(raw, 'etcd-keyfile');
@@ -254,20 +263,10 @@ export function completeServeOptions(raw: RawFlags): { options?: ServerRunOption
 
   const auth = completeAuthOptions(raw, errors);
 
-  let requestTimeoutMs = 0;
-  try {
-    requestTimeoutMs = parseGoDuration(String(raw['request-timeout']));
-    if (requestTimeoutMs < 0) errors.push('--request-timeout can not be negative value');
-  } catch (err) {
-    errors.push(invalidArgument(String(raw['request-timeout']), 'request-timeout', (err as Error).message));
-  }
-  let shutdownDelayMs = 0;
-  try {
-    shutdownDelayMs = parseGoDuration(String(raw['shutdown-delay-duration']));
-    if (shutdownDelayMs < 0) errors.push(`--shutdown-delay-duration can not be negative value`);
-  } catch (err) {
-    errors.push(invalidArgument(String(raw['shutdown-delay-duration']), 'shutdown-delay-duration', (err as Error).message));
-  }
+  const requestTimeoutMs = durationFlag(raw, 'request-timeout', errors);
+  if (requestTimeoutMs < 0) errors.push('--request-timeout can not be negative value');
+  const shutdownDelayMs = durationFlag(raw, 'shutdown-delay-duration', errors);
+  if (shutdownDelayMs < 0) errors.push(`--shutdown-delay-duration can not be negative value`);
   const minRequestTimeoutSeconds = parseIntFlag(raw, 'min-request-timeout', errors);
   const http2MaxStreamsPerConnection = parseIntFlag(raw, 'http2-max-streams-per-connection', errors, 0, 2 ** 32 - 1);
   const maxRequestsInflight = parseIntFlag(raw, 'max-requests-inflight', errors);
@@ -277,7 +276,7 @@ export function completeServeOptions(raw: RawFlags): { options?: ServerRunOption
   const verbosity = parseIntFlag(raw, 'v', errors, 0, 10);
   const loggingFormat = String(raw['logging-format']);
   if (loggingFormat !== 'text' && loggingFormat !== 'json') {
-    errors.push(`format: Invalid value: ${JSON.stringify(loggingFormat)}: Unsupported log format`);
+    errors.push(`format: Invalid value: ${goQuote(loggingFormat)}: Unsupported log format`);
   }
   const dataDir = String(raw['data-dir']);
   const egressTracing = completeEgressTracingOptions(raw, errors);
@@ -326,7 +325,7 @@ export function describeOptions(o: ServerRunOptions): Record<string, string> {
     'storage-backend': o.storageBackend,
     'data-dir': o.dataDir,
     'authorization-mode': o.authorizationModes.join(','),
-    'request-timeout': formatGoDuration(o.requestTimeoutMs),
+    'request-timeout': formatGoDuration(millisecondsToNanoseconds(o.requestTimeoutMs)),
     'min-request-timeout': String(o.minRequestTimeoutSeconds),
     'http2-max-streams-per-connection': String(o.http2MaxStreamsPerConnection),
     'max-requests-inflight': String(o.maxRequestsInflight),

@@ -1,4 +1,5 @@
 import { FlagError } from './flags.js';
+import { goQuote } from '@plat/api-model';
 
 /** An error whose text is printed as is (already `error: ...` shaped or a kubectl sentence). */
 export class CommandError extends Error {
@@ -44,7 +45,7 @@ export function errorText(err: unknown, command: string): string {
       const d = status.details;
       let s = 'The request is invalid';
       if (!d) return `${msg ? `${s}: ${msg}` : s}\n`;
-      if (d.kind || d.name) s = `The ${d.kind ?? ''} ${JSON.stringify(d.name ?? '')} is invalid`;
+      if (d.kind || d.name) s = `The ${d.kind ?? ''} ${goQuote(d.name ?? '')} is invalid`;
       else if (msg && !d.causes?.length) s += `: ${msg}`;
       if (!d.causes?.length) return `${s}\n`;
       const causes = d.causes.map((c) => `${c.field ?? ''}: ${c.message ?? ''}`);
@@ -79,9 +80,9 @@ export function addSourceToErr(verb: string, source: string, err: unknown): unkn
   if (e && e.name === 'StatusError' && e.status) {
     const copy = Object.create(Object.getPrototypeOf(err) as object) as { name: string; status: object; message: string };
     Object.assign(copy, err);
-    copy.status = { ...e.status, message: `error when ${verb} ${JSON.stringify(source)}: ${e.status.message ?? ''}` };
+    copy.status = { ...e.status, message: `error when ${verb} ${goQuote(source)}: ${e.status.message ?? ''}` };
     copy.message = (copy.status as { message: string }).message;
     return copy;
   }
-  return new CommandError(`error when ${verb} ${JSON.stringify(source)}: ${err instanceof Error ? err.message : String(err)}`);
+  return new CommandError(`error when ${verb} ${goQuote(source)}: ${err instanceof Error ? err.message : String(err)}`);
 }

@@ -1,3 +1,5 @@
+import { goQuote, parseGoDuration } from '@plat/api-model';
+
 /**
  * Command-line flags with spf13/pflag's rules, so errors read as kubectl's do: `--f=v`, `--f v`,
  * `-f v`, `-fv`, `-f=v`, grouped short booleans, `--` ending flags, flags anywhere among the
@@ -73,15 +75,15 @@ function setValue(parsed: ParsedFlags, spec: FlagSpec, raw: string, display: str
       value = parseBool(spec.name, raw);
       break;
     case 'int':
-      if (!/^[-+]?\d+$/.test(raw)) throw new FlagError(`invalid argument "${raw}" for "${display}" flag: strconv.ParseInt: parsing "${raw}": invalid syntax`);
+      if (!/^[-+]?\d+$/.test(raw)) throw new FlagError(`invalid argument ${goQuote(raw)} for "${display}" flag: strconv.ParseInt: parsing ${goQuote(raw)}: invalid syntax`);
       value = Number(raw);
       break;
-    case 'duration':
-      if (!/^[-+]?((\d+(\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h))+$|^0$/.test(raw)) {
-        throw new FlagError(`invalid argument "${raw}" for "${display}" flag: time: invalid duration ${JSON.stringify(raw)}`);
-      }
+    case 'duration': {
+      const parsed = parseGoDuration(raw);
+      if (!parsed.ok) throw new FlagError(`invalid argument ${goQuote(raw)} for "${display}" flag: ${parsed.error}`);
       value = raw;
       break;
+    }
     case 'stringSlice': {
       const prev = parsed.changed.has(spec.name) ? (parsed.values.get(spec.name) as string[]) : [];
       value = [...prev, ...splitCsv(raw)];

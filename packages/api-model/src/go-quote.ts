@@ -1,41 +1,34 @@
-/** Quotes a string the way Go's `%q` does, so messages match Kubernetes byte for byte. */
+/**
+ * Go's `%q` of a string (strconv.Quote), so messages match Kubernetes byte for byte: `"` and `\`
+ * escaped; printable characters as they are (unicode.IsPrint: letters, marks, numbers,
+ * punctuation, symbols and the ASCII space); `\a \b \f \n \r \t \v`; other control characters as
+ * `\xNN`; other non-printable characters as `\uNNNN` or `\UNNNNNNNN`. A lone surrogate, which UTF-8
+ * cannot carry, is the U+FFFD that encoding it gives.
+ */
 export function goQuote(value: string): string {
+  if (plainAscii.test(value)) return `"${value}"`;
   let out = '"';
-  for (const ch of value) {
-    const code = ch.codePointAt(0)!;
-    switch (ch) {
-      case '"':
-        out += '\\"';
-        continue;
-      case '\\':
-        out += '\\\\';
-        continue;
-      case '\n':
-        out += '\\n';
-        continue;
-      case '\r':
-        out += '\\r';
-        continue;
-      case '\t':
-        out += '\\t';
-        continue;
-      case '\x07':
-        out += '\\a';
-        continue;
-      case '\b':
-        out += '\\b';
-        continue;
-      case '\f':
-        out += '\\f';
-        continue;
-      case '\v':
-        out += '\\v';
-        continue;
-    }
-    if (code < 0x20 || code === 0x7f) out += `\\x${code.toString(16).padStart(2, '0')}`;
-    else if (code === 0xfffd && ch !== '\ufffd') out += '\\ufffd';
-    else if ((code >= 0x80 && code < 0xa0) || code === 0xad) out += `\\u${code.toString(16).padStart(4, '0')}`;
-    else out += ch;
-  }
-  return out + '"';
+  for (const ch of value) out += quotedChar(ch);
+  return `${out}"`;
+}
+
+/** Go's `%q` of a []string: `["a" "b"]`. */
+export function goQuoteList(values: readonly string[]): string {
+  return `[${values.map(goQuote).join(' ')}]`;
+}
+
+const plainAscii = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+const printable = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
+const loneSurrogate = /^[\ud800-\udfff]$/;
+const named: Record<string, string> = { '"': '\\"', '\\': '\\\\', '\x07': '\\a', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\v': '\\v' };
+
+function quotedChar(ch: string): string {
+  const escape = named[ch];
+  if (escape !== undefined) return escape;
+  if (printable.test(ch)) return ch;
+  if (loneSurrogate.test(ch)) return '\ufffd';
+  const code = ch.codePointAt(0)!;
+  if (code < 0x20 || code === 0x7f) return `\\x${code.toString(16).padStart(2, '0')}`;
+  if (code < 0x10000) return `\\u${code.toString(16).padStart(4, '0')}`;
+  return `\\U${code.toString(16).padStart(8, '0')}`;
 }

@@ -2,7 +2,8 @@ import * as api from './index.js';
 
 // Other packages import these names: removing or renaming one is a breaking change.
 const values = [
-  'FieldPath', 'FieldError', 'FieldErrorType', 'fieldError', 'aggregateFieldErrors', 'prefixFieldErrors', 'omitValue', 'rawValue', 'goQuote',
+  'FieldPath', 'FieldError', 'FieldErrorType', 'fieldError', 'aggregateFieldErrors', 'prefixFieldErrors', 'omitValue', 'rawValue', 'goQuote', 'goQuoteList',
+  'parseGoDuration', 'formatGoDuration', 'nanosecondsToMilliseconds', 'millisecondsToNanoseconds', 'humanDuration',
   'StatusError', 'StatusReason', 'statusSchema', 'isStatusError', 'newNotFound', 'newAlreadyExists', 'newConflict', 'newApplyConflict',
   'newInvalid', 'newBadRequest', 'newUnauthorized', 'newForbidden', 'newForbiddenMessage', 'newMethodNotSupported', 'newGone',
   'newResourceExpired', 'newTooManyRequests', 'newRequestEntityTooLarge', 'newUnsupportedMediaType', 'newNotAcceptable', 'newTimeout',

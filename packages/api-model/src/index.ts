@@ -1,5 +1,13 @@
 export { FieldPath } from './field-path.js';
-export { goQuote } from './go-quote.js';
+export { goQuote, goQuoteList } from './go-quote.js';
+export {
+  formatGoDuration,
+  millisecondsToNanoseconds,
+  nanosecondsToMilliseconds,
+  parseGoDuration,
+  type ParsedDuration,
+} from './go-duration.js';
+export { humanDuration } from './human-duration.js';
 export { compareGoStrings } from './go-string-order.js';
 export {
   FieldError,

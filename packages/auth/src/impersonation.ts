@@ -7,6 +7,7 @@ import {
   type Authorizer,
   type UserInfo,
 } from './interface.js';
+import { goQuote } from '@plat/api-model';
 
 export const impersonateUserHeader = 'impersonate-user';
 export const impersonateGroupHeader = 'impersonate-group';
@@ -206,10 +207,10 @@ function forbiddenText(attrs: Attributes, reason: string): string {
 /** Kubernetes' wording of a denied request (responsewriters.forbiddenMessage). */
 export function forbiddenMessage(attrs: Attributes): string {
   const username = JSON.stringify(attrs.user.username);
-  if (!attrs.resourceRequest) return `User ${username} cannot ${attrs.verb} path ${JSON.stringify(attrs.path)}`;
+  if (!attrs.resourceRequest) return `User ${username} cannot ${attrs.verb} path ${goQuote(attrs.path)}`;
   const resource = attrs.subresource ? `${attrs.resource}/${attrs.subresource}` : attrs.resource;
   if (attrs.namespace) {
-    return `User ${username} cannot ${attrs.verb} resource ${JSON.stringify(resource)} in API group ${JSON.stringify(attrs.apiGroup)} in the namespace ${JSON.stringify(attrs.namespace)}`;
+    return `User ${username} cannot ${attrs.verb} resource ${goQuote(resource)} in API group ${goQuote(attrs.apiGroup)} in the namespace ${goQuote(attrs.namespace)}`;
   }
-  return `User ${username} cannot ${attrs.verb} resource ${JSON.stringify(resource)} in API group ${JSON.stringify(attrs.apiGroup)} at the cluster scope`;
+  return `User ${username} cannot ${attrs.verb} resource ${goQuote(resource)} in API group ${goQuote(attrs.apiGroup)} at the cluster scope`;
 }

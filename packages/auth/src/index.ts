@@ -38,7 +38,7 @@ export {
   type RuleVisitor,
 } from './rbac/rule-resolver.js';
 export { RbacAuthorizer, type NonResourceRule, type ResourceRule, type SubjectRules } from './rbac/rbac-authorizer.js';
-export { breakdownRule, compactRuleString, compactRules, covers, goQuoteList } from './rbac/policy-comparator.js';
+export { breakdownRule, compactRuleString, compactRules, covers } from './rbac/policy-comparator.js';
 export {
   bindingAuthorized,
   checkBindingEscalation,

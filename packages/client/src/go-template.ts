@@ -1,5 +1,6 @@
 import { ClientError } from './client-error.js';
 import { goJson } from './object-printer.js';
+import { goQuote } from '@plat/api-model';
 
 /**
  * A subset of Go's text/template, enough for kubectl's `-o go-template`: text and actions with
@@ -490,7 +491,7 @@ export class GoTemplate {
       walk(this.nodes, data);
     } catch (err) {
       if (err instanceof ExecError) {
-        throw new ClientError('TemplateExecute', `error executing template ${JSON.stringify(this.template)}: ${err.message}`, {
+        throw new ClientError('TemplateExecute', `error executing template ${goQuote(this.template)}: ${err.message}`, {
           cause: { partial: out, raw: goJson(data, 0), object: goValue(data) },
         });
       }

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { nanosecondsToMilliseconds, parseGoDuration } from '@plat/api-model';
 import { ClientError } from './client-error.js';
 import type { AuthInfo, Cluster, LoadedKubeConfig } from './kubeconfig.js';
 
@@ -51,34 +52,20 @@ export interface RestConfig {
   userAgent: string;
 }
 
-const unitMs: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1000, m: 60000, h: 3600000 };
+const invalidTimeout =
+  'Invalid timeout value. Timeout must be a single integer in seconds, or an integer followed by a corresponding time unit (e.g. 1s | 2m | 3h)';
 
-/** Parses a Go duration (`1s`, `2m30s`, `1.5h`); a bare integer is seconds, as for `--request-timeout`. */
+/**
+ * `--request-timeout` in milliseconds, as clientcmd reads it: a bare integer is seconds, anything
+ * else a Go duration (`1s`, `2m30s`, `1.5h`); a negative value or anything that does not parse
+ * gets kubectl's one message.
+ */
 export function parseDuration(value: string): number {
   const v = value.trim();
   if (/^\d+$/.test(v)) return Number(v) * 1000;
-  const re = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)/gy;
-  let total = 0;
-  let sign = 1;
-  let s = v;
-  if (s.startsWith('-') || s.startsWith('+')) {
-    sign = s.startsWith('-') ? -1 : 1;
-    s = s.slice(1);
-  }
-  re.lastIndex = 0;
-  let consumed = 0;
-  for (let m = re.exec(s); m; m = re.exec(s)) {
-    total += Number(m[1]) * unitMs[m[2]];
-    consumed = re.lastIndex;
-  }
-  if (s === '' || consumed !== s.length) {
-    throw new ClientError(
-      'InvalidFlag',
-      'Invalid timeout value. Timeout must be a single integer in seconds, or an integer followed by a corresponding time unit (e.g. 1s | 2m | 3h)',
-    );
-  }
-  if (sign < 0) throw new ClientError('InvalidFlag', 'Invalid timeout value. Timeout must be a single integer in seconds, or an integer followed by a corresponding time unit (e.g. 1s | 2m | 3h)');
-  return total;
+  const parsed = parseGoDuration(v);
+  if (!parsed.ok || parsed.nanoseconds < 0n) throw new ClientError('InvalidFlag', invalidTimeout);
+  return nanosecondsToMilliseconds(parsed.nanoseconds);
 }
 
 function resolvePath(file: string | undefined, origin: string | undefined): string | undefined {

@@ -1,4 +1,4 @@
-import { StatusError, type Status } from '@plat/api-model';
+import { goQuote, type Status, StatusError } from '@plat/api-model';
 
 /**
  * Reads a Status body by hand rather than with api-model's zod schema: clientctl's start-up
@@ -73,7 +73,7 @@ export function decodeErrorResponse(statusCode: number, text: string, method: st
   let message = generic.message;
   if (statusCode >= 500 || (!generic.reason && text.trim())) {
     const snippet = text.trim() || 'unknown';
-    message = statusCode >= 500 ? `an error on the server (${JSON.stringify(snippet)}) has prevented the request from succeeding` : message;
+    message = statusCode >= 500 ? `an error on the server (${goQuote(snippet)}) has prevented the request from succeeding` : message;
   }
   if (statusCode === 404 && method !== 'GET') message = 'the server could not find the requested resource';
   return new StatusError({ status: 'Failure', code: statusCode, reason: generic.reason, message });

@@ -8,7 +8,7 @@
  */
 import { X509Certificate } from 'node:crypto';
 import { CelTypes, type CelProgram } from '@plat/cel';
-import { fieldError, FieldError, FieldErrorType, FieldPath } from '@plat/api-model';
+import { fieldError, FieldError, FieldErrorType, FieldPath, goQuote } from '@plat/api-model';
 import { compileField } from './cel-expression.js';
 import { decodeDocument, fileError, type LoadResult } from './document.js';
 import { isDomainPrefixedPath } from './names.js';
@@ -106,7 +106,7 @@ export function isReservedExtraKey(key: string): boolean {
 
 /** Go's url.Parse is lenient; these are the parts Kubernetes' issuer checks look at. */
 function parseURLLike(raw: string): { error?: string; scheme: string; user: boolean; query: string; fragment: string } {
-  if (/[\x00-\x1f\x7f]/.test(raw)) return { error: `parse ${JSON.stringify(raw)}: net/url: invalid control character in URL`, scheme: '', user: false, query: '', fragment: '' };
+  if (/[\x00-\x1f\x7f]/.test(raw)) return { error: `parse ${goQuote(raw)}: net/url: invalid control character in URL`, scheme: '', user: false, query: '', fragment: '' };
   const hash = raw.indexOf('#');
   const fragment = hash < 0 ? '' : raw.slice(hash + 1);
   const beforeFragment = hash < 0 ? raw : raw.slice(0, hash);
@@ -115,7 +115,7 @@ function parseURLLike(raw: string): { error?: string; scheme: string; user: bool
   const rest = q < 0 ? beforeFragment : beforeFragment.slice(0, q);
   const schemeMatch = /^([a-zA-Z][a-zA-Z0-9+.-]*):/.exec(rest);
   if (!schemeMatch && /^[^/]*:/.test(rest)) {
-    return { error: `parse ${JSON.stringify(raw)}: missing protocol scheme`, scheme: '', user: false, query, fragment };
+    return { error: `parse ${goQuote(raw)}: missing protocol scheme`, scheme: '', user: false, query, fragment };
   }
   const scheme = schemeMatch ? schemeMatch[1]!.toLowerCase() : '';
   const afterScheme = schemeMatch ? rest.slice(schemeMatch[0].length) : rest;
@@ -127,7 +127,7 @@ function parseURLLike(raw: string): { error?: string; scheme: string; user: bool
       try {
         new URL(`${scheme}://${authority}`);
       } catch {
-        return { error: `parse ${JSON.stringify(raw)}: invalid host or port`, scheme, user, query, fragment };
+        return { error: `parse ${goQuote(raw)}: invalid host or port`, scheme, user, query, fragment };
       }
     }
   }

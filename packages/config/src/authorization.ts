@@ -9,10 +9,9 @@
 import { statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { CelTypes, type CelProgram } from '@plat/cel';
-import { fieldError, type FieldError, FieldPath } from '@plat/api-model';
+import { fieldError, type FieldError, FieldPath, formatGoDuration, nanosecondsToMilliseconds, parseGoDuration } from '@plat/api-model';
 import { compileField } from './cel-expression.js';
 import { decodeDocument, type LoadResult } from './document.js';
-import { formatGoDuration, parseGoDuration, toMilliseconds } from './duration.js';
 import { isDNS1123Label } from './names.js';
 import { authorizationConfigurationSchema, type WebhookConfigurationInput } from './schemas.js';
 
@@ -106,13 +105,13 @@ function webhookDuration(
       return undefined;
     }
     const parsed = parseGoDuration(defaultText);
-    return { text: defaultText, ms: parsed.ok ? toMilliseconds(parsed.nanoseconds) : 0 };
+    return { text: defaultText, ms: parsed.ok ? nanosecondsToMilliseconds(parsed.nanoseconds) : 0 };
   }
   if (nanos < 0n) {
     errs.push(fieldError.invalid(path, formatGoDuration(nanos), 'must be > 0s'));
     return undefined;
   }
-  return { text, ms: toMilliseconds(nanos) };
+  return { text, ms: nanosecondsToMilliseconds(nanos) };
 }
 
 function validateWebhook(input: WebhookConfigurationInput, path: FieldPath, errs: FieldError[]): WebhookConfiguration | undefined {
@@ -130,7 +129,7 @@ function validateWebhook(input: WebhookConfigurationInput, path: FieldPath, errs
   } else if (parsedTimeout.nanoseconds < 0n || parsedTimeout.nanoseconds > 30_000_000_000n) {
     errs.push(fieldError.invalid(timeoutPath, formatGoDuration(parsedTimeout.nanoseconds), 'must be > 0s and <= 30s'));
   } else {
-    timeout = { text: timeoutText, ms: toMilliseconds(parsedTimeout.nanoseconds) };
+    timeout = { text: timeoutText, ms: nanosecondsToMilliseconds(parsedTimeout.nanoseconds) };
   }
 
   // v1beta1 defaulting: an absent or zero TTL becomes 5m / 30s.

@@ -49,7 +49,6 @@ export { defaultTracingEndpoint, loadTracingConfiguration, maxSamplingRatePerMil
 export type { TracingConfiguration } from './tracing.js';
 export { DecodeError, decodeConfigText, maxConfigFileBytes, maxNestingDepth } from './decode.js';
 export type { ConfigKind, LoadResult } from './document.js';
-export { formatGoDuration, parseGoDuration } from './duration.js';
 export {
   anonymousFlagConflictMessage,
   authorizationFlagsConflictMessage,

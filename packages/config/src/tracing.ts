@@ -6,7 +6,7 @@
  * unix-abstract) and must name host:port for dns; samplingRatePerMillion is 0..1,000,000. An empty
  * file is valid and means "defaults" (endpoint localhost:4317, parent-based sampling).
  */
-import { fieldError, type FieldError } from '@plat/api-model';
+import { fieldError, type FieldError, goQuote } from '@plat/api-model';
 import { decodeDocument, type LoadResult } from './document.js';
 import { tracingConfigurationSchema } from './schemas.js';
 
@@ -34,7 +34,7 @@ function validHostPort(target: string): boolean {
 export function tracingEndpointErrors(endpoint: string, path: string): FieldError[] {
   const target = endpoint.includes('//') ? endpoint : `dns://${endpoint}`;
   const scheme = /^([a-zA-Z][a-zA-Z0-9+.-]*):/.exec(target)?.[1]?.toLowerCase() ?? '';
-  if (/\s/.test(target)) return [fieldError.invalid(path, target, `parse ${JSON.stringify(target)}: invalid character in URL`)];
+  if (/\s/.test(target)) return [fieldError.invalid(path, target, `parse ${goQuote(target)}: invalid character in URL`)];
   switch (scheme) {
     case 'dns': {
       // dns://host:port or dns://authority/host:port

@@ -40,8 +40,3 @@ export function goType(v: unknown): string {
   if (Array.isArray(v)) return '[]interface {}';
   return 'map[string]interface {}';
 }
-
-/** Go's `%q` for a string: double-quoted with Go escapes. */
-export function goQuoteString(s: string): string {
-  return JSON.stringify(s);
-}

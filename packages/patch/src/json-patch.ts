@@ -1,4 +1,4 @@
-import { newRequestEntityTooLarge } from '@plat/api-model';
+import { goQuote, newRequestEntityTooLarge } from '@plat/api-model';
 import { assertNesting, newJsonPatchApplyError, newPatchDecodeError } from './patch-errors.js';
 import { cloneJson, deepEqualJson, isJsonObject, MAX_NESTING_DEPTH, type JsonObject } from './json-value.js';
 
@@ -142,9 +142,9 @@ function findParent(root: Container, path: string): { parent: Parent; key: strin
 
 /** Go's strconv.Atoi: optional sign, decimal digits, 64-bit range. */
 function atoi(key: string): number | string {
-  if (!/^[+-]?[0-9]+$/.test(key)) return `strconv.Atoi: parsing ${JSON.stringify(key)}: invalid syntax`;
+  if (!/^[+-]?[0-9]+$/.test(key)) return `strconv.Atoi: parsing ${goQuote(key)}: invalid syntax`;
   const n = Number(key);
-  if (!Number.isSafeInteger(n)) return `strconv.Atoi: parsing ${JSON.stringify(key)}: value out of range`;
+  if (!Number.isSafeInteger(n)) return `strconv.Atoi: parsing ${goQuote(key)}: value out of range`;
   return n;
 }
 

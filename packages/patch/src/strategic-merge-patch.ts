@@ -31,6 +31,7 @@ import {
 import { cloneJson, isJsonObject, MAX_NESTING_DEPTH, type JsonObject } from './json-value.js';
 import { assertNesting, newStrategicMergePatchError } from './patch-errors.js';
 import type { StrategicFieldMeta, StrategicSchema } from './strategic-schema.js';
+import { goQuote } from '@plat/api-model';
 
 /**
  * Strategic merge patch as Kubernetes applies it (k8s.io/apimachinery strategicpatch,
@@ -76,7 +77,7 @@ function mapValueSchema(value: StrategicSchema | undefined): StrategicSchema {
 function lookupField(schema: StrategicSchema | undefined, key: string): FieldLookup {
   if (!schema) return { schema: undefined, meta: undefined };
   const meta = schema.lookupField(key);
-  if (!meta) fail(`unable to find api field in struct ${schema.name} for the json field ${JSON.stringify(key)}`);
+  if (!meta) fail(`unable to find api field in struct ${schema.name} for the json field ${goQuote(key)}`);
   const sub = meta.shape === 'map' ? mapValueSchema(meta.schema) : meta.schema;
   return { schema: sub, meta };
 }
@@ -207,7 +208,7 @@ function extractKey(s: string, prefix: string): string {
   if (slash < 0 || s.slice(0, slash) !== prefix) {
     if (prefix === DELETE_FROM_PRIMITIVE_LIST) fail(ERR_BAD_PRIMITIVE_LIST, 'bad-request');
     if (prefix === SET_ELEMENT_ORDER) fail(ERR_BAD_SET_ELEMENT_ORDER, 'bad-request');
-    fail(`fail to find unknown prefix ${JSON.stringify(prefix)} in ${s}\n`);
+    fail(`fail to find unknown prefix ${goQuote(prefix)} in ${s}\n`);
   }
   return s.slice(slash + 1);
 }

@@ -17,7 +17,7 @@ export {
   type ResourceStrategy,
   type TableColumn,
 } from './resource.js';
-export { ageCell, ageColumn, humanDuration, nameColumn } from './table.js';
+export { ageCell, ageColumn, nameColumn } from './table.js';
 export type { OpenApiParameter, OpenApiSchema } from './openapi/types.js';
 export {
   clusterTrustBundleResource,

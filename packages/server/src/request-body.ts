@@ -1,4 +1,4 @@
-import { JsonDecodeError, decodeJson, newBadRequest, newRequestEntityTooLarge, newUnsupportedMediaType } from '@plat/api-model';
+import { goQuote, JsonDecodeError, decodeJson, newBadRequest, newRequestEntityTooLarge, newUnsupportedMediaType } from '@plat/api-model';
 import { YamlDecodeError, decodeYaml } from '@plat/api-model/yaml';
 import type { RequestContext } from './context.js';
 
@@ -49,7 +49,7 @@ export function decodeBody(body: Buffer, mediaType: string, findDuplicates: bool
   if (mediaType === 'application/json' || mediaType.endsWith('+json')) {
     try {
       const decoded = decodeJson(text, { findDuplicates, beyondInt64: 'exact' });
-      return { value: decoded.value, duplicates: decoded.duplicates.map((path) => `duplicate field ${JSON.stringify(path)}`) };
+      return { value: decoded.value, duplicates: decoded.duplicates.map((path) => `duplicate field ${goQuote(path)}`) };
     } catch (err) {
       if (!(err instanceof JsonDecodeError)) throw err;
       throw unrecognized(`couldn't get version/kind; json parse error: ${err.message}`);

@@ -1,4 +1,4 @@
-import { newBadRequest } from '@plat/api-model';
+import { goQuote, newBadRequest } from '@plat/api-model';
 import { parseQueryBool } from './rest/options.js';
 
 /**
@@ -45,7 +45,7 @@ const methodVerbs: Record<string, string> = {
 export function decodeRequestPath(path: string): string {
   if (!path.includes('%')) return path;
   const bad = /%(?![0-9A-Fa-f]{2})/.exec(path);
-  if (bad) throw newBadRequest(`invalid URL escape ${JSON.stringify(path.slice(bad.index, bad.index + 3))}`);
+  if (bad) throw newBadRequest(`invalid URL escape ${goQuote(path.slice(bad.index, bad.index + 3))}`);
   // A run of escapes is a run of bytes (a multi-byte character is always one run).
   return path.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => Buffer.from(run.replaceAll('%', ''), 'hex').toString('utf8'));
 }

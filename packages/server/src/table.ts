@@ -1,37 +1,6 @@
-import { newBadRequest, type ApiObject } from '@plat/api-model';
+import { type ApiObject, goQuote, humanDuration, newBadRequest } from '@plat/api-model';
 import type { MediaTypeChoice } from './negotiation.js';
 import type { ResourceDefinition, TableColumn } from './resource.js';
-
-/** Kubernetes' duration.HumanDuration, used for AGE cells. */
-export function humanDuration(ms: number): string {
-  const seconds = Math.trunc(ms / 1000);
-  if (seconds < -1) return '<invalid>';
-  if (seconds < 0) return '0s';
-  if (seconds < 120) return `${seconds}s`;
-  const minutes = Math.trunc(seconds / 60);
-  if (minutes < 10) {
-    const s = seconds % 60;
-    return s === 0 ? `${minutes}m` : `${minutes}m${s}s`;
-  }
-  if (minutes < 180) return `${minutes}m`;
-  const hours = Math.trunc(minutes / 60);
-  if (hours < 8) {
-    const m = minutes % 60;
-    return m === 0 ? `${hours}h` : `${hours}h${m}m`;
-  }
-  if (hours < 48) return `${hours}h`;
-  if (hours < 24 * 8) {
-    const h = hours % 24;
-    return h === 0 ? `${Math.trunc(hours / 24)}d` : `${Math.trunc(hours / 24)}d${h}h`;
-  }
-  if (hours < 24 * 365 * 2) return `${Math.trunc(hours / 24)}d`;
-  if (hours < 24 * 365 * 8) {
-    const dy = Math.trunc(hours / 24) % 365;
-    const y = Math.trunc(hours / 24 / 365);
-    return dy === 0 ? `${y}y` : `${y}y${dy}d`;
-  }
-  return `${Math.trunc(hours / 24 / 365)}y`;
-}
 
 /** The AGE cell of an object: time since creationTimestamp, `<unknown>` without one. */
 export function ageCell(obj: ApiObject, now = Date.now()): string {
@@ -60,7 +29,7 @@ export type IncludeObject = 'None' | 'Metadata' | 'Object';
 export function parseIncludeObject(value: string | null): IncludeObject {
   if (value === null || value === '') return 'Metadata';
   if (value === 'None' || value === 'Metadata' || value === 'Object') return value;
-  throw newBadRequest(`includeObject: Unsupported value: ${JSON.stringify(value)}: supported values: "Metadata", "None", "Object"`);
+  throw newBadRequest(`includeObject: Unsupported value: ${goQuote(value)}: supported values: "Metadata", "None", "Object"`);
 }
 
 export interface TableOptions {

@@ -59,6 +59,17 @@ export interface KvWatch {
   cancel(): void;
 }
 
+/**
+ * The revision a read is served at: the current one for none (or 0), else the one asked for,
+ * refused below the compaction point or beyond the current revision.
+ */
+export function readRevision(requested: number | undefined, current: number, compacted: number): number {
+  if (requested === undefined || requested === 0) return current;
+  if (requested < compacted) throw new CompactedError(requested, compacted);
+  if (requested > current) throw new FutureRevisionError(requested, current);
+  return requested;
+}
+
 /** Thrown by a read or watch at a revision below the compaction point. */
 export class CompactedError extends Error {
   constructor(

@@ -1,6 +1,6 @@
 import { newServiceUnavailable } from '@plat/api-model';
 import type { Kv, KvEvent, KvRecord, KvWatch, KvWatchHandlers, RangeOptions, RangeResult, TxnResult } from './kv.js';
-import { CompactedError, FutureRevisionError } from './kv.js';
+import { CompactedError, readRevision } from './kv.js';
 import { LocalWatchHub } from './local-watch-hub.js';
 
 interface Version {
@@ -59,22 +59,15 @@ export class MemoryKv implements Kv {
     return i >= 0 ? vs[i] : undefined;
   }
 
-  private checkRevision(revision: number | undefined): number {
-    if (revision === undefined || revision === 0) return this.revision;
-    if (revision < this.compacted) throw new CompactedError(revision, this.compacted);
-    if (revision > this.revision) throw new FutureRevisionError(revision, this.revision);
-    return revision;
-  }
-
   async get(key: string, revision?: number): Promise<{ record: KvRecord | undefined; revision: number }> {
-    const at = this.checkRevision(revision);
+    const at = readRevision(revision, this.revision, this.compacted);
     const v = this.versionAt(key, at);
     const record = v?.value !== undefined ? { key, value: v.value, modRevision: v.revision } : undefined;
     return { record, revision: at };
   }
 
   async range(start: string, end: string, opts: RangeOptions): Promise<RangeResult> {
-    const at = this.checkRevision(opts.revision);
+    const at = readRevision(opts.revision, this.revision, this.compacted);
     const records: KvRecord[] = [];
     let count = 0;
     for (let i = lowerBound(this.keys, start, (k) => k); i < this.keys.length && this.keys[i] < end; i++) {

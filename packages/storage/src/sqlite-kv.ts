@@ -4,7 +4,7 @@ import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { newServiceUnavailable } from '@plat/api-model';
 import type { Kv, KvEvent, KvRecord, KvWatch, KvWatchHandlers, RangeOptions, RangeResult, TxnResult } from './kv.js';
-import { CompactedError, FutureRevisionError } from './kv.js';
+import { CompactedError, readRevision } from './kv.js';
 import { LocalWatchHub } from './local-watch-hub.js';
 
 export interface SqliteKvOptions {
@@ -207,15 +207,8 @@ export class SqliteKv implements Kv {
     return res;
   }
 
-  private checkRevision(revision: number | undefined): number {
-    if (revision === undefined || revision === 0) return this.revision;
-    if (revision < this.compacted) throw new CompactedError(revision, this.compacted);
-    if (revision > this.revision) throw new FutureRevisionError(revision, this.revision);
-    return revision;
-  }
-
   async get(key: string, revision?: number): Promise<{ record: KvRecord | undefined; revision: number }> {
-    const at = this.checkRevision(revision);
+    const at = readRevision(revision, this.revision, this.compacted);
     const row = (revision === undefined ? this.stmt.latest.get(key) : this.stmt.at.get(key, at)) as LogRow | undefined;
     return { record: row && !row.deleted ? toRecord(row) : undefined, revision: at };
   }
@@ -226,7 +219,7 @@ export class SqliteKv implements Kv {
   }
 
   async range(start: string, end: string, opts: RangeOptions): Promise<RangeResult> {
-    const at = this.checkRevision(opts.revision);
+    const at = readRevision(opts.revision, this.revision, this.compacted);
     if (opts.limit === 0) return { records: [], count: this.countAt(start, end, at), more: false, revision: at };
     // One row past the limit tells whether more follow without counting the whole range.
     const limit = opts.limit === undefined ? -1 : opts.limit + 1;

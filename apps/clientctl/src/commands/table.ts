@@ -1,3 +1,5 @@
+import { humanDuration } from '@plat/api-model';
+
 /** A meta.k8s.io/v1 Table as the server sends it for `Accept: ...;as=Table`. */
 export interface Table {
   kind?: string;
@@ -13,20 +15,9 @@ export function formatColumns(rows: string[][]): string {
   return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] + 3))).join('')).join('\n') + (rows.length ? '\n' : '');
 }
 
+/** The AGE of an object, as kubectl's printers show it (Kubernetes' duration.HumanDuration). */
 export function age(timestamp: string | undefined, now = Date.now()): string {
-  if (!timestamp) return '<unknown>';
-  const s = Math.max(0, Math.floor((now - Date.parse(timestamp)) / 1000));
-  if (s < 120) return `${s}s`;
-  const m = Math.floor(s / 60);
-  if (m < 10) return `${m}m${s % 60 ? `${s % 60}s` : ''}`;
-  if (m < 180) return `${m}m`;
-  const h = Math.floor(m / 60);
-  if (h < 8) return `${h}h${m % 60 ? `${m % 60}m` : ''}`;
-  if (h < 48) return `${h}h`;
-  const d = Math.floor(h / 24);
-  if (d < 8) return `${d}d${h % 24 ? `${h % 24}h` : ''}`;
-  if (d < 365 * 2) return `${d}d`;
-  return `${Math.floor(d / 365)}y`;
+  return timestamp ? humanDuration(now - Date.parse(timestamp)) : '<unknown>';
 }
 
 function cellText(v: unknown): string {

@@ -2,6 +2,7 @@ import { CelTypes, compile, userActivation, type CelProgram } from '@plat/cel';
 import type { UserInfo } from '../interface.js';
 import { jsonType } from './id-token-verifier.js';
 import type { JwtAuthenticatorSpec } from './jwt-authenticator-spec.js';
+import { goQuote } from '@plat/api-model';
 
 type Claims = Record<string, unknown>;
 
@@ -55,7 +56,7 @@ function toStringList(value: unknown, what: string): string[] {
 function claimString(claims: Claims, name: string, what: string): string {
   const v = claims[name];
   if (typeof v !== 'string') {
-    throw new Error(`oidc: parse ${what} claims ${JSON.stringify(name)}: ${v === undefined ? 'claim not present' : `json: cannot unmarshal ${jsonType(v)} into Go value of type string`}`);
+    throw new Error(`oidc: parse ${what} claims ${goQuote(name)}: ${v === undefined ? 'claim not present' : `json: cannot unmarshal ${jsonType(v)} into Go value of type string`}`);
   }
   return v;
 }
@@ -153,7 +154,7 @@ export class ClaimMapper {
       if (typeof v === 'string') groups = [v];
       else if (Array.isArray(v) && v.every((g) => typeof g === 'string')) groups = [...(v as string[])];
       else if (v === null) groups = [];
-      else throw new Error(`oidc: parse groups claim ${JSON.stringify(mapping.claim)}: json: cannot unmarshal ${jsonType(v)} into Go value of type string`);
+      else throw new Error(`oidc: parse groups claim ${goQuote(mapping.claim)}: json: cannot unmarshal ${jsonType(v)} into Go value of type string`);
       return mapping.prefix ? groups.map((g) => mapping.prefix + g) : groups;
     }
     if (!this.groups) return [];

@@ -1,5 +1,5 @@
 import { compactVerify, decodeProtectedHeader, errors as joseErrors, type CompactVerifyGetKey } from 'jose';
-import { goQuote } from '@plat/api-model';
+import { goQuote, goQuoteList } from '@plat/api-model';
 
 export type Claims = Record<string, unknown>;
 
@@ -126,11 +126,6 @@ export class IdTokenVerifier {
     if (err instanceof joseErrors.JWSInvalid) return `oidc: malformed jwt: ${(err as Error).message}`;
     return (err as Error).message;
   }
-}
-
-/** Go's `%q` of a []string: `["a" "b"]`. */
-export function goQuoteList(values: readonly string[]): string {
-  return `[${values.map(goQuote).join(' ')}]`;
 }
 
 /** How encoding/json names a JSON value's kind in its errors. */

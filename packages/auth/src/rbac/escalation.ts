@@ -4,6 +4,7 @@ import {
   clusterRoleResource,
   compareGoStrings,
   goQuote,
+  goQuoteList,
   isRbacGroup,
   newForbidden,
   newInternalError,
@@ -18,7 +19,7 @@ import {
   type StatusError,
 } from '@plat/api-model';
 import { systemMasters, type Attributes, type Authorizer, type UserInfo } from '../interface.js';
-import { compactRuleString, compactRules, covers, goQuoteList } from './policy-comparator.js';
+import { compactRuleString, compactRules, covers } from './policy-comparator.js';
 import type { RbacRuleResolver } from './rule-resolver.js';
 
 /**

@@ -1,4 +1,4 @@
-import { goQuote, kubernetesGroupAliases, rbacWildcard, type PolicyRule } from '@plat/api-model';
+import { goQuoteList, kubernetesGroupAliases, rbacWildcard, type PolicyRule } from '@plat/api-model';
 
 /**
  * Whether one set of rules grants everything another does (Kubernetes' `Covers`,
@@ -103,11 +103,6 @@ export function compactRules(rules: readonly PolicyRule[]): PolicyRule[] {
     else simple.set(key, { apiGroups: [...groups], resources: [...resources], verbs: [...(rule.verbs ?? [])] });
   }
   return [...compacted, ...simple.values()];
-}
-
-/** Go's `%q` of a []string: `["a" "b"]`. */
-export function goQuoteList(values: readonly string[]): string {
-  return `[${values.map(goQuote).join(' ')}]`;
 }
 
 /**

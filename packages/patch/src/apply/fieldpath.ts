@@ -28,7 +28,7 @@ export function encodePathElement(pe: PathElement): string {
 /** Parses one FieldsV1 key; throws a plain Error naming the bad key. */
 export function decodePathElement(s: string): PathElement {
   const colon = s.indexOf(':');
-  if (colon !== 1) throw new Error(`unknown path element type: ${JSON.stringify(s)}`);
+  if (colon !== 1) throw new Error(`unknown path element type: ${goQuote(s)}`);
   const body = s.slice(2);
   switch (s[0]) {
     case 'f':
@@ -38,10 +38,10 @@ export function decodePathElement(s: string): PathElement {
       try {
         parsed = JSON.parse(body);
       } catch {
-        throw new Error(`invalid key in path element ${JSON.stringify(s)}`);
+        throw new Error(`invalid key in path element ${goQuote(s)}`);
       }
       if (!isJsonObject(parsed) || Object.keys(parsed).length === 0) {
-        throw new Error(`invalid key in path element ${JSON.stringify(s)}`);
+        throw new Error(`invalid key in path element ${goQuote(s)}`);
       }
       return { key: keyOf(parsed) };
     }
@@ -49,14 +49,14 @@ export function decodePathElement(s: string): PathElement {
       try {
         return { value: JSON.parse(body) };
       } catch {
-        throw new Error(`invalid value in path element ${JSON.stringify(s)}`);
+        throw new Error(`invalid value in path element ${goQuote(s)}`);
       }
     case 'i': {
-      if (!/^(0|[1-9][0-9]*)$/.test(body)) throw new Error(`invalid index in path element ${JSON.stringify(s)}`);
+      if (!/^(0|[1-9][0-9]*)$/.test(body)) throw new Error(`invalid index in path element ${goQuote(s)}`);
       return { index: Number(body) };
     }
     default:
-      throw new Error(`unknown path element type: ${JSON.stringify(s)}`);
+      throw new Error(`unknown path element type: ${goQuote(s)}`);
   }
 }
 
@@ -357,7 +357,7 @@ export class FieldSet {
         continue;
       }
       const pe = k.startsWith('f:') ? { field: k.slice(2) } : decodePathElement(k);
-      if (!isJsonObject(v)) throw new Error(`expected an object for ${JSON.stringify(k)}`);
+      if (!isJsonObject(v)) throw new Error(`expected an object for ${goQuote(k)}`);
       const keys = Object.keys(v);
       if (keys.includes('.') && (!isJsonObject(v['.']) || Object.keys(v['.']).length)) {
         throw new Error('expected an empty object for "."');

@@ -1,6 +1,6 @@
-import { parseGoDuration } from './timeout.js';
+import { timeoutParameterMs } from './timeout.js';
 
-describe('parseGoDuration', () => {
+describe('timeoutParameterMs', () => {
   it.each([
     ['32s', 32_000],
     ['1m0s', 60_000],
@@ -9,10 +9,10 @@ describe('parseGoDuration', () => {
     ['1.5s', 1500],
     ['0', 0],
   ])('%s is %d ms', (text, ms) => {
-    expect(parseGoDuration(text)).toBe(ms);
+    expect(timeoutParameterMs(text)).toBe(ms);
   });
 
   it.each(['', '5', 's', '1x', '1s junk'])('rejects %j', (text) => {
-    expect(parseGoDuration(text)).toBeUndefined();
+    expect(timeoutParameterMs(text)).toBeUndefined();
   });
 });

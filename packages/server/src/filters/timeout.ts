@@ -1,21 +1,11 @@
-import { newTimeout } from '@plat/api-model';
+import { nanosecondsToMilliseconds, newTimeout, parseGoDuration } from '@plat/api-model';
 import type { Filter } from '../context.js';
 import { writeError } from '../response.js';
 
-/** Go's time.ParseDuration for the `timeout` query parameter ("30s", "1m0s", "500ms"). */
-export function parseGoDuration(text: string): number | undefined {
-  const units: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-  if (text === '0') return 0;
-  const re = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)/gy;
-  let total = 0;
-  let matched = 0;
-  let m: RegExpExecArray | null;
-  while ((m = re.exec(text)) !== null) {
-    total += Number(m[1]) * units[m[2]!]!;
-    matched = re.lastIndex;
-  }
-  if (matched !== text.length || text.length === 0) return undefined;
-  return total;
+/** The `timeout` query parameter in milliseconds (Go's time.ParseDuration); undefined when it does not parse. */
+export function timeoutParameterMs(text: string): number | undefined {
+  const parsed = parseGoDuration(text);
+  return parsed.ok ? nanosecondsToMilliseconds(parsed.nanoseconds) : undefined;
 }
 
 interface Deadline {
@@ -114,7 +104,7 @@ export function withRequestTimeout(requestTimeoutMs: number, timers = new Deadli
     let timeoutMs = requestTimeoutMs;
     const param = ctx.query.get('timeout');
     if (param) {
-      const requested = parseGoDuration(param);
+      const requested = timeoutParameterMs(param);
       if (requested !== undefined && requested > 0 && requested < timeoutMs) timeoutMs = requested;
     }
     // One promise per request, settled by whichever comes first: the handler or the deadline.

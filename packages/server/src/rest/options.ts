@@ -1,4 +1,4 @@
-import { fieldError, newBadRequest, newInvalid, validateFieldManager, type FieldError } from '@plat/api-model';
+import { fieldError, type FieldError, goQuote, newBadRequest, newInvalid, validateFieldManager } from '@plat/api-model';
 import type { RequestContext } from '../context.js';
 
 /** The group Kubernetes' option kinds (ListOptions, CreateOptions...) belong to. */
@@ -24,11 +24,11 @@ export function parseQueryBool(value: string | null): boolean | undefined {
 export function parseInteger(value: string | null, name: string): number | undefined {
   if (value === null || value === '') return undefined;
   if (!/^[+-]?\d+$/.test(value)) {
-    throw newBadRequest(`invalid value for ${name}: strconv.ParseInt: parsing ${JSON.stringify(value)}: invalid syntax`);
+    throw newBadRequest(`invalid value for ${name}: strconv.ParseInt: parsing ${goQuote(value)}: invalid syntax`);
   }
   const n = Number(value);
   if (!Number.isSafeInteger(n)) {
-    throw newBadRequest(`invalid value for ${name}: strconv.ParseInt: parsing ${JSON.stringify(value)}: value out of range`);
+    throw newBadRequest(`invalid value for ${name}: strconv.ParseInt: parsing ${goQuote(value)}: value out of range`);
   }
   return n;
 }

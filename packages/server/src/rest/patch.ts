@@ -1,4 +1,5 @@
 import {
+  goQuote,
   JsonDecodeError,
   decodeJson,
   encodeJson,
@@ -72,7 +73,7 @@ export async function patchResource(scope: ResourceScope, ctx: RequestContext): 
   try {
     const decoded = decodeJson(text, { findDuplicates: type !== 'json' && mode !== 'Ignore', beyondInt64: 'exact' });
     patch = decoded.value;
-    duplicates = decoded.duplicates.map((path) => `duplicate field ${JSON.stringify(path)}`);
+    duplicates = decoded.duplicates.map((path) => `duplicate field ${goQuote(path)}`);
   } catch (err) {
     if (!(err instanceof JsonDecodeError)) throw err;
     throw newBadRequest(`error decoding patch: ${err.message}`);

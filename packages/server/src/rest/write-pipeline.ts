@@ -1,5 +1,6 @@
 import {
   exceedsNestingDepth,
+  goQuote,
   isStatusError,
   maxNestingDepth,
   newBadRequest,
@@ -21,7 +22,7 @@ import type { ResourceScope } from './scope.js';
 /** `duplicates` are already worded (`duplicate field "x"`, or the YAML decoder's message). */
 export function applyFieldValidation(ctx: RequestContext, mode: FieldValidation, unknown: string[], duplicates: string[]): void {
   if (mode === 'Ignore') return;
-  const messages = [...unknown.map((p) => `unknown field ${JSON.stringify(p)}`), ...duplicates];
+  const messages = [...unknown.map((p) => `unknown field ${goQuote(p)}`), ...duplicates];
   if (messages.length === 0) return;
   if (mode === 'Strict') throw newBadRequest(`strict decoding error: ${messages.join(', ')}`);
   ctx.warnings.push(...messages);
@@ -149,7 +150,7 @@ export function decodeForWrite<T>(scope: ResourceScope, decode: () => T): T {
   } catch (err) {
     if (isStatusError(err, 'BadRequest') && !/^(the API version in the data|the object provided is unrecognized)/.test(err.message)) {
       const { kind, version } = scope.def;
-      throw newBadRequest(`${kind} in version ${JSON.stringify(version)} cannot be handled as a ${kind}: ${err.message}`);
+      throw newBadRequest(`${kind} in version ${goQuote(version)} cannot be handled as a ${kind}: ${err.message}`);
     }
     throw err;
   }
