@@ -1,3 +1,4 @@
+import type { AnonymousAuthConfig } from '@plat/config';
 import {
   anonymousUser,
   systemUnauthenticated,
@@ -6,11 +7,11 @@ import {
   type Authenticator,
 } from './interface.js';
 
-export interface AnonymousSpec {
-  enabled: boolean;
-  /** When non-empty, anonymous access only for requests to one of these exact paths. */
-  conditions?: { path: string }[];
-}
+/**
+ * The `anonymous` section of an AuthenticationConfiguration (@plat/config's AnonymousAuthConfig):
+ * when `conditions` is non-empty, anonymous access only for requests to one of these exact paths.
+ */
+export type AnonymousSpec = Omit<AnonymousAuthConfig, 'conditions'> & Partial<Pick<AnonymousAuthConfig, 'conditions'>>;
 
 /**
  * Kubernetes' anonymous authenticator: the request becomes `system:anonymous` in group

@@ -1,23 +1,23 @@
+import type { ClaimMappings, ClaimValidationRule, ExtraMapping, JWTAuthenticator, UserValidationRule } from '@plat/config';
+
+/** A configuration type without the CEL programs @plat/config compiled: the authenticator compiles the expressions it is given. */
+export type Uncompiled<T> = Omit<T, 'program'>;
+
 /**
- * One JWT authenticator of an AuthenticationConfiguration (spec section 2.3, JWTAuthenticator),
- * as validated by @plat/config; the app hands it over.
+ * One JWT authenticator of an AuthenticationConfiguration (spec section 2.3, JWTAuthenticator):
+ * @plat/config's `JWTAuthenticator`, which the app hands over as loaded, or the same shape
+ * written by hand without the compiled programs and with empty lists left out.
  */
 export interface JwtAuthenticatorSpec {
-  issuer: {
-    url: string;
-    discoveryURL?: string;
-    certificateAuthority?: string;
-    audiences: string[];
-    audienceMatchPolicy?: string;
-  };
-  claimValidationRules?: { claim?: string; requiredValue?: string; expression?: string; message?: string }[];
+  issuer: JWTAuthenticator['issuer'];
+  claimValidationRules?: Uncompiled<ClaimValidationRule>[];
   claimMappings: {
-    username: { claim?: string; prefix?: string; expression?: string };
-    groups?: { claim?: string; prefix?: string; expression?: string };
-    uid?: { claim?: string; expression?: string };
-    extra?: { key: string; valueExpression: string }[];
+    username: Uncompiled<ClaimMappings['username']>;
+    groups?: Uncompiled<NonNullable<ClaimMappings['groups']>>;
+    uid?: Uncompiled<NonNullable<ClaimMappings['uid']>>;
+    extra?: Uncompiled<ExtraMapping>[];
   };
-  userValidationRules?: { expression: string; message?: string }[];
+  userValidationRules?: Uncompiled<UserValidationRule>[];
 }
 
 /** Asymmetric algorithms accepted by default; `none` and HMAC are never accepted. */

@@ -1,12 +1,14 @@
-/** One Webhook authorizer of an AuthorizationConfiguration, validated and defaulted by @plat/config. */
-export interface WebhookAuthorizerSpec {
+import type { WebhookConfiguration, WebhookMatchCondition } from '@plat/config';
+
+/**
+ * One Webhook authorizer of an AuthorizationConfiguration, validated and defaulted by @plat/config
+ * (its `WebhookConfiguration`, with the authorizer's name; the match conditions' compiled programs
+ * may be left out: the authorizer compiles the expressions).
+ */
+export interface WebhookAuthorizerSpec
+  extends Pick<WebhookConfiguration, 'timeoutMs' | 'authorizedTTLMs' | 'unauthorizedTTLMs' | 'subjectAccessReviewVersion' | 'failurePolicy'> {
   name: string;
-  timeoutMs: number;
-  authorizedTTLMs: number;
-  unauthorizedTTLMs: number;
-  subjectAccessReviewVersion: 'v1' | 'v1beta1';
-  failurePolicy: 'NoOpinion' | 'Deny';
-  matchConditions: { expression: string }[];
+  matchConditions: Pick<WebhookMatchCondition, 'expression'>[];
 }
 
 /**
