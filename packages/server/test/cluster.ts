@@ -198,10 +198,10 @@ export const selfReviewAuthorizer: Authorizer = {
 };
 
 /**
- * kube-apiserver answers an apply configuration that does not fit the schema (a field it lacks, a
- * value of the wrong type) with a plain error from the field manager, which its handlers turn
- * into 500 (reason ''); this server keeps that answer (see rest/apply.test.ts).
+ * An apply configuration that does not fit the schema (a field it lacks, a value of the wrong
+ * type): kube-apiserver's field manager text, answered as 400 BadRequest (kube: 500; see
+ * rest/apply.test.ts).
  */
 export function isApplyTypeError(status: Record<string, unknown> | undefined): boolean {
-  return status?.['code'] === 500 && status['reason'] === '' && String(status['message']).startsWith('failed to create typed patch object (');
+  return status?.['code'] === 400 && status['reason'] === 'BadRequest' && String(status['message']).startsWith('failed to create typed patch object (');
 }

@@ -607,10 +607,10 @@ describe('apply: refused requests', () => {
     [{ s: [{ a: 1 }] }, ".spec.s: element 0: associative list without keys has an element that's a map type"],
     [{ m: 'text' }, '.spec.m: expected map, got "text"'],
     [{ ml: { name: 'x' } }, '.spec.ml: expected list, got {"name":"x"}'],
-  ])('refuses %j as Kubernetes does, with a 500 naming the field', (spec, detail) => {
+  ])('refuses %j with Kubernetes\' text naming the field, as a 400 (kube-apiserver: 500)', (spec, detail) => {
     expect(statusOf(() => apply({ ...base, applied: widget(spec) }))).toEqual({
-      code: 500,
-      reason: '',
+      code: 400,
+      reason: 'BadRequest',
       message: `failed to create typed patch object (/w; test.plat.io/v1, Kind=Widget): ${detail}`,
     });
   });

@@ -94,14 +94,23 @@ function internalFieldManagerError(message: string): StatusError {
 }
 
 /**
+ * An applied configuration that does not fit the schema. kube-apiserver answers it with its field
+ * manager's plain error (500, no reason); the text is the same here, but it is the client's input
+ * that is wrong, so it is 400 BadRequest: bad input never gets a 5xx from this server.
+ */
+function typedPatchObjectError(message: string): StatusError {
+  return newBadRequest(message);
+}
+
+/**
  * Server-side apply (Kubernetes' FieldManager.Apply over structured-merge-diff's Updater.Apply):
  * merges the applied configuration into the live object, removes what the manager applied last
  * time and no longer does when nobody else owns it, records the manager's Apply entry, and
  * reports fields other managers own with another value (taken from them when `force`).
  *
  * Throws a StatusError for a request Kubernetes refuses: 400 for an applied object of another
- * kind or version or one carrying managedFields, 500 (no reason) for one that does not fit the
- * schema or live managedFields that cannot be decoded.
+ * kind or version, one carrying managedFields or one that does not fit the schema (kube-apiserver:
+ * 500), and 500 (no reason) for live managedFields that cannot be decoded.
  */
 export function apply(opts: ApplyOptions): ApplyResult {
   const applied = opts.applied;
@@ -149,7 +158,7 @@ export function apply(opts: ApplyOptions): ApplyResult {
     // Named as kube-apiserver names the object: `namespace/name; group/version, Kind=Kind`.
     const meta = isJsonObject(applied.metadata) ? applied.metadata : {};
     const nn = `${typeof meta.namespace === 'string' ? meta.namespace : ''}/${typeof meta.name === 'string' ? meta.name : ''}`;
-    throw internalFieldManagerError(
+    throw typedPatchObjectError(
       `failed to create typed patch object (${nn}; ${gvkText(opts.apiVersion, kind)}): ${typeErrorsText(strict.errors)}`,
     );
   }

@@ -286,9 +286,10 @@ describe('server-side apply', () => {
     expect((await c.req('reader', 'GET', `${ctbPath}/ssa-bad`)).status).toBe(404);
   });
 
-  it('refuses a field the schema does not declare, as kube-apiserver (500, typed patch object)', async () => {
+  it("refuses a field the schema does not declare with kube-apiserver's text, as 400 (kube: 500; bad input never gets a 5xx)", async () => {
     const res = await applyReq('ssa-unknown', { ...bundle('ssa-unknown', c.anchorPem), spec: { trustBundle: c.anchorPem, bogus: 1 } }, 'fieldManager=a');
-    expect(res.status).toBe(500);
+    expect(res.status).toBe(400);
+    expect(res.json['reason']).toBe('BadRequest');
     expect(res.json['message']).toBe(
       'failed to create typed patch object (/ssa-unknown; certificates.plat.io/v1alpha1, Kind=ClusterTrustBundle): .spec.bogus: field not declared in schema',
     );
