@@ -40,7 +40,7 @@ export default [
     },
   },
   {
-    files: ['**/*.test.ts', '**/test/**/*.ts', 'tools/**/*.ts'],
+    files: ['**/*.test.ts', '**/test/**/*.ts', 'packages/*/src/testing.ts', 'packages/*/src/testing/**/*.ts', 'tools/**/*.ts'],
     rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
   },
 ];

@@ -9,14 +9,8 @@ import { WebhookAuthorizer, type Attributes, type WebhookConnection } from '@pla
 import { openStorage } from '@plat/storage';
 import { createTracing, createMetricsRegistry, disabledTracing } from '@plat/telemetry';
 import { createCertificateAuthority, issueClientCertificate, issueServingCertificate, type PemKeyPair } from '@plat/x509';
-// Test fixtures of the lower packages (a node:net CONNECT proxy, a real etcd): shared by path,
-// not copied; they are not part of those packages' public API.
-// eslint-disable-next-line @nx/enforce-module-boundaries
-import { startConnectProxy, type TestProxy } from '../../../packages/egress/test/connect-proxy.js';
-// eslint-disable-next-line @nx/enforce-module-boundaries
-import { startKonnectivityServer } from '../../../packages/egress/test/konnectivity-server.js';
-// eslint-disable-next-line @nx/enforce-module-boundaries
-import { hasEtcd, TestEtcd } from '../../../packages/storage/test/etcd-server.js';
+import { startConnectProxy, startKonnectivityServer, type TestProxy } from '@plat/egress/testing';
+import { hasEtcd, TestEtcd } from '@plat/storage/testing';
 import { ConfigFileError } from './config-file.js';
 import { loadEgressConfigFile, setupEgress, startEtcdEgress, webhookAuthorizerOptions, type Egress } from './egress-setup.js';
 import type { Logger } from './logger.js';

@@ -1,8 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-// The OTLP receiver is @plat/telemetry's test fixture, shared by path rather than copied.
-// eslint-disable-next-line @nx/enforce-module-boundaries
-import { startOtlpReceiver, type ReceivedSpan } from '../../../packages/telemetry/test/otlp-receiver.js';
+import { startOtlpReceiver, type ReceivedSpan } from '@plat/telemetry/testing';
 import { startServer, startWebhook, tempDir, webhookAuthorizationConfig, type WebhookCall } from '../test/auth-fixtures.js';
 
 // The whole app in process: --tracing-config-file and an AuthorizationConfiguration with a webhook.

@@ -2,9 +2,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Agent, request } from 'undici';
-// The OTLP receiver is @plat/telemetry's test fixture, shared by path rather than copied.
-// eslint-disable-next-line @nx/enforce-module-boundaries
-import { startOtlpReceiver } from '../../../packages/telemetry/test/otlp-receiver.js';
+import { startOtlpReceiver } from '@plat/telemetry/testing';
 import { adminCredentials, bundlePath, startApiServer, tempDir } from './apiserver-process.js';
 
 function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {

@@ -1,12 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import { Agent, request } from 'undici';
+import { TestEtcd, hasEtcd } from '@plat/storage/testing';
 import { createCertificateAuthority } from '@plat/x509';
 import { adminCredentials, startApiServer, tempDir, type Credentials, type StartedApiServer } from './apiserver-process.js';
-
-const etcdBinary = '/usr/bin/etcd';
-const hasEtcd = fs.existsSync(etcdBinary);
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -17,49 +14,6 @@ function freePort(): Promise<number> {
       srv.close(() => resolve(port));
     });
   });
-}
-
-interface TestEtcd {
-  url: string;
-  stop(): Promise<void>;
-  /** Starts it again on the same ports and data dir (after stop). */
-  restart(): Promise<TestEtcd>;
-}
-
-/** A real single-member etcd on loopback ports with a temporary data dir. */
-async function startEtcd(dataDir: string, ports?: [number, number]): Promise<TestEtcd> {
-  const [clientPort, peerPort] = ports ?? [await freePort(), await freePort()];
-  const url = `http://127.0.0.1:${clientPort}`;
-  const peer = `http://127.0.0.1:${peerPort}`;
-  const proc: ChildProcess = spawn(
-    etcdBinary,
-    ['--name', 'e2e', '--data-dir', dataDir, '--listen-client-urls', url, '--advertise-client-urls', url,
-      '--listen-peer-urls', peer, '--initial-advertise-peer-urls', peer, '--initial-cluster', `e2e=${peer}`, '--log-level', 'error', '--logger', 'zap'],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  let log = '';
-  proc.stderr!.on('data', (d: Buffer) => (log += d.toString()));
-  const exited = new Promise((r) => proc.once('exit', r));
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    if (proc.exitCode !== null) throw new Error(`etcd exited: ${log}`);
-    if (Date.now() > deadline) throw new Error(`etcd did not become healthy: ${log}`);
-    try {
-      const res = await fetch(`${url}/health`);
-      if (((await res.json()) as { health?: string }).health === 'true') break;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return {
-    url,
-    async stop() {
-      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
-      await exited;
-    },
-    restart: () => startEtcd(dataDir, [clientPort, peerPort]),
-  };
 }
 
 async function readyz(server: StartedApiServer, connect: Credentials): Promise<{ status: number; text: string }> {
@@ -86,19 +40,18 @@ const base = '/apis/certificates.plat.io/v1alpha1/clustertrustbundles';
 
 (hasEtcd ? describe : describe.skip)('apiserver on --storage-backend=etcd3 (real etcd)', () => {
   let etcd: TestEtcd;
-  let etcdDir: string;
   let dataDir: string;
   let server: StartedApiServer | undefined;
 
   beforeAll(async () => {
-    etcdDir = tempDir('plat-e2e-etcd-');
     dataDir = tempDir('plat-e2e-etcd-api-');
-    etcd = await startEtcd(etcdDir);
+    etcd = new TestEtcd();
+    await etcd.start();
   });
   afterAll(async () => {
     await server?.stop('SIGKILL');
-    await etcd?.stop();
-    for (const d of [etcdDir, dataDir]) fs.rmSync(d, { recursive: true, force: true });
+    await etcd?.destroy();
+    fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('stores objects in etcd under --etcd-prefix and finds them again after a restart', async () => {
@@ -143,7 +96,7 @@ const base = '/apis/certificates.plat.io/v1alpha1/clustertrustbundles';
     await etcd.stop();
     const down = await until('/readyz to fail', 15_000, () => readyz(server!, connect), (r) => r.status === 500);
     expect(down.text).toContain('[-]storage failed: reason withheld');
-    etcd = await etcd.restart();
+    await etcd.start();
     await until('/readyz to pass again', 30_000, () => readyz(server!, connect), (r) => r.status === 200);
     expect(await server.stop('SIGTERM')).toBe(0);
     server = undefined;

@@ -12,8 +12,7 @@ import {
   issueServingCertificate,
   type PemKeyPair,
 } from '@plat/x509';
-import { startConnectProxy, type TestProxy } from '../test/connect-proxy.js';
-import { startKonnectivityServer } from '../test/konnectivity-server.js';
+import { startConnectProxy, startKonnectivityServer, type TestProxy } from './testing.js';
 import {
   EgressDialError,
   EgressSelector,

@@ -4,10 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createAuthorizerChain, WebhookAuthorizer, type Authorizer } from '@plat/auth';
 import { createTracing, disabledTracing, type Tracing } from '@plat/telemetry';
 import { createCertificateAuthority, issueServingCertificate } from '@plat/x509';
-// The OTLP receiver is @plat/telemetry's test fixture (not part of its public API, which must not
-// load gRPC at import): shared by path rather than copied.
-// eslint-disable-next-line @nx/enforce-module-boundaries
-import { startOtlpReceiver, type ReceivedSpan } from '../../telemetry/test/otlp-receiver.js';
+import { startOtlpReceiver, type ReceivedSpan } from '@plat/telemetry/testing';
 import { bundle, ctbPath, startCluster, testAuthorizer, type TestCluster } from '../test/cluster.js';
 import { routeTemplate, traceAuthorizer, traceHeadersInjector } from './tracing.js';
 import type { RequestContext } from './context.js';

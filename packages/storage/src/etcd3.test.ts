@@ -5,8 +5,7 @@ import { isStatusError } from '@plat/api-model';
 import { createCertificateAuthority, issueClientCertificate, issueServingCertificate } from '@plat/x509';
 import type { Storage, Watch, WatchEvent } from './index.js';
 import { Etcd3Storage, openStorage } from './index.js';
-import { runStorageContract } from '../test/contract-suite.js';
-import { TestEtcd, etcdBinary, hasEtcd } from '../test/etcd-server.js';
+import { TestEtcd, etcdBinary, hasEtcd, runStorageContract } from './testing.js';
 
 if (!hasEtcd) {
   // Debian's etcd-server package provides it; .ci/run installs it.

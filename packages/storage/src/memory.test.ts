@@ -1,5 +1,5 @@
 import { MemoryStorage, openStorage } from './index.js';
-import { runStorageContract } from '../test/contract-suite.js';
+import { runStorageContract } from './testing.js';
 
 runStorageContract('memory', { open: () => openStorage({ backend: 'memory' }) });
 runStorageContract('memory + watch cache', { open: () => openStorage({ backend: 'memory' }, { watchCache: true, watchCacheOptions: { freshnessTimeoutMs: 250 } }) });

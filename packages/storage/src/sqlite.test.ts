@@ -5,7 +5,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { isStatusError } from '@plat/api-model';
 import { SqliteStorage, openStorage } from './index.js';
-import { runStorageContract } from '../test/contract-suite.js';
+import { runStorageContract } from './testing.js';
 import { bundleForChild } from '../test/bundle-for-child.js';
 
 const dirs: string[] = [];

@@ -1,5 +1,5 @@
 import { context, trace } from '@opentelemetry/api';
-import { startOtlpReceiver } from '../test/otlp-receiver.js';
+import { startOtlpReceiver } from './testing.js';
 import { createTracing, disabledTracing, otlpExporterUrl, type Tracing } from './index.js';
 
 type Receiver = Awaited<ReturnType<typeof startOtlpReceiver>>;

@@ -20,7 +20,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Agent } from 'undici';
-import { adminCredentials, benchFlags, cannonWith, createBenchBundle, measuredSlice, mergeSlices, pinning, startApiserver } from '../lib/apiserver-harness.mjs';
+import { adminCredentials, benchFlags, cannonWith, createBenchBundle, measuredSlice, mergeSlices, pinning, startApiServer } from '../lib/apiserver-harness.mjs';
 
 const { flag } = benchFlags();
 const builds = { A: flag('a'), B: flag('b') };
@@ -37,10 +37,10 @@ const servers = [];
 try {
   for (const [name, bundle] of Object.entries(builds)) {
     const dataDir = path.join(dir, name);
-    const server = startApiserver(path.resolve(bundle), dataDir, { args });
+    const server = await startApiServer({ bundle: path.resolve(bundle), dataDir, args });
     servers.push(server);
     if (pin) pinning.server(server.child.pid);
-    const url = await server.url;
+    const url = server.url;
     const creds = adminCredentials(path.join(dataDir, 'admin.conf'));
     const dispatcher = new Agent({ connect: creds });
     await createBenchBundle(url, dispatcher, creds);

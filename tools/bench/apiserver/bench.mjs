@@ -34,7 +34,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
-import { adminCredentials, benchFlags, buildApiserverBundle, cannonWith, cpuSeconds, measuredSlice, mergeSlices, pinning, root, seedObjects, stealSeconds } from '../lib/apiserver-harness.mjs';
+import { adminCredentials, benchFlags, buildApiServerBundle, cannonWith, cpuSeconds, measuredSlice, mergeSlices, pinning, root, seedObjects, startApiServer, stealSeconds } from '../lib/apiserver-harness.mjs';
 import { openLoopGetInChild } from '../lib/open-loop.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -56,6 +56,7 @@ const log = (...m) => {
 
 const collection = '/apis/certificates.plat.io/v1alpha1/clustertrustbundles';
 
+/** A child process that prints what it serves (the bare server; the apiserver starts through the shared harness). */
 function startChild(cmd, argv, opts = {}) {
   const child = spawn(cmd, argv, { stdio: ['pipe', 'pipe', 'pipe'], ...opts });
   let out = '';
@@ -103,12 +104,12 @@ function summary(result) {
 
 async function main() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'plat-bench-'));
-  const bundle = await buildApiserverBundle();
+  const bundle = await buildApiServerBundle();
   log(`bundle: ${path.relative(root, bundle)}; backend ${backend}; ${connections} connections; ${duration} s per run; ${os.cpus().length} CPUs`);
-  const api = startChild(process.execPath, [bundle, '--secure-port=0', `--data-dir=${dataDir}`, `--storage-backend=${backend}`, '--v=0'], { cwd: root });
+  const api = await startApiServer({ bundle, dataDir, args: [`--storage-backend=${backend}`, '--v=0'], cwd: root, timeoutMs: 60_000 });
+  const url = api.url;
   let bare;
   try {
-    const [, url] = await api.waitFor(/is serving at (https:\/\/\S+)/, 60_000);
     // Once it serves, all its threads exist (threads started later inherit the main thread's CPUs).
     if (pin !== 'none') {
       pinning.loadGenerator();

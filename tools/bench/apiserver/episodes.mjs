@@ -22,7 +22,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Agent } from 'undici';
-import { adminCredentials, benchFlags, buildApiserverBundle, closedLoopGetRate, cpuSeconds, createBenchBundle, pinning, seedObjects, startApiserver } from '../lib/apiserver-harness.mjs';
+import { adminCredentials, benchFlags, buildApiServerBundle, closedLoopGetRate, cpuSeconds, createBenchBundle, pinning, seedObjects, startApiServer } from '../lib/apiserver-harness.mjs';
 import { openLoopGetInChild } from '../lib/open-loop.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -102,14 +102,14 @@ async function main() {
   const thresholdMs = Number(flag('threshold', '5'));
   const top = Number(flag('top', '4'));
   const pin = pinning.mode(flag('pin', has('--pin') ? '' : 'none'));
-  const bundle = await buildApiserverBundle();
+  const bundle = await buildApiServerBundle();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'plat-bench-episodes-'));
-  const server = startApiserver(bundle, dir, { nodeArgs: ['--import', pathToFileURL(path.join(here, 'server-monitor.mjs')).href] });
+  const server = await startApiServer({ bundle, dataDir: dir, nodeArgs: ['--import', pathToFileURL(path.join(here, 'server-monitor.mjs')).href] });
   const pid = server.child.pid;
   const monitorFile = path.join(os.tmpdir(), `plat-bench-monitor-${pid}.json`);
   const schedFile = path.join(dir, 'schedstat.json');
   try {
-    const url = await server.url;
+    const url = server.url;
     if (pin !== 'none') {
       pinning.loadGenerator();
       pinning.serverAs(pin, pid);

@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Agent } from 'undici';
-import { adminCredentials, benchFlags, buildApiserverBundle, closedLoopGetRate, createBenchBundle, seedObjects, startApiserver } from '../lib/apiserver-harness.mjs';
+import { adminCredentials, benchFlags, buildApiServerBundle, closedLoopGetRate, createBenchBundle, seedObjects, startApiServer } from '../lib/apiserver-harness.mjs';
 import { openLoopGetInChild } from '../lib/open-loop.mjs';
 
 const { flag } = benchFlags();
@@ -31,14 +31,14 @@ const median = (xs) => {
 async function run(bundle, pretenuring) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'plat-bench-pretenuring-'));
   const nodeArgs = ['--trace-gc-nvp', ...(pretenuring ? ['--allocation-site-pretenuring'] : [])];
-  const server = startApiserver(bundle, dir, { nodeArgs });
+  const server = await startApiServer({ bundle, dataDir: dir, nodeArgs });
   // --trace-gc-nvp writes one line per collection to stdout; scavenges carry "gc=s".
   let scavenges = [];
   server.child.stdout.on('data', (chunk) => {
     for (const line of String(chunk).split('\n')) if (line.includes(' gc=s ')) scavenges.push(line);
   });
   try {
-    const url = await server.url;
+    const url = server.url;
     const creds = adminCredentials(path.join(dir, 'admin.conf'));
     const dispatcher = new Agent({ connect: creds, connections: 64 });
     await createBenchBundle(url, dispatcher, creds);
@@ -56,7 +56,7 @@ async function run(bundle, pretenuring) {
   }
 }
 
-const bundle = await buildApiserverBundle();
+const bundle = await buildApiServerBundle();
 console.log('| V8 pretenuring | "50%" rate | p99 ms | p99.9 ms | scavenges | median pause ms | median promoted KB |');
 console.log('|---|---:|---:|---:|---:|---:|---:|');
 for (let i = 0; i < pairs; i++) {

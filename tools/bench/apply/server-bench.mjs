@@ -22,7 +22,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Agent, request } from 'undici';
-import { adminCredentials, benchFlags, cannonWith, cpuSeconds, root, buildApiserverBundle, startApiserver } from '../lib/apiserver-harness.mjs';
+import { adminCredentials, benchFlags, buildApiServerBundle, cannonWith, cpuSeconds, root, startApiServer } from '../lib/apiserver-harness.mjs';
 
 const { flag, has } = benchFlags();
 const duration = Math.max(1, Number(flag('duration', '3')));
@@ -49,17 +49,19 @@ const x509 = await import(path.join(root, 'packages/x509/dist/index.js')).catch(
 });
 
 async function main() {
-  const bundle = await buildApiserverBundle();
+  const bundle = await buildApiServerBundle();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'plat-apply-bench-'));
   log(`bundle: ${path.relative(root, bundle)}; backend ${backend}; ${connections} connections; ${objects} objects per scenario; ${rounds} rounds of ${duration} s; ${os.cpus().length} CPUs`);
-  const api = startApiserver(bundle, dataDir, {
+  const api = await startApiServer({
+    bundle,
+    dataDir,
     args: [`--storage-backend=${backend}`, '--v=0'],
     nodeArgs: cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(cpuProfDir)}`] : [],
     cwd: root,
-    startTimeoutMs: 60_000,
+    timeoutMs: 60_000,
   });
   try {
-    const url = await api.url;
+    const url = api.url;
     const creds = adminCredentials(path.join(dataDir, 'admin.conf'));
     const tlsOptions = { ca: creds.ca, cert: creds.cert, key: creds.key };
     const dispatcher = new Agent({ connect: tlsOptions, connections: 32 });

@@ -28,7 +28,7 @@ import path from 'node:path';
 import { SignJWT, exportJWK, generateKeyPair } from 'jose';
 import { Agent, request } from 'undici';
 import YAML from 'yaml';
-import { adminCredentials, benchFlags, buildApiserverBundle, cannonWith, createBenchBundle, measuredSlice, mergeSlices, startApiserver } from '../lib/apiserver-harness.mjs';
+import { adminCredentials, benchFlags, buildApiServerBundle, cannonWith, createBenchBundle, measuredSlice, mergeSlices, startApiServer } from '../lib/apiserver-harness.mjs';
 
 
 const { flag, has } = benchFlags();
@@ -95,7 +95,7 @@ async function startWebhook(tls) {
 }
 
 async function main() {
-  const bundle = await buildApiserverBundle();
+  const bundle = await buildApiServerBundle();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'plat-bench-auth-'));
   const tls = selfSigned(dir, 'localhost');
   const idp = await startOidcProvider(tls);
@@ -153,9 +153,9 @@ async function main() {
     }),
   );
   const dataDir = path.join(dir, 'data');
-  const server = startApiserver(bundle, dataDir, { args: ['--storage-backend=memory', `--authentication-config=${authn}`, `--authorization-config=${authz}`] });
+  const server = await startApiServer({ bundle, dataDir, args: ['--storage-backend=memory', `--authentication-config=${authn}`, `--authorization-config=${authz}`] });
   try {
-    const url = await server.url;
+    const url = server.url;
     const creds = adminCredentials(path.join(dataDir, 'admin.conf'));
     const dispatcher = new Agent({ connect: creds });
     // Wait until the JWT authenticator has its keys (a token is accepted; /readyz does not wait for

@@ -1,14 +1,16 @@
-// What the benchmarks that drive a started apiserver share: command-line flags, the esbuild bundle
-// of apps/apiserver (built like the end-to-end tests), the server as a child process, the admin
-// credentials from its admin.conf, the CPU time of a process from /proc, and autocannon runs.
-import { execFileSync, spawn } from 'node:child_process';
+// What the benchmarks that drive a started apiserver share: command-line flags, the CPU time of a
+// process from /proc, CPU pinning and autocannon runs. The bundle of apps/apiserver, the server as
+// a child process and the admin credentials from its admin.conf come from the end-to-end tests'
+// harness (apps/apiserver/test/apiserver-process.js), re-exported here: one way to start it.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { request } from 'undici';
-import YAML from 'yaml';
+
+export { adminCredentials, buildApiServerBundle, startApiServer } from '../../../apps/apiserver/test/apiserver-process.js';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -20,56 +22,6 @@ export function benchFlags(args = process.argv.slice(2)) {
       return i >= 0 && i + 1 < args.length ? args[i + 1] : dflt;
     },
     has: (name) => args.includes(name),
-  };
-}
-
-/** Bundles apps/apiserver with the e2e global setup (same options as the Nx build); returns the file. */
-export async function buildApiserverBundle() {
-  const { default: globalSetup } = await import(path.join(root, 'apps/apiserver/test/global-setup.mjs'));
-  await globalSetup();
-  return process.env.PLAT_APISERVER_BUNDLE;
-}
-
-/**
- * Starts the bundled apiserver (`--secure-port=0`, a fresh `--data-dir`) as a child process;
- * `url` resolves with the address it prints, `stop()` sends SIGTERM (SIGKILL after 10 s).
- */
-export function startApiserver(bundle, dataDir, { args = [], nodeArgs = [], cwd, startTimeoutMs = 30_000 } = {}) {
-  const child = spawn(process.execPath, [...nodeArgs, bundle, '--secure-port=0', `--data-dir=${dataDir}`, ...args], {
-    cwd,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NODE_OPTIONS: '' },
-  });
-  let out = '';
-  let err = '';
-  child.stdout.setEncoding('utf8').on('data', (c) => (out += c));
-  child.stderr.setEncoding('utf8').on('data', (c) => (err += c));
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  const url = new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`apiserver did not start in ${startTimeoutMs / 1000} s\n${out}\n${err}`)), startTimeoutMs);
-    const poll = setInterval(() => {
-      const m = /is serving at (https:\/\/\S+)/.exec(out);
-      if (m) {
-        clearInterval(poll);
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    }, 20);
-    exited.then((code) => {
-      clearInterval(poll);
-      clearTimeout(timer);
-      reject(new Error(`apiserver exited with ${code}\n${out}\n${err}`));
-    });
-  });
-  return {
-    child,
-    url,
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(t);
-    },
   };
 }
 
@@ -122,13 +74,6 @@ export async function closedLoopGetRate(target) {
     seconds += r.duration;
   }
   return total / seconds;
-}
-
-/** CA, client certificate and key (PEM) of the first cluster and user of a kubeconfig. */
-export function adminCredentials(kubeconfig) {
-  const doc = YAML.parse(fs.readFileSync(kubeconfig, 'utf8'));
-  const b = (s) => Buffer.from(s, 'base64').toString('utf8');
-  return { ca: b(doc.clusters[0].cluster['certificate-authority-data']), cert: b(doc.users[0].user['client-certificate-data']), key: b(doc.users[0].user['client-key-data']) };
 }
 
 /**

@@ -33,7 +33,7 @@ import path from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
 import { build } from 'esbuild';
 import { Agent, request } from 'undici';
-import { adminCredentials, benchFlags, buildApiserverBundle, root, seedObjects, startApiserver } from '../lib/apiserver-harness.mjs';
+import { adminCredentials, benchFlags, buildApiServerBundle, root, seedObjects, startApiServer } from '../lib/apiserver-harness.mjs';
 import { hostileInputs } from './hostile-inputs.mjs';
 
 const { flag, has } = benchFlags();
@@ -106,12 +106,14 @@ function rawConnection(url, { write, readable = true } = {}) {
 
 // ---- setup ----
 
-const bundleFile = await buildApiserverBundle();
+const bundleFile = await buildApiServerBundle();
 const bigPem = await bigTrustBundle();
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'plat-soak-'));
 const tokenFile = path.join(dataDir, 'tokens.csv');
 fs.writeFileSync(tokenFile, `${token},soak,uid-soak,"soakers"\n`);
-const server = startApiserver(bundleFile, dataDir, {
+const server = await startApiServer({
+  bundle: bundleFile,
+  dataDir,
   args: [
     `--storage-backend=${backend}`,
     `--token-auth-file=${tokenFile}`,
@@ -120,7 +122,6 @@ const server = startApiserver(bundleFile, dataDir, {
     '--max-mutating-requests-inflight=2',
   ],
 });
-server.url = await server.url;
 const pid = server.child.pid;
 const creds = adminCredentials(path.join(dataDir, 'admin.conf'));
 const h1 = new Agent({ connect: { ca: creds.ca }, connections: 16 });

@@ -27,7 +27,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Agent } from 'undici';
-import { adminCredentials, benchFlags, buildApiserverBundle, cannonWith, createBenchBundle, measuredSlice, mergeSlices, startApiserver } from '../lib/apiserver-harness.mjs';
+import { adminCredentials, benchFlags, buildApiServerBundle, cannonWith, createBenchBundle, measuredSlice, mergeSlices, startApiServer } from '../lib/apiserver-harness.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -71,7 +71,7 @@ async function startReceiver() {
 }
 
 async function main() {
-  const bundle = await buildApiserverBundle();
+  const bundle = await buildApiServerBundle();
   const receiver = await startReceiver();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'plat-bench-tracing-'));
   const tracingFile = (rate) => {
@@ -96,9 +96,9 @@ async function main() {
   try {
     for (const c of configs) {
       const dataDir = path.join(dir, c.name);
-      const s = startApiserver(bundles[c.name.split('-')[0]]?.() ?? bundle, dataDir, { args: ['--storage-backend=memory', ...c.args] });
+      const s = await startApiServer({ bundle: bundles[c.name.split('-')[0]]?.() ?? bundle, dataDir, args: ['--storage-backend=memory', ...c.args] });
       servers.push(s);
-      const url = await s.url;
+      const url = s.url;
       const creds = adminCredentials(path.join(dataDir, 'admin.conf'));
       const dispatcher = new Agent({ connect: creds });
       await createBenchBundle(url, dispatcher, creds);

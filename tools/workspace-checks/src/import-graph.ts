@@ -10,7 +10,7 @@ export const workspaceRoot = path.resolve(import.meta.dirname, '../../..');
 export interface Project {
   /** e.g. `packages/server`, relative to the workspace root. */
   dir: string;
-  /** Absolute paths of its TypeScript and .mjs files (sources, tests, fixtures, examples). */
+  /** Absolute paths of its TypeScript and JavaScript files (sources, tests, fixtures, examples). */
   files: string[];
 }
 
@@ -27,12 +27,12 @@ function walk(dir: string, into: string[]): string[] {
     const full = path.join(dir, e.name);
     if (e.isDirectory()) {
       if (e.name !== 'node_modules' && e.name !== 'dist' && !e.name.startsWith('.')) walk(full, into);
-    } else if (/\.(m?ts|mjs)$/.test(e.name) && !/\.d\.m?ts$/.test(e.name)) into.push(full);
+    } else if (/\.(m?ts|m?js)$/.test(e.name) && !/\.d\.m?ts$/.test(e.name)) into.push(full);
   }
   return into;
 }
 
-/** Every package and app with its TypeScript and .mjs files. */
+/** Every package and app with its TypeScript and JavaScript files. */
 export function workspaceProjects(root = workspaceRoot): Project[] {
   return ['packages', 'apps'].flatMap((group) =>
     fs
@@ -74,7 +74,7 @@ export function importsOf(file: string, text?: string): Import[] {
 export function resolveRelative(from: string, specifier: string): string | undefined {
   if (!specifier.startsWith('.')) return undefined;
   const target = path.resolve(path.dirname(from), specifier);
-  for (const candidate of [target.replace(/\.js$/, '.ts'), target.replace(/\.mjs$/, '.mts'), target]) {
+  for (const candidate of [target, target.replace(/\.js$/, '.ts'), target.replace(/\.mjs$/, '.mts')]) {
     if (fs.existsSync(candidate) && fs.statSync(candidate).isFile()) return candidate;
   }
   return undefined;

@@ -1,9 +1,11 @@
 import path from 'node:path';
 import { findCycles, importsOf, runtimeGraph, workspaceProjects, workspaceRoot } from './import-graph.js';
 
-// A rule of the import graph that lint does not check cheaply (eslint's import/no-cycle is slow):
-// no run-time import cycle between the files of a project (a cycle means two files are one idea,
-// or a shared piece should move down); type-only imports are erased and do not count.
+// Two rules of the import graph that lint does not check cheaply (eslint's import/no-cycle is slow):
+// - no run-time import cycle between the files of a project (a cycle means two files are one idea,
+//   or a shared piece should move down); type-only imports are erased and do not count;
+// - a project reaches another project only through its package name and exports (`@plat/x`,
+//   `@plat/x/testing`), never by a relative path into its src/ or test/ folder.
 const projects = workspaceProjects();
 const relative = (file: string) => path.relative(workspaceRoot, file);
 
@@ -27,5 +29,22 @@ describe('import graph', () => {
 
   it.each(projects.map((p) => [p.dir, p] as const))('%s has no run-time import cycle', (_dir, project) => {
     expect(findCycles(runtimeGraph(project.files)).map((cycle) => cycle.map(relative).join(' <-> '))).toEqual([]);
+  });
+
+  const ownerOf = (file: string) => projects.find((p) => file.startsWith(path.join(workspaceRoot, p.dir) + path.sep));
+
+  it.each(projects.map((p) => [p.dir, p] as const))("%s imports no other project's files by relative path", (_dir, project) => {
+    const intoOthers = project.files.flatMap((file) =>
+      importsOf(file)
+        .filter((i) => i.specifier.startsWith('.') && ![project, undefined].includes(ownerOf(path.resolve(path.dirname(file), i.specifier))))
+        .map((i) => `${relative(file)}:${i.line} imports ${i.specifier}`),
+    );
+    expect(intoOthers).toEqual([]);
+  });
+
+  it('sees a relative import into another package', () => {
+    const file = path.join(workspaceRoot, 'apps/apiserver/src/probe.test.ts');
+    const [i] = importsOf(file, "import { startOtlpReceiver } from '../../../packages/telemetry/test/otlp-receiver.js';\n");
+    expect(ownerOf(path.resolve(path.dirname(file), i!.specifier))?.dir).toBe('packages/telemetry');
   });
 });

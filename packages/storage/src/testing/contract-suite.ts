@@ -1,7 +1,10 @@
+/// <reference types="jest" />
+// The suite registers jest tests (describe, it, expect are jest's globals where it runs); the
+// reference above types them for this file only and is not part of the shipped declarations.
 import { isStatusError } from '@plat/api-model';
 import type { StatusError } from '@plat/api-model';
-import type { Storage, StoredObject, Watch, WatchEvent } from '../src/index.js';
-import { initialEventsEndAnnotation } from '../src/index.js';
+import type { Storage, StoredObject, Watch, WatchEvent } from '../index.js';
+import { initialEventsEndAnnotation } from '../index.js';
 
 /**
  * The storage contract, written once and run against every backend and against each of them
@@ -86,7 +89,12 @@ function rv(o: StoredObject | WatchEvent['object']): number {
   return Number((o as StoredObject).metadata?.resourceVersion);
 }
 
+/**
+ * Registers the contract's tests for one store, in a jest test file: every behaviour of the
+ * Storage interface (docs/architecture.md, storage model) that a backend must keep.
+ */
 export function runStorageContract(name: string, target: ContractTarget): void {
+  if (typeof describe !== 'function') throw new Error('runStorageContract registers jest tests: call it from a jest test file');
   describe(`storage contract: ${name}`, () => {
     let s: Storage;
     beforeAll(async () => {

@@ -1,18 +1,20 @@
 import net from 'node:net';
-import * as grpc from '@grpc/grpc-js';
-import { konnectivityService, type Packet } from '../src/index.js';
+import type * as Grpc from '@grpc/grpc-js';
+import { konnectivityService, type Packet } from '../index.js';
 
 /**
  * A Konnectivity-protocol tunnel server for tests, built from the same proto definitions as the
  * dialer: answers DIAL_REQ by dialing the address, relays DATA, closes on CLOSE_REQ.
  */
 export async function startKonnectivityServer(udsPath: string): Promise<{ dials: string[]; close(): Promise<void> }> {
+  // gRPC is loaded when a server starts, not when @plat/egress/testing is imported.
+  const grpc = await import('@grpc/grpc-js');
   const dials: string[] = [];
   let nextId = 1;
   const server = new grpc.Server();
   const { service } = await konnectivityService();
   server.addService(service, {
-    Proxy: (stream: grpc.ServerDuplexStream<Packet, Packet>) => {
+    Proxy: (stream: Grpc.ServerDuplexStream<Packet, Packet>) => {
       const conns = new Map<string, net.Socket>();
       stream.on('data', (packet: Packet) => {
         if (packet.type === 'DIAL_REQ' && packet.dialRequest) {

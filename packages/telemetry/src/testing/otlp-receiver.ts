@@ -1,5 +1,4 @@
-import * as grpc from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
+import type * as Grpc from '@grpc/grpc-js';
 
 /**
  * A real OTLP/gRPC trace receiver for tests: the TraceService `Export` method, decoding the
@@ -115,17 +114,27 @@ function flatten(attrs: KeyValue[] | undefined): Record<string, string | number 
   return out;
 }
 
-/**
- * `spans`: what the Export calls carried, decoded; `requests`: each call's request bytes as
- * received, for comparing exporters byte for byte.
- */
-export async function startOtlpReceiver(): Promise<{ endpoint: string; spans: ReceivedSpan[]; requests: Buffer[]; close(): Promise<void> }> {
+/** A started receiver: where to export to, and what arrived. */
+export interface OtlpReceiver {
+  /** `127.0.0.1:<port>`, for a TracingConfiguration's `endpoint`. */
+  endpoint: string;
+  /** What the Export calls carried, decoded. */
+  spans: ReceivedSpan[];
+  /** Each call's request bytes as received, for comparing exporters byte for byte. */
+  requests: Buffer[];
+  close(): Promise<void>;
+}
+
+/** Starts a receiver on a free loopback port (gRPC is loaded here, not when the module is imported). */
+export async function startOtlpReceiver(): Promise<OtlpReceiver> {
+  const grpc = await import('@grpc/grpc-js');
+  const protoLoader = await import('@grpc/proto-loader');
   const definition = protoLoader.fromJSON(descriptor as unknown as Parameters<typeof protoLoader.fromJSON>[0], {
     longs: String,
     oneofs: true,
   });
   const loaded = grpc.loadPackageDefinition(definition) as unknown as {
-    opentelemetry: { proto: { collector: { trace: { v1: { TraceService: { service: grpc.ServiceDefinition } } } } } };
+    opentelemetry: { proto: { collector: { trace: { v1: { TraceService: { service: Grpc.ServiceDefinition } } } } } };
   };
   const spans: ReceivedSpan[] = [];
   const requests: Buffer[] = [];
@@ -144,8 +153,8 @@ export async function startOtlpReceiver(): Promise<{ endpoint: string; spans: Re
     },
     {
     Export: (
-      call: grpc.ServerUnaryCall<{ resourceSpans: { resource?: { attributes: KeyValue[] }; scopeSpans: { spans: { traceId: Buffer; spanId: Buffer; parentSpanId: Buffer; name: string; attributes: KeyValue[] }[] }[] }[] }, unknown>,
-      callback: grpc.sendUnaryData<unknown>,
+      call: Grpc.ServerUnaryCall<{ resourceSpans: { resource?: { attributes: KeyValue[] }; scopeSpans: { spans: { traceId: Buffer; spanId: Buffer; parentSpanId: Buffer; name: string; attributes: KeyValue[] }[] }[] }[] }, unknown>,
+      callback: Grpc.sendUnaryData<unknown>,
     ) => {
       for (const rs of call.request.resourceSpans) {
         const resource = flatten(rs.resource?.attributes);

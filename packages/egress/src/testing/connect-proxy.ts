@@ -1,5 +1,5 @@
-import net from 'node:net';
-import tls from 'node:tls';
+import * as net from 'node:net';
+import * as tls from 'node:tls';
 
 /**
  * A real HTTP CONNECT proxy for tests (node:net / node:tls): listens on TCP, TLS (optionally
