@@ -246,6 +246,20 @@ export {
 } from './rbac-validation.js';
 export { canonicalApiGroup, kubernetesGroupAliases } from './api-group-aliases.js';
 export {
+  NamespacePhase,
+  finalizerKubernetes,
+  labelMetadataName,
+  namespaceConditionSchema,
+  namespaceKind,
+  namespaceListKind,
+  namespaceListSchema,
+  namespaceSchema,
+  namespacesResource,
+  validateNamespace,
+  validateNamespaceUpdate,
+  type Namespace,
+} from './namespace.js';
+export {
   WatchEventType,
   watchBookmarkEvent,
   watchErrorEvent,

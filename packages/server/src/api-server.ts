@@ -25,6 +25,7 @@ import { requestInfoFor } from './request-info.js';
 import type { ResourceDefinition } from './resource.js';
 import { encodeBody, newPathNotFound, wantsPretty, writeBody, writeError, writeObject } from './response.js';
 import { dispatchResource } from './rest/dispatch.js';
+import { namespaceLifecycle, servesNamespaces } from './rest/namespace-lifecycle.js';
 import { canonicalReviewPath, isReviewRequest, reviewResources, serveReview } from './reviews/reviews.js';
 import { newResourceScope, type ResourceScope } from './rest/scope.js';
 import { SchemaSet } from './schema-walk.js';
@@ -141,6 +142,7 @@ export function createApiServer(serverOptions: ApiServerOptions): ApiServer {
   const discovery = new Discovery(options.resources, reviews ? reviewResources : []);
   const watches = new Set<() => void>();
   const scopes = new Map<string, ResourceScope>();
+  const lifecycle = servesNamespaces(options.resources) ? namespaceLifecycle(options.storage) : undefined;
   for (const def of options.resources) {
     const instrumented = instrumentStorage(options.storage, metrics, `${def.resource}.${def.group}`);
     const storage = tracing ? traceStorage(tracing, instrumented, `${def.resource}.${def.group}`) : instrumented;
@@ -151,6 +153,7 @@ export function createApiServer(serverOptions: ApiServerOptions): ApiServer {
         authorizer: options.authorizer,
         schemas,
         metrics,
+        namespaceLifecycle: def.namespaced ? lifecycle : undefined,
         maxBodyBytes: limits.maxBodyBytes,
         minRequestTimeoutSeconds: limits.minRequestTimeoutSeconds,
         watchBookmarkIntervalMs: options.watchBookmarkIntervalMs,

@@ -39,13 +39,29 @@ export interface ResourceStrategy {
   prepareForCreate?(obj: ApiObject): void;
   /** Carries over fields the client may not change on update. */
   prepareForUpdate?(obj: ApiObject, old: ApiObject): void;
+  /**
+   * Normalizes a valid object right before it is stored, on create (with its final name, after
+   * generateName) and update (Kubernetes' Canonicalize).
+   */
+  canonicalize?(obj: ApiObject): void;
+  /**
+   * Whether the object stays, marked with a deletionTimestamp, once its deletion starts, beyond
+   * what `metadata.finalizers` hold (a Namespace until its content is gone); also keeps an update
+   * that removes the last metadata finalizer from deleting it.
+   */
+  deletionPending?(obj: ApiObject): boolean;
+  /** Changes an object whose deletion starts and that stays (a Namespace becomes Terminating). */
+  prepareForDeletion?(obj: ApiObject): void;
   /** Validation of the whole object for create (metadata is validated by the generic code). */
   validate(obj: ApiObject): FieldError[];
   /** Validation of an update against the stored object. */
   validateUpdate(obj: ApiObject, old: ApiObject): FieldError[];
   /** Warnings (Warning headers) for a create or update that passed validation. */
   warnings?(obj: ApiObject, old?: ApiObject): string[];
-  /** Validating admission; throws a StatusError (usually 403 Forbidden) to reject. */
+  /**
+   * Validating admission; throws a StatusError (usually 403 Forbidden) to reject. Runs for create
+   * and update, and for delete with the stored object as `object` and `oldObject`.
+   */
   admit?(req: AdmissionRequest): Promise<void>;
   /** PUT of a missing object creates it (true for few resources; false for ClusterTrustBundle). */
   allowCreateOnUpdate: boolean;

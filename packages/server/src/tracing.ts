@@ -95,7 +95,8 @@ export function routeTemplate(ctx: RequestContext): string {
   if (info.isResourceRequest) {
     const prefix = info.apiGroup ? `/${info.apiPrefix}/${info.apiGroup}/${info.apiVersion}` : `/${info.apiPrefix}/${info.apiVersion}`;
     const watch = ctx.path.includes(`/watch/`) ? '/watch' : '';
-    const ns = info.namespace ? '/namespaces/{namespace}' : '';
+    // A Namespace's own path carries its name as the namespace: `/api/v1/namespaces/{name}`.
+    const ns = info.namespace && !(info.apiGroup === '' && info.resource === 'namespaces') ? '/namespaces/{namespace}' : '';
     const name = info.name ? '/{name}' : '';
     const sub = info.subresource ? `/${info.subresource}` : '';
     return `${prefix}${watch}${ns}/${info.resource}${name}${sub}`;

@@ -56,6 +56,7 @@ export async function createObject(
   delete meta.creationTimestamp;
   delete meta.selfLink;
   ensureObjectNamespace(scope, ctx.info.namespace, obj);
+  await scope.namespaceLifecycle?.admitCreate(scope.gr, ctx.info.namespace, meta.name ?? '', ctx.signal);
   // managedFields sent with a create are kept, as kube-apiserver's field manager keeps them (how
   // backups restore ownership); the create's own fields are recorded on top below. An apply has
   // computed them already.
@@ -69,6 +70,7 @@ export async function createObject(
     validateForCreate(scope, candidate);
     ctx.warnings.push(...(scope.def.strategy.warnings?.(candidate) ?? []));
     await runAdmission(scope, ctx, 'CREATE', candidate, undefined, dryRun);
+    scope.def.strategy.canonicalize?.(candidate);
     // Stored with the apiVersion of its storage group, whichever name the client used.
     candidate.apiVersion = scope.storageApiVersion;
     try {

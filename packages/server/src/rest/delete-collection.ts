@@ -3,7 +3,7 @@ import { invalidOptions } from './options.js';
 import type { RequestContext } from '../context.js';
 import { negotiateOutput } from '../negotiation.js';
 import { writeObject } from '../response.js';
-import { deleteObject } from './delete.js';
+import { admitDelete, deleteObject } from './delete.js';
 import { parseDeleteOptions } from './delete-options.js';
 import { parseListOptions } from './list-options.js';
 import { scopePrefix, servedItem, type ResourceScope } from './scope.js';
@@ -32,7 +32,15 @@ export async function deleteCollection(scope: ResourceScope, ctx: RequestContext
   for (const item of listed.items) {
     const name = item.metadata?.name ?? '';
     try {
-      const outcome = await deleteObject(scope, scope.storage, item.metadata?.namespace ?? '', name, { ...opts, preconditions: undefined }, ctx.signal);
+      const outcome = await deleteObject(
+        scope,
+        scope.storage,
+        item.metadata?.namespace ?? '',
+        name,
+        { ...opts, preconditions: undefined },
+        ctx.signal,
+        admitDelete(scope, ctx, opts.dryRun),
+      );
       deleted.push(outcome.object);
     } catch (err) {
       // Deleted by someone else in the meantime: nothing left to do for it.

@@ -6,6 +6,7 @@ import { writeObject } from '../response.js';
 import { parseDeleteOptions, type ParsedDeleteOptions } from './delete-options.js';
 import { scopeKey, withTypeMeta, type ResourceScope } from './scope.js';
 import { conflictMessage } from './update.js';
+import { runAdmission } from './write-pipeline.js';
 import { attributesFor, forbiddenError } from '../filters/authorization.js';
 
 /**
@@ -16,6 +17,12 @@ async function authorizeUnsafeDelete(scope: ResourceScope, ctx: RequestContext):
   const attrs = { ...attributesFor(ctx.user!, ctx.info), verb: 'unsafe-delete-ignore-read-errors' };
   const result = await scope.authorizer.authorize(attrs, { signal: ctx.signal });
   if (result.decision !== 'Allow') throw forbiddenError(attrs, result.reason);
+}
+
+/** The strategy's admission for a delete, if it has one: the stored object as object and old object. */
+export function admitDelete(scope: ResourceScope, ctx: RequestContext, dryRun: boolean): ((current: ApiObject) => Promise<void>) | undefined {
+  if (!scope.def.strategy.admit) return undefined;
+  return (current) => runAdmission(scope, ctx, 'DELETE', current, current, dryRun);
 }
 
 export interface DeleteOutcome {
@@ -51,11 +58,16 @@ export async function deleteObject(
   name: string,
   opts: ParsedDeleteOptions,
   signal: AbortSignal,
+  /** Admission of the delete, given the stored object (it may throw to refuse). */
+  admit?: (current: ApiObject) => Promise<void>,
 ): Promise<DeleteOutcome> {
   const key = scopeKey(scope, namespace, name);
   const current = await storage.get(key, { signal });
   checkPreconditions(scope, name, current, opts.preconditions);
-  if ((current.metadata?.finalizers?.length ?? 0) > 0) {
+  await admit?.(current);
+  const strategy = scope.def.strategy;
+  const stays = (obj: ApiObject) => (obj.metadata?.finalizers?.length ?? 0) > 0 || strategy.deletionPending?.(obj) === true;
+  if (stays(current)) {
     const updated = await storage.guaranteedUpdate(
       key,
       (cur) => {
@@ -63,6 +75,7 @@ export async function deleteObject(
         if (cur.metadata?.deletionTimestamp) return cur;
         const next = structuredClone(cur);
         next.metadata = { ...next.metadata, deletionTimestamp: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'), deletionGracePeriodSeconds: 0 };
+        strategy.prepareForDeletion?.(next);
         return next;
       },
       { dryRun: opts.dryRun, signal },
@@ -75,7 +88,7 @@ export async function deleteObject(
     signal,
     validateDeletion: (cur) => {
       checkPreconditions(scope, name, cur, opts.preconditions);
-      if ((cur.metadata?.finalizers?.length ?? 0) > 0) throw newConflict(scope.gr, name, new Error(conflictMessage));
+      if (stays(cur)) throw newConflict(scope.gr, name, new Error(conflictMessage));
     },
   });
   return { object: deleted, deleted: true };
@@ -87,7 +100,7 @@ export async function deleteResource(scope: ResourceScope, ctx: RequestContext):
   const opts = await parseDeleteOptions(scope, ctx);
   const name = ctx.info.name;
   if (opts.ignoreStoreReadError) await authorizeUnsafeDelete(scope, ctx);
-  const outcome = await deleteObject(scope, scope.storage, ctx.info.namespace, name, opts, ctx.signal);
+  const outcome = await deleteObject(scope, scope.storage, ctx.info.namespace, name, opts, ctx.signal, admitDelete(scope, ctx, opts.dryRun));
   if (!outcome.deleted) {
     writeObject(ctx, 202, withTypeMeta(scope, outcome.object), choice);
     return;

@@ -8,7 +8,7 @@ import { scopeKey, type ResourceScope } from './scope.js';
  */
 export async function finishDeletionIfFinalized(scope: ResourceScope, ctx: RequestContext, obj: ApiObject, dryRun: boolean): Promise<ApiObject> {
   const meta = obj.metadata ?? {};
-  if (!meta.deletionTimestamp || (meta.finalizers?.length ?? 0) > 0 || dryRun) return obj;
+  if (!meta.deletionTimestamp || (meta.finalizers?.length ?? 0) > 0 || dryRun || scope.def.strategy.deletionPending?.(obj)) return obj;
   try {
     await scope.storage.delete(scopeKey(scope, meta.namespace ?? '', meta.name ?? ''), {
       preconditions: { uid: meta.uid, resourceVersion: meta.resourceVersion },

@@ -6,6 +6,7 @@ import type { ResourceDefinition } from '../resource.js';
 import { gvString } from '../resource.js';
 import { encodeBody } from '../response.js';
 import type { SchemaSet } from '../schema-walk.js';
+import type { NamespaceLifecycle } from './namespace-lifecycle.js';
 
 /** Everything a REST handler needs about the resource it serves and the server around it. */
 export interface ResourceScope {
@@ -21,6 +22,8 @@ export interface ResourceScope {
   storageGroup: string;
   /** The apiVersion objects are stored with (of `storageGroup`). */
   storageApiVersion: string;
+  /** NamespaceLifecycle admission of creates, for a namespaced resource of a server that serves Namespaces. */
+  namespaceLifecycle?: NamespaceLifecycle;
   maxBodyBytes: number;
   minRequestTimeoutSeconds: number;
   watchBookmarkIntervalMs?: number;

@@ -58,6 +58,7 @@ export async function prepareUpdate(
   validateForUpdate(scope, next, current);
   ctx.warnings.push(...(scope.def.strategy.warnings?.(next, current) ?? []));
   await runAdmission(scope, ctx, 'UPDATE', next, current, opts.dryRun);
+  scope.def.strategy.canonicalize?.(next);
   next.apiVersion = scope.storageApiVersion;
   return next;
 }
