@@ -24,6 +24,13 @@ export const finalizerKubernetes = 'kubernetes';
  */
 export const labelMetadataName = 'plat.io/metadata.name';
 
+/**
+ * The namespaces every server has and that may not be deleted (Kubernetes' `default`,
+ * `kube-system` and `kube-public`, with the brand rule; Kubernetes' `kube-node-lease` holds node
+ * heartbeats, which plat does not have).
+ */
+export const systemNamespaces: readonly string[] = ['default', 'plat-system', 'plat-public'];
+
 export const NamespacePhase = { Active: 'Active', Terminating: 'Terminating' } as const;
 export type NamespacePhase = (typeof NamespacePhase)[keyof typeof NamespacePhase];
 

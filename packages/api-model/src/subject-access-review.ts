@@ -138,3 +138,33 @@ export function validateSubjectAccessReviewSpec(spec: SubjectAccessReviewSpec, p
 export function validateSelfSubjectAccessReviewSpec(spec: SelfSubjectAccessReviewSpec, path = FieldPath.root('spec')): FieldError[] {
   return validateAttributesChoice(spec, path);
 }
+
+/** SelfSubjectRulesReview (`authorization.plat.io/v1`): what the caller may do in a namespace (`kubectl auth can-i --list`). */
+export const selfSubjectRulesReviewKind = 'SelfSubjectRulesReview';
+
+export const selfSubjectRulesReviewSpecSchema = z.object({ namespace: z.string().optional() });
+export type SelfSubjectRulesReviewSpec = z.infer<typeof selfSubjectRulesReviewSpecSchema>;
+
+export const selfSubjectRulesReviewSchema = z.object({
+  apiVersion: z.string().optional(),
+  kind: z.string().optional(),
+  metadata: objectMetaSchema.optional(),
+  spec: selfSubjectRulesReviewSpecSchema,
+});
+export type SelfSubjectRulesReview = z.infer<typeof selfSubjectRulesReviewSchema>;
+
+/** SubjectRulesReviewStatus: the resource and non-resource rules, whether the list is incomplete, and why. */
+export const subjectRulesReviewStatusSchema = z.object({
+  resourceRules: z.array(
+    z.object({
+      verbs: z.array(z.string()),
+      apiGroups: z.array(z.string()).optional(),
+      resources: z.array(z.string()).optional(),
+      resourceNames: z.array(z.string()).optional(),
+    }),
+  ),
+  nonResourceRules: z.array(z.object({ verbs: z.array(z.string()), nonResourceURLs: z.array(z.string()).optional() })),
+  incomplete: z.boolean(),
+  evaluationError: z.string().optional(),
+});
+export type SubjectRulesReviewStatus = z.infer<typeof subjectRulesReviewStatusSchema>;

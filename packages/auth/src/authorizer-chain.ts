@@ -1,4 +1,5 @@
-import type { Attributes, AuthorizationResult, Authorizer } from './interface.js';
+import { aggregateMessages } from '@plat/api-model';
+import type { Attributes, AuthorizationResult, Authorizer, SubjectRules } from './interface.js';
 
 export interface NamedAuthorizer {
   /** Names the authorizer in errors and metrics (`--authorization-mode` value or config `name`). */
@@ -32,6 +33,31 @@ export function createAuthorizerChain(authorizers: readonly (Authorizer | NamedA
       }
       const reason = [...reasons, ...errors].join('\n');
       return { decision: 'NoOpinion', reason };
+    },
+    // Kubernetes' union RulesFor: every authorizer's rules; incomplete when one is (or cannot list).
+    rulesFor(user, namespace): SubjectRules {
+      const out: SubjectRules = { resourceRules: [], nonResourceRules: [], incomplete: false };
+      const errors: string[] = [];
+      for (const { name, authorizer } of chain) {
+        if (!authorizer.rulesFor) {
+          out.incomplete = true;
+          continue;
+        }
+        let rules: SubjectRules;
+        try {
+          rules = authorizer.rulesFor(user, namespace);
+        } catch (err) {
+          out.incomplete = true;
+          errors.push(`${name}: ${(err as Error).message}`);
+          continue;
+        }
+        out.resourceRules.push(...rules.resourceRules);
+        out.nonResourceRules.push(...rules.nonResourceRules);
+        if (rules.incomplete) out.incomplete = true;
+        if (rules.evaluationError) errors.push(rules.evaluationError);
+      }
+      if (errors.length) out.evaluationError = aggregateMessages(errors);
+      return out;
     },
   };
 }

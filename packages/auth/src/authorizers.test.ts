@@ -122,3 +122,44 @@ describe('authorizer chain', () => {
     expect((await createAlwaysDenyAuthorizer().authorize(attrs)).decision).not.toBe('Allow');
   });
 });
+
+describe('rulesFor (SelfSubjectRulesReview)', () => {
+  const bob = authenticated('bob');
+
+  it('lists what each authorizer of the chain grants; one that cannot list makes the answer incomplete', () => {
+    const noList: Authorizer = { authorize: async () => ({ decision: 'NoOpinion', reason: '' }) };
+    const chain = createAuthorizerChain([
+      { name: 'builtin', authorizer: createBuiltinAuthorizer() },
+      { name: 'deny', authorizer: createAlwaysDenyAuthorizer() },
+    ]);
+    const rules = chain.rulesFor!(bob, '');
+    expect(rules.incomplete).toBe(false);
+    expect(rules.resourceRules).toEqual(
+      expect.arrayContaining([{ verbs: ['get', 'list', 'watch'], apiGroups: ['certificates.plat.io'], resources: ['clustertrustbundles'] }]),
+    );
+    expect(rules.nonResourceRules.some((r) => r.nonResourceURLs?.includes('/apis/*'))).toBe(true);
+    expect(createAuthorizerChain([chain, noList]).rulesFor!(bob, '').incomplete).toBe(true);
+  });
+
+  it('AlwaysAllow lists everything; privileged groups list nothing of their own (RBAC\'s cluster-admin binding shows it)', () => {
+    expect(createAlwaysAllowAuthorizer().rulesFor!(bob, 'ns')).toEqual({
+      resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }],
+      nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],
+      incomplete: false,
+    });
+    expect(createBuiltinAuthorizer({ roles: [] }).rulesFor!(authenticated('root', 'system:masters'), '')).toEqual({
+      resourceRules: [],
+      nonResourceRules: [],
+      incomplete: false,
+    });
+  });
+
+  it('joins the evaluation errors of several authorizers as Go\'s aggregate', () => {
+    const failing = (message: string): Authorizer => ({
+      authorize: async () => ({ decision: 'NoOpinion', reason: '' }),
+      rulesFor: () => ({ resourceRules: [], nonResourceRules: [], incomplete: true, evaluationError: message }),
+    });
+    const rules = createAuthorizerChain([failing('a'), failing('b')]).rulesFor!(bob, '');
+    expect(rules).toEqual({ resourceRules: [], nonResourceRules: [], incomplete: true, evaluationError: '[a, b]' });
+  });
+});

@@ -1,5 +1,16 @@
 import type { PolicyRule } from '@plat/api-model';
-import { systemAuthenticated, systemMasters, systemUnauthenticated, type Attributes, type AuthorizationResult, type Authorizer } from './interface.js';
+import {
+  systemAuthenticated,
+  systemMasters,
+  systemUnauthenticated,
+  type Attributes,
+  type AuthorizationResult,
+  type Authorizer,
+  type NonResourceRule,
+  type ResourceRule,
+  type SubjectRules,
+  type UserInfo,
+} from './interface.js';
 import { ruleAllows } from './rbac/rule-matching.js';
 
 /** A built-in role bound to groups, like Kubernetes' bootstrap ClusterRoles and bindings. */
@@ -77,6 +88,21 @@ export function createBuiltinAuthorizer(opts: BuiltinAuthorizerOptions = {}): Au
   return {
     async authorize(attrs: Attributes): Promise<AuthorizationResult> {
       return builtinDecision(attrs, privileged, roles);
+    },
+    // The rules of the built-in roles the user's groups hold. The privileged groups' "everything"
+    // is not listed, as Kubernetes' privileged-group authorizer lists nothing (RBAC's
+    // cluster-admin binding shows it).
+    rulesFor(user: UserInfo): SubjectRules {
+      const resourceRules: ResourceRule[] = [];
+      const nonResourceRules: NonResourceRule[] = [];
+      for (const role of roles) {
+        if (!role.groups.some((g) => user.groups.includes(g))) continue;
+        for (const rule of role.rules) {
+          if ((rule.resources ?? []).length) resourceRules.push({ verbs: [...(rule.verbs ?? [])], apiGroups: [...(rule.apiGroups ?? [])], resources: [...(rule.resources ?? [])] });
+          if ((rule.nonResourceURLs ?? []).length) nonResourceRules.push({ verbs: [...(rule.verbs ?? [])], nonResourceURLs: [...(rule.nonResourceURLs ?? [])] });
+        }
+      }
+      return { resourceRules, nonResourceRules, incomplete: false };
     },
   };
 }

@@ -37,7 +37,7 @@ export {
   type RuleOrigin,
   type RuleVisitor,
 } from './rbac/rule-resolver.js';
-export { RbacAuthorizer, type NonResourceRule, type ResourceRule, type SubjectRules } from './rbac/rbac-authorizer.js';
+export { RbacAuthorizer } from './rbac/rbac-authorizer.js';
 export { breakdownRule, compactRuleString, compactRules, covers } from './rbac/policy-comparator.js';
 export {
   bindingAuthorized,
@@ -49,6 +49,25 @@ export {
   type EscalationCheckContext,
   type RbacRequest,
 } from './rbac/escalation.js';
+export {
+  aggregateToAdminLabel,
+  aggregateToEditLabel,
+  aggregateToViewLabel,
+  autoupdateAnnotation,
+  bootstrapClusterRoleBindings,
+  bootstrapClusterRoles,
+  bootstrappingLabel,
+  bootstrappingLabelValue,
+  clusterTrustBundleReaderRole,
+  systemMonitoring,
+} from './rbac/bootstrap-policy.js';
+export {
+  computeReconciledRole,
+  computeReconciledRoleBinding,
+  type BindingReconcileResult,
+  type ReconcileOperation,
+  type RoleReconcileResult,
+} from './rbac/reconciliation.js';
 export { createNodeAuthorizer, nodeIdentity, nodeRules, nodeUsernamePrefix, nodesGroup } from './node-authorizer.js';
 export { builtinRoles, createBuiltinAuthorizer, type BuiltinAuthorizerOptions, type BuiltinRole } from './builtin-authorizer.js';
 export { createAlwaysAllowAuthorizer, createAlwaysDenyAuthorizer } from './mode-authorizers.js';

@@ -71,6 +71,41 @@ export interface AuthorizationResult {
   reason: string;
 }
 
+/** A resource rule of a SelfSubjectRulesReview status (`authorization.plat.io/v1` ResourceRule). */
+export interface ResourceRule {
+  verbs: string[];
+  apiGroups?: string[];
+  resources?: string[];
+  resourceNames?: string[];
+}
+
+/** A non-resource rule of a SelfSubjectRulesReview status (NonResourceRule). */
+export interface NonResourceRule {
+  verbs: string[];
+  nonResourceURLs?: string[];
+}
+
+/** What an authorizer knows of a user's permissions in a namespace (Kubernetes' RuleResolver.RulesFor). */
+export interface SubjectRules {
+  resourceRules: ResourceRule[];
+  nonResourceRules: NonResourceRule[];
+  /** True when the list may miss permissions this authorizer would grant (a webhook's, say). */
+  incomplete: boolean;
+  /** Why some rules could not be listed (roles that bindings reference but do not exist, authorizers that cannot list). */
+  evaluationError?: string;
+}
+
 export interface Authorizer {
   authorize(attrs: Attributes, opts?: { signal?: AbortSignal }): Promise<AuthorizationResult>;
+  /**
+   * Kubernetes' RuleResolver: the rules this authorizer grants the user in a namespace, for
+   * SelfSubjectRulesReview (`kubectl auth can-i --list`). An authorizer without it counts as one
+   * that cannot list its rules (incomplete). Wrappers of an authorizer pass it on.
+   */
+  rulesFor?(user: UserInfo, namespace: string): SubjectRules;
+}
+
+/** The rules a wrapped authorizer lists, for wrappers that forward `rulesFor` (undefined when it has none). */
+export function forwardRulesFor(inner: Authorizer): Authorizer['rulesFor'] {
+  return inner.rulesFor ? (user, namespace) => inner.rulesFor!(user, namespace) : undefined;
 }

@@ -1,4 +1,4 @@
-import type { AuthorizationResult, Authorizer } from './interface.js';
+import type { AuthorizationResult, Authorizer, SubjectRules } from './interface.js';
 
 /** `--authorization-mode=AlwaysAllow`: allows every request. */
 export function createAlwaysAllowAuthorizer(): Authorizer {
@@ -6,6 +6,12 @@ export function createAlwaysAllowAuthorizer(): Authorizer {
     async authorize(): Promise<AuthorizationResult> {
       return { decision: 'Allow', reason: '' };
     },
+    // Kubernetes' alwaysAllowAuthorizer.RulesFor: everything.
+    rulesFor: (): SubjectRules => ({
+      resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }],
+      nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],
+      incomplete: false,
+    }),
   };
 }
 
@@ -19,5 +25,6 @@ export function createAlwaysDenyAuthorizer(): Authorizer {
     async authorize(): Promise<AuthorizationResult> {
       return { decision: 'NoOpinion', reason: 'Everything is forbidden.' };
     },
+    rulesFor: (): SubjectRules => ({ resourceRules: [], nonResourceRules: [], incomplete: false }),
   };
 }

@@ -52,4 +52,14 @@ describe('Node authorizer', () => {
       expect(await authorizer.authorize(attrs)).toEqual({ decision: 'NoOpinion', reason: '' });
     }
   });
+
+  it('lists no rules: for nodes its answer is incomplete, as Kubernetes\' RulesFor', () => {
+    expect(authorizer.rulesFor!(node('system:node:worker-1', 'system:nodes'), '')).toEqual({
+      resourceRules: [],
+      nonResourceRules: [],
+      incomplete: true,
+      evaluationError: 'node authorizer does not support user rule resolution',
+    });
+    expect(authorizer.rulesFor!(node('ada'), '').incomplete).toBe(false);
+  });
 });

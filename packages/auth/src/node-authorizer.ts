@@ -1,5 +1,5 @@
 import { authenticationGroup, authorizationGroup, certificatesGroup, clusterTrustBundleResource, goQuote, type PolicyRule } from '@plat/api-model';
-import type { Attributes, AuthorizationResult, Authorizer, UserInfo } from './interface.js';
+import type { Attributes, AuthorizationResult, Authorizer, SubjectRules, UserInfo } from './interface.js';
 import { rulesAllow } from './rbac/rule-matching.js';
 
 /** Kubernetes' node identity: a user in `system:nodes` named `system:node:<nodeName>`. */
@@ -40,5 +40,10 @@ export function createNodeAuthorizer(rules: readonly PolicyRule[] = nodeRules): 
       if (node === '') return { decision: 'NoOpinion', reason: `unknown node for user ${goQuote(attrs.user.username)}` };
       return rulesAllow(attrs, rules) ? { decision: 'Allow', reason: '' } : { decision: 'NoOpinion', reason: '' };
     },
+    // Kubernetes' NodeAuthorizer.RulesFor: a node's permissions are not enumerated.
+    rulesFor: (user): SubjectRules =>
+      nodeIdentity(user) === undefined
+        ? { resourceRules: [], nonResourceRules: [], incomplete: false }
+        : { resourceRules: [], nonResourceRules: [], incomplete: true, evaluationError: 'node authorizer does not support user rule resolution' },
   };
 }

@@ -25,7 +25,7 @@ export {
   isAuthorizedForSigner,
 } from './resources/cluster-trust-bundle.js';
 export { rbacResources, type RbacResourcesOptions } from './resources/rbac-resources.js';
-export { namespaceResource, namespaceStrategy, systemNamespaces } from './resources/namespace.js';
+export { namespaceResource, namespaceStrategy } from './resources/namespace.js';
 export { requestInfoFor, type RequestInfo } from './request-info.js';
 export { requestOf, requestOfCarrier, type RequestCarrier, type RequestContext } from './context.js';
 export { currentTraceContext, routeTemplate, traceAuthorizer, traceHeadersInjector } from './tracing.js';

@@ -13,7 +13,7 @@
  * loaded by @plat/telemetry's createTracing()).
  */
 import { SpanKind, SpanStatusCode, trace, type Attributes as SpanAttributes, type Context, type Span } from '@opentelemetry/api';
-import type { Attributes, AuthenticationRequest, Authenticator, AuthorizationResult, Authorizer } from '@plat/auth';
+import { forwardRulesFor, type Attributes, type AuthenticationRequest, type Authenticator, type AuthorizationResult, type Authorizer } from '@plat/auth';
 import type { Storage } from '@plat/storage';
 import type { Tracing } from '@plat/telemetry';
 import { requestOf, requestOfCarrier, type Filter, type Handler, type RequestCarrier, type RequestContext } from './context.js';
@@ -222,6 +222,7 @@ function authorizationAttributes(attrs: Attributes): SpanAttributes {
  */
 export function traceAuthorization(tracing: Tracing, authorizer: Authorizer): Authorizer {
   return {
+    rulesFor: forwardRulesFor(authorizer),
     authorize: (attrs, opts) =>
       tracedRequests === 0
         ? authorizer.authorize(attrs, opts)
@@ -259,6 +260,7 @@ export function traceAuthorizer(tracing: Tracing | undefined, type: string, name
   };
   const attributes = () => ({ 'authorizer.type': type, 'authorizer.name': name });
   return {
+    rulesFor: forwardRulesFor(authorizer),
     authorize: (attrs, opts) =>
       tracedRequests === 0
         ? authorizer.authorize(attrs, opts)

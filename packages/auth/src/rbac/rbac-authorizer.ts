@@ -1,32 +1,8 @@
 import { aggregateMessages, type PolicyRule } from '@plat/api-model';
-import type { Attributes, AuthorizationResult, Authorizer, UserInfo } from '../interface.js';
+import type { Attributes, AuthorizationResult, Authorizer, NonResourceRule, ResourceRule, SubjectRules, UserInfo } from '../interface.js';
 import { describeRuleOrigin, RbacRuleResolver, type RuleOrigin } from './rule-resolver.js';
 import type { RbacRuleSource } from './rule-source.js';
 import { ruleAllowsRequest, ruleRequest } from './rule-matching.js';
-
-/** A resource rule of a SelfSubjectRulesReview status (`authorization.plat.io/v1` ResourceRule). */
-export interface ResourceRule {
-  verbs: string[];
-  apiGroups?: string[];
-  resources?: string[];
-  resourceNames?: string[];
-}
-
-/** A non-resource rule of a SelfSubjectRulesReview status (NonResourceRule). */
-export interface NonResourceRule {
-  verbs: string[];
-  nonResourceURLs?: string[];
-}
-
-/** What an authorizer knows of a user's permissions in a namespace (Kubernetes' RuleResolver.RulesFor). */
-export interface SubjectRules {
-  resourceRules: ResourceRule[];
-  nonResourceRules: NonResourceRule[];
-  /** True when the list may miss permissions this authorizer would grant (never for RBAC). */
-  incomplete: boolean;
-  /** Why some rules could not be listed (roles that bindings reference but do not exist). */
-  evaluationError?: string;
-}
 
 const list = (values: readonly string[] | null | undefined): string[] | undefined => (values && values.length > 0 ? [...values] : undefined);
 

@@ -1,7 +1,7 @@
 import { Agent, request, type Dispatcher, type buildConnector } from 'undici';
 import type { Registry } from 'prom-client';
 import { CelTypes, compile, requestActivation, type CelProgram } from '@plat/cel';
-import type { Attributes, AuthorizationResult, Authorizer, Decision } from '../interface.js';
+import type { Attributes, AuthorizationResult, Authorizer, Decision, SubjectRules } from '../interface.js';
 import {
   parseSubjectAccessReviewStatus,
   subjectAccessReviewBody,
@@ -71,6 +71,11 @@ export class WebhookAuthorizer implements Authorizer {
 
   get name(): string {
     return this.spec.name;
+  }
+
+  /** Kubernetes' WebhookAuthorizer.RulesFor: a webhook's rules cannot be listed. */
+  rulesFor(): SubjectRules {
+    return { resourceRules: [], nonResourceRules: [], incomplete: true, evaluationError: 'webhook authorizer does not support user rule resolution' };
   }
 
   async authorize(attrs: Attributes, callOpts: { signal?: AbortSignal } = {}): Promise<AuthorizationResult> {

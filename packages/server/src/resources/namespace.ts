@@ -6,6 +6,7 @@ import {
   namespaceListKind,
   namespacesResource,
   newForbidden,
+  systemNamespaces,
   validateNamespace,
   validateNamespaceUpdate,
   type ApiObject,
@@ -14,12 +15,6 @@ import {
 import { namespaceDefinitions } from '../openapi/meta-definitions.generated.js';
 import type { AdmissionRequest, ResourceDefinition, ResourceStrategy } from '../resource.js';
 import { ageCell, ageColumn } from '../table.js';
-
-/**
- * The namespaces that may not be deleted (Kubernetes' immortal namespaces `default`, `kube-system`
- * and `kube-public`, with the brand rule); the server creates them at start.
- */
-export const systemNamespaces: readonly string[] = ['default', 'plat-system', 'plat-public'];
 
 const asNamespace = (obj: ApiObject) => obj as Namespace;
 

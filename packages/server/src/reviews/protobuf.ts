@@ -4,7 +4,7 @@ import { newBadRequest } from '@plat/api-model';
  * Decoding of the review requests kubectl sends as `application/vnd.kubernetes.protobuf` (its
  * typed clients for authentication.k8s.io and authorization.k8s.io do not fall back to JSON for
  * request bodies). The server answers JSON, which those clients accept. Only the protobuf wire
- * format and the field numbers of the three review kinds are needed (k8s.io/api generated.proto):
+ * format and the field numbers of the review kinds are needed (k8s.io/api generated.proto):
  * a hand-written reader of a few dozen lines instead of a schema compiler.
  */
 
@@ -140,6 +140,9 @@ export function decodeProtobufReview(body: Buffer): Record<string, unknown> {
     if (meta) obj.metadata = meta;
     if (obj.kind === 'SelfSubjectAccessReview' || obj.kind === 'SubjectAccessReview') {
       obj.spec = reviewSpec(bytes(raw, 2), obj.kind === 'SubjectAccessReview');
+    } else if (obj.kind === 'SelfSubjectRulesReview') {
+      // SelfSubjectRulesReviewSpec: namespace = 1.
+      obj.spec = compact({ namespace: str(fields(bytes(raw, 2) ?? Buffer.alloc(0)), 1) });
     }
     return obj;
   } catch (err) {

@@ -4,8 +4,17 @@ import { startCluster, testAuthorizer, type TestCluster } from '../../test/clust
 // The test chain plus Kubernetes' system:basic-user rule (self reviews for everybody) and an
 // explicit Deny, so that all three decisions show in review answers.
 const authorizer: Authorizer = {
+  // The rules a rule-listing authorizer (RBAC) would list: readers read bundles in every namespace.
+  rulesFor: (user, namespace) => ({
+    resourceRules: [
+      { verbs: ['create'], apiGroups: ['authorization.plat.io'], resources: ['selfsubjectrulesreviews'] },
+      ...(user.username === 'reader' ? [{ verbs: ['get', 'list'], apiGroups: ['certificates.plat.io'], resources: ['clustertrustbundles'] }] : []),
+    ],
+    nonResourceRules: [{ verbs: ['get'], nonResourceURLs: [`/ns/${namespace}`] }],
+    incomplete: false,
+  }),
   async authorize(a: Attributes) {
-    if (a.resourceRequest && a.verb === 'create' && ['selfsubjectreviews', 'selfsubjectaccessreviews'].includes(a.resource)) {
+    if (a.resourceRequest && a.verb === 'create' && ['selfsubjectreviews', 'selfsubjectaccessreviews', 'selfsubjectrulesreviews'].includes(a.resource)) {
       return { decision: 'Allow', reason: '' };
     }
     if (a.resourceRequest && a.verb === 'delete' && a.resource === 'clustertrustbundles' && a.user.username === 'reader') {
@@ -156,11 +165,49 @@ describe('review APIs', () => {
     expect(garbage.json.message).toContain('does not appear to be a protobuf message');
   });
 
+  it('lists the caller\'s rules in a namespace as a SelfSubjectRulesReview (kubectl auth can-i --list), JSON or protobuf', async () => {
+    const res = await c.req<{ apiVersion: string; spec: unknown; status: unknown }>('reader', 'POST', '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews', {
+      body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectRulesReview', spec: { namespace: 'team-a' } },
+    });
+    expect(res.status).toBe(201);
+    expect(res.json).toEqual({
+      kind: 'SelfSubjectRulesReview',
+      apiVersion: 'authorization.k8s.io/v1',
+      metadata: { creationTimestamp: null },
+      spec: { namespace: 'team-a' },
+      status: {
+        resourceRules: [
+          { verbs: ['create'], apiGroups: ['authorization.plat.io'], resources: ['selfsubjectrulesreviews'] },
+          { verbs: ['get', 'list'], apiGroups: ['certificates.plat.io'], resources: ['clustertrustbundles'] },
+        ],
+        nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/ns/team-a'] }],
+        incomplete: false,
+      },
+    });
+    const noNamespace = await c.req<{ message: string }>('reader', 'POST', '/apis/authorization.plat.io/v1/selfsubjectrulesreviews', { body: { spec: {} } });
+    expect(noNamespace.status).toBe(400);
+    expect(noNamespace.json.message).toBe('no namespace on request');
+    // The protobuf body kubectl sends: TypeMeta, then raw { metadata = 1, spec = 2 { namespace = 1 } }.
+    const field = (n: number, value: Buffer | string) => {
+      const bytes = typeof value === 'string' ? Buffer.from(value) : value;
+      return Buffer.concat([Buffer.from([n * 8 + 2, bytes.length]), bytes]);
+    };
+    const typeMeta = field(1, Buffer.concat([field(1, 'authorization.k8s.io/v1'), field(2, 'SelfSubjectRulesReview')]));
+    const raw = field(2, Buffer.concat([field(1, ''), field(2, field(1, 'team-b'))]));
+    const proto = await c.req<{ spec: unknown }>('writer', 'POST', '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews', {
+      raw: Buffer.concat([Buffer.from('k8s\0', 'binary'), typeMeta, raw]),
+      headers: { 'content-type': 'application/vnd.kubernetes.protobuf', accept: 'application/vnd.kubernetes.protobuf,application/json' },
+    });
+    expect(proto.status).toBe(201);
+    expect(proto.json.spec).toEqual({ namespace: 'team-b' });
+  });
+
   it('lists the review resources in discovery, create only', async () => {
     const list = await c.req<{ resources: unknown[] }>('reader', 'GET', '/apis/authorization.plat.io/v1');
     expect(list.status).toBe(200);
     expect(list.json.resources).toEqual([
       { name: 'selfsubjectaccessreviews', singularName: 'selfsubjectaccessreview', namespaced: false, kind: 'SelfSubjectAccessReview', verbs: ['create'] },
+      { name: 'selfsubjectrulesreviews', singularName: 'selfsubjectrulesreview', namespaced: false, kind: 'SelfSubjectRulesReview', verbs: ['create'] },
       { name: 'subjectaccessreviews', singularName: 'subjectaccessreview', namespaced: false, kind: 'SubjectAccessReview', verbs: ['create'] },
     ]);
     const groups = await c.req<{ groups: { name: string }[] }>('reader', 'GET', '/apis');

@@ -8,6 +8,8 @@ import {
   newMethodNotSupported,
   selfSubjectAccessReviewKind,
   selfSubjectAccessReviewSchema,
+  selfSubjectRulesReviewKind,
+  selfSubjectRulesReviewSchema,
   selfSubjectReviewKind,
   subjectAccessReviewKind,
   subjectAccessReviewSchema,
@@ -20,7 +22,7 @@ import {
 } from '@plat/api-model';
 import type { Attributes, Authorizer, UserInfo } from '@plat/auth';
 import type { RequestContext } from '../context.js';
-import { negotiateOutput } from '../negotiation.js';
+import { negotiateOutput, type MediaTypeChoice } from '../negotiation.js';
 import { contentTypeOf, decodeObjectBody, readBody } from '../request-body.js';
 import { newPathNotFound, writeObject } from '../response.js';
 import { decodeProtobufReview, protobufMediaType } from './protobuf.js';
@@ -59,6 +61,7 @@ const review = (group: string, resource: string, kind: string): ReviewResource =
 export const reviewResources: readonly ReviewResource[] = [
   review(authenticationGroup, 'selfsubjectreviews', selfSubjectReviewKind),
   review(authorizationGroup, 'selfsubjectaccessreviews', selfSubjectAccessReviewKind),
+  review(authorizationGroup, 'selfsubjectrulesreviews', selfSubjectRulesReviewKind),
   review(authorizationGroup, 'subjectaccessreviews', subjectAccessReviewKind),
 ];
 
@@ -188,6 +191,11 @@ export async function serveReview(ctx: RequestContext, authorizer: Authorizer, m
     return;
   }
 
+  if (info.resource === 'selfsubjectrulesreviews') {
+    await serveRulesReview(ctx, authorizer, maxBodyBytes, group, choice);
+    return;
+  }
+
   const self = info.resource === 'selfsubjectaccessreviews';
   const kind = self ? selfSubjectAccessReviewKind : subjectAccessReviewKind;
   const obj = await decodeReview(ctx, maxBodyBytes, kind);
@@ -212,4 +220,31 @@ export async function serveReview(ctx: RequestContext, authorizer: Authorizer, m
       };
   const status = await decide(authorizer, reviewAttributes(subject, spec), ctx.signal);
   writeObject(ctx, 201, { kind, apiVersion: `${group}/v1`, metadata: { creationTimestamp: null }, spec: obj.spec ?? {}, status }, choice);
+}
+
+/**
+ * SelfSubjectRulesReview (Kubernetes' selfsubjectrulesreview REST): the rules the authorizer
+ * chain lists for the caller in `spec.namespace` (400 `no namespace on request` without one), and
+ * whether the list is incomplete (an authorizer that cannot list its rules, such as a webhook).
+ */
+async function serveRulesReview(ctx: RequestContext, authorizer: Authorizer, maxBodyBytes: number, group: string, choice: MediaTypeChoice): Promise<void> {
+  const obj = await decodeReview(ctx, maxBodyBytes, selfSubjectRulesReviewKind);
+  const parsed = selfSubjectRulesReviewSchema.safeParse({ ...obj, spec: obj.spec ?? {} });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw newBadRequest(`${selfSubjectRulesReviewKind} in version "v1" cannot be handled as a ${selfSubjectRulesReviewKind}: ${issue.path.join('.')}: ${issue.message}`);
+  }
+  const errs = validateEmptyMetadata(obj.metadata);
+  if (errs.length) throw newInvalid({ group: ctx.info.apiGroup, kind: selfSubjectRulesReviewKind }, '', errs);
+  const namespace = parsed.data.spec.namespace ?? '';
+  if (namespace === '') throw newBadRequest('no namespace on request');
+  const rules = authorizer.rulesFor
+    ? authorizer.rulesFor(ctx.user!, namespace)
+    : { resourceRules: [], nonResourceRules: [], incomplete: true };
+  writeObject(
+    ctx,
+    201,
+    { kind: selfSubjectRulesReviewKind, apiVersion: `${group}/v1`, metadata: { creationTimestamp: null }, spec: obj.spec ?? {}, status: rules },
+    choice,
+  );
 }

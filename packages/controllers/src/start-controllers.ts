@@ -1,0 +1,71 @@
+import type { RbacPolicyStore } from '@plat/auth';
+import type { Storage } from '@plat/storage';
+import { ensureSystemNamespaces, reconcileBootstrapPolicy } from './bootstrap-policy.js';
+import { ClusterRoleAggregationController } from './clusterrole-aggregation-controller.js';
+import type { ControllerLogger } from './controller-logger.js';
+import { NamespaceController, type NamespacedResource } from './namespace-controller.js';
+import { RbacPolicyFeed } from './rbac-policy-feed.js';
+
+/** A served resource as the controllers need to know it (@plat/server's ResourceDefinition fits). */
+export interface ServedResource {
+  group: string;
+  resource: string;
+  namespaced: boolean;
+  /** Set when the resource is another name for another group's objects (not stored twice). */
+  storageGroup?: string;
+}
+
+export interface ControllersOptions {
+  storage: Storage;
+  /** The RBAC objects for the authorizer and the escalation checks: kept current from storage. */
+  rbacPolicy: RbacPolicyStore;
+  /** The resources the server serves; deleting a namespace deletes the namespaced ones in it. */
+  resources: readonly ServedResource[];
+  logger?: ControllerLogger;
+  /** Reconcile the bootstrap policy and create the system namespaces first (default true). */
+  bootstrap?: boolean;
+}
+
+export interface Controllers {
+  /** Stops the watches and controllers (before storage closes). */
+  stop(): Promise<void>;
+}
+
+/** The namespaced resources a server stores (each once, whatever names it is served under). */
+export function namespacedResources(resources: readonly ServedResource[]): NamespacedResource[] {
+  const out = new Map<string, NamespacedResource>();
+  for (const r of resources) {
+    if (!r.namespaced) continue;
+    const group = r.storageGroup ?? r.group;
+    out.set(`${group}/${r.resource}`, { group, resource: r.resource });
+  }
+  return [...out.values()];
+}
+
+/**
+ * What the apiserver runs inside itself around its storage, in Kubernetes' order: the bootstrap
+ * RBAC policy reconciled and the system namespaces created (the rbac/bootstrap-roles and
+ * system-namespaces post-start hooks), the RBAC objects listed into `rbacPolicy` (resolves only
+ * once they are, so authorization never starts from an empty policy), then the clusterrole
+ * aggregation controller (one pass done) and the namespace controller running.
+ */
+export async function startControllers(opts: ControllersOptions): Promise<Controllers> {
+  const { storage, logger } = opts;
+  if (opts.bootstrap !== false) {
+    await reconcileBootstrapPolicy(storage, { logger });
+    await ensureSystemNamespaces(storage, { logger });
+  }
+  const feed = new RbacPolicyFeed(storage, opts.rbacPolicy, { logger }).start();
+  const aggregation = new ClusterRoleAggregationController(storage, { logger });
+  const namespaces = new NamespaceController(storage, { namespacedResources: namespacedResources(opts.resources), logger });
+  const stop = async () => {
+    await Promise.all([feed.stop(), aggregation.stop(), namespaces.stop()]);
+  };
+  try {
+    await Promise.all([feed.synced, aggregation.start(), namespaces.start()]);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { stop };
+}
