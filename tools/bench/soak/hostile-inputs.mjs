@@ -1,6 +1,6 @@
 // The hostile requests of the soak benchmark (issue 16): each is bad input that must get a 4xx
-// answer (a Status), never a 5xx, a crash or a stall. Bodies are built once; `request(i)` gives
-// the i-th request of a kind (names vary so that nothing collides).
+// answer (a Status), never a 5xx, a crash or a stall. Bodies are built once; `make(i)` gives the
+// request of a kind for sequence number i (which names the objects it would create).
 
 const collection = '/apis/certificates.plat.io/v1alpha1/clustertrustbundles';
 const apiVersion = 'certificates.plat.io/v1alpha1';
@@ -17,8 +17,9 @@ function aliasBomb() {
 }
 
 /**
- * The hostile inputs, by name. `make(i)` answers { method, path, headers, body }; `expect` is the
- * status class Kubernetes answers (4xx for all of them, 2xx where the input is odd but acceptable).
+ * The hostile inputs, by name. `make(i)` answers { method, path, headers, body }. Kubernetes
+ * answers each with a 4xx, except 100,000 unknown fields with fieldValidation Warn: 201, with
+ * its warnings bounded.
  */
 export function hostileInputs(anchorPem) {
   const meta = (i) => ({ name: `hostile-${i}` });
@@ -67,7 +68,7 @@ export function hostileInputs(anchorPem) {
     'unsupported media type': { make: () => ({ method: 'POST', path: collection, headers: { 'content-type': 'text/plain' }, body: 'hello' }) },
     'headers over 1 MiB': { make: () => ({ method: 'GET', path: collection, headers: { 'x-padding': 'p'.repeat(1024 * 1024 + 1) } }) },
     'Impersonate-Group without a user': { make: () => ({ method: 'GET', path: collection, headers: { 'impersonate-group': 'system:masters' } }) },
-    'bad query parameters': { make: (i) => ({ method: 'GET', path: `${collection}?${['timeoutSeconds=abc', 'limit=-1', 'labelSelector=a%20in%20(', 'resourceVersionMatch=Exact'][i % 4]}` }) },
+    'bad query parameters': { make: (i) => ({ method: 'GET', path: `${collection}?${['timeoutSeconds=abc', 'limit=abc', 'labelSelector=a%20in%20(', 'resourceVersionMatch=Exact'][i % 4]}` }) },
     'invalid object (422)': { make: (i) => ({ method: 'POST', path: collection, headers: json, body: JSON.stringify({ apiVersion, kind, metadata: meta(i), spec: { trustBundle: 'not a PEM' } }) }) },
   };
 }

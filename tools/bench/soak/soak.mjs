@@ -31,9 +31,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
-import { build } from 'esbuild';
 import { Agent, request } from 'undici';
-import { adminCredentials, benchFlags, buildApiServerBundle, root, seedObjects, startApiServer } from '../lib/apiserver-harness.mjs';
+import { adminCredentials, benchFlags, buildApiServerBundle, seedObjects, startApiServer } from '../lib/apiserver-harness.mjs';
+import { bigTrustBundle } from './big-bundle.mjs';
 import { hostileInputs } from './hostile-inputs.mjs';
 
 const { flag, has } = benchFlags();
@@ -48,26 +48,7 @@ const log = (...m) => {
 
 const collection = '/apis/certificates.plat.io/v1alpha1/clustertrustbundles';
 const token = 'soak-token';
-const cacheDir = path.join(root, 'node_modules', '.cache', 'plat-soak');
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-/** About 985 KiB of distinct CA certificates (generated once with @plat/x509's dev PKI, then cached). */
-async function bigTrustBundle() {
-  const file = path.join(cacheDir, 'big-bundle.pem');
-  if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8');
-  fs.mkdirSync(cacheDir, { recursive: true });
-  const outfile = path.join(cacheDir, 'x509.mjs');
-  await build({ absWorkingDir: root, entryPoints: [path.join(root, 'packages/x509/src/index.ts')], outfile, bundle: true, platform: 'node', format: 'esm', target: 'node20', conditions: ['@plat/source'], logLevel: 'error' });
-  const { createCertificateAuthority } = await import(outfile);
-  let pem = '';
-  for (let i = 0; ; i++) {
-    const next = (await createCertificateAuthority({ commonName: `soak-anchor-${i}` })).certPem;
-    if (pem.length + next.length > 985 * 1024) break;
-    pem += next;
-  }
-  fs.writeFileSync(file, pem);
-  return pem;
-}
 
 // ---- counters ----
 
@@ -231,10 +212,12 @@ const hostile = hostileInputs(creds.ca);
 // --skip a,b: leave out the hostile inputs whose names contain any of these (to look at the rest).
 const skip = (flag('skip', '') || '').split(',').filter(Boolean);
 const hostileNames = Object.keys(hostile).filter((n) => !skip.some((s) => n.includes(s)));
+let hostileSeq = 0;
 async function hostileWorker(offset) {
   for (let i = offset; running; i++) {
     const name = hostileNames[i % hostileNames.length];
-    const res = await send(h1, hostile[name].make(i));
+    // (One sequence number for both workers names the objects, so that they never collide.)
+    const res = await send(h1, hostile[name].make(hostileSeq++));
     count(`hostile: ${name}`, res.status);
     if (res.status === 201) {
       const created = JSON.parse(res.text).metadata?.name;
