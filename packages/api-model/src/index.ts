@@ -144,6 +144,7 @@ export {
   labelSelectorAsSelector,
   labelSelectorObjectSchema,
   labelSelectorRequirementSchema,
+  parseToLabelSelectorObject,
   validateLabelSelectorObject,
   type LabelSelectorObject,
   type LabelSelectorValidationOptions,

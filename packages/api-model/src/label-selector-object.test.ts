@@ -1,4 +1,4 @@
-import { labelSelectorAsSelector, labelSelectorObjectSchema, validateLabelSelectorObject } from './label-selector-object.js';
+import { labelSelectorAsSelector, labelSelectorObjectSchema, parseToLabelSelectorObject, validateLabelSelectorObject } from './label-selector-object.js';
 
 describe('meta/v1 LabelSelector', () => {
   it('converts matchLabels and matchExpressions into one compiled selector', () => {
@@ -52,5 +52,27 @@ describe('meta/v1 LabelSelector', () => {
       'spec.selector.matchExpressions[2].operator: Invalid value: "Like": not a valid selector operator',
       `spec.selector.matchExpressions[3].key: Invalid value: "-d": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
     ]);
+  });
+
+  it('parses a selector string into an object as ParseToLabelSelector does', () => {
+    const obj = parseToLabelSelectorObject('app=web,tier in (b,a),!legacy,team,env notin (prod),zone==eu,owner!=bob');
+    expect(obj).toEqual({
+      matchLabels: { app: 'web', zone: 'eu' },
+      matchExpressions: [
+        { key: 'env', operator: 'NotIn', values: ['prod'] },
+        { key: 'legacy', operator: 'DoesNotExist' },
+        { key: 'owner', operator: 'NotIn', values: ['bob'] },
+        { key: 'team', operator: 'Exists' },
+        { key: 'tier', operator: 'In', values: ['a', 'b'] },
+      ],
+    });
+    // Round trip: the object selects what the string selects.
+    expect(labelSelectorAsSelector(obj).toString()).toBe('app=web,env notin (prod),!legacy,owner notin (bob),team,tier in (a,b),zone=eu');
+    expect(parseToLabelSelectorObject('')).toEqual({});
+  });
+
+  it('refuses what a LabelSelector object cannot hold, and syntax errors', () => {
+    expect(() => parseToLabelSelectorObject('replicas>3')).toThrow('"gt" isn\'t supported in label selectors');
+    expect(() => parseToLabelSelectorObject('a in (b')).toThrow();
   });
 });

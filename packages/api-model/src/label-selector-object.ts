@@ -54,6 +54,39 @@ export function labelSelectorAsSelector(selector: LabelSelectorObject | null | u
   return LabelSelector.fromRequirements(reqs);
 }
 
+const expressionOperators: Partial<Record<SelectionOperator, LabelSelectorOperator>> = {
+  in: 'In',
+  notin: 'NotIn',
+  // Kubernetes' ParseToLabelSelector refuses `!=`; NotIn with the one value selects the same objects
+  // (both match a missing key), so `-l team!=a` works wherever a LabelSelector object is needed.
+  '!=': 'NotIn',
+  exists: 'Exists',
+  '!': 'DoesNotExist',
+};
+
+/**
+ * Kubernetes' `ParseToLabelSelector`: a selector string (`-l`) as a meta/v1 LabelSelector object,
+ * `=`/`==` in matchLabels and the rest in matchExpressions. The empty string gives `{}` (matches
+ * everything). Throws SelectorError for a syntax error and for `>`/`<`, which the object cannot hold.
+ */
+export function parseToLabelSelectorObject(selector: string): LabelSelectorObject {
+  const matchLabels: Record<string, string> = {};
+  const matchExpressions: LabelSelectorObjectRequirement[] = [];
+  for (const req of LabelSelector.parse(selector).requirements()) {
+    if (req.operator === '=' || req.operator === '==') {
+      matchLabels[req.key] = req.values[0];
+      continue;
+    }
+    const operator = expressionOperators[req.operator];
+    if (!operator) throw new SelectorError('InvalidLabelSelector', `${goQuote(req.operator)} isn't supported in label selectors`);
+    matchExpressions.push({ key: req.key, operator, ...(req.values.length ? { values: [...req.values] } : {}) });
+  }
+  return {
+    ...(Object.keys(matchLabels).length ? { matchLabels } : {}),
+    ...(matchExpressions.length ? { matchExpressions } : {}),
+  };
+}
+
 /** Kubernetes' `LabelSelectorValidationOptions`. */
 export interface LabelSelectorValidationOptions {
   /**

@@ -1,27 +1,83 @@
+import { createHash } from 'node:crypto';
 import { encodePem, readPemEntries } from './pem.js';
+import { describeTrustAnchor, type TrustAnchor } from './trust-anchor.js';
+
+/** One certificate of a bundle: its DER bytes and their SHA-256 (lowercase hex). */
+export interface BundleCertificate {
+  readonly der: Uint8Array;
+  readonly sha256: string;
+}
+
+/** A set of trust anchors in the one form every consumer writes and compares. */
+export interface CanonicalTrustBundle {
+  /**
+   * Each certificate once (same DER), ordered by the SHA-256 of its DER, as header-free
+   * CERTIFICATE blocks with 64-column lines and nothing between them; '' for no certificate.
+   */
+  readonly pem: string;
+  /** SHA-256 of `pem` (UTF-8), lowercase hex: equal digests mean equal anchor sets. */
+  readonly digest: string;
+  /** One per certificate of `pem`, in the same order. */
+  readonly anchors: readonly TrustAnchor[];
+  /** The earliest notAfter of the anchors; undefined when there is none. */
+  readonly earliestNotAfter?: Date;
+}
+
+const sha256Hex = (data: Uint8Array | string) => createHash('sha256').update(data).digest('hex');
 
 /**
- * Merges trust bundles into the form a node agent projects into pods: every CERTIFICATE block of
- * every input, PEM headers and text outside blocks dropped, each certificate once (compared by
- * DER bytes), ordered by DER bytes, re-encoded with 64-column lines.
- *
- * The kubelet does the same (decode, dedupe by DER, sort) and then shuffles once per restart; we
- * keep the sorted order so the output is a pure function of the set of certificates. Blocks of
- * other types and malformed blocks are left out (validation keeps them out of stored bundles).
+ * The CERTIFICATE blocks of a PEM text in input order, decoded and hashed. Headers, text outside
+ * blocks, other block types and blocks that do not decode are skipped. Never throws.
  */
-export function canonicalizeTrustBundle(pems: readonly string[]): string {
-  const unique = new Map<string, Buffer>();
-  for (const pem of pems) {
-    if (typeof pem !== 'string') continue;
-    for (const entry of readPemEntries(pem)) {
-      if (entry.kind !== 'block' || entry.type !== 'CERTIFICATE' || entry.bytes.length === 0) continue;
-      const der = Buffer.from(entry.bytes.buffer, entry.bytes.byteOffset, entry.bytes.byteLength);
-      const key = der.toString('latin1');
-      if (!unique.has(key)) unique.set(key, der);
+export function readBundleCertificates(pem: string): BundleCertificate[] {
+  if (typeof pem !== 'string') return [];
+  const out: BundleCertificate[] = [];
+  for (const entry of readPemEntries(pem)) {
+    if (entry.kind !== 'block' || entry.type !== 'CERTIFICATE' || entry.bytes.length === 0) continue;
+    out.push({ der: entry.bytes, sha256: sha256Hex(entry.bytes) });
+  }
+  return out;
+}
+
+/**
+ * Merges bundles into their canonical form (spec 2.1 rule 4: consumers may reorder, deduplicate
+ * and drop headers and text between blocks). Inputs are PEM texts or certificates already read
+ * with `readBundleCertificates` (a watcher keeps those per object and re-merges cheaply).
+ *
+ * The kubelet projects the same set (decode, dedupe by DER) but shuffles it once per restart; we
+ * sort by SHA-256 so the output, and its digest, is a pure function of the set. Certificates that
+ * do not parse as X.509 are left out (validation keeps them out of stored bundles).
+ */
+export function canonicalTrustBundle(bundles: readonly (string | readonly BundleCertificate[])[]): CanonicalTrustBundle {
+  const unique = new Map<string, BundleCertificate>();
+  for (const bundle of bundles) {
+    // Untyped callers may pass anything: only strings and arrays count.
+    const certs = typeof bundle === 'string' ? readBundleCertificates(bundle) : Array.isArray(bundle) ? bundle : [];
+    for (const cert of certs) {
+      if (!unique.has(cert.sha256)) unique.set(cert.sha256, cert);
     }
   }
-  return [...unique.values()]
-    .sort(Buffer.compare)
-    .map((der) => encodePem('CERTIFICATE', der))
-    .join('');
+  // Equal SHA-256 means equal DER (a collision is not a practical concern); hex sorts as bytes.
+  const sorted = [...unique.values()].sort((a, b) => (a.sha256 < b.sha256 ? -1 : a.sha256 > b.sha256 ? 1 : 0));
+  const anchors: TrustAnchor[] = [];
+  let pem = '';
+  let earliest: number | undefined;
+  for (const cert of sorted) {
+    const anchor = describeTrustAnchor(cert.der, cert.sha256);
+    if (anchor === undefined) continue;
+    anchors.push(anchor);
+    pem += encodePem('CERTIFICATE', cert.der);
+    const notAfter = anchor.notAfter.getTime();
+    if (earliest === undefined || notAfter < earliest) earliest = notAfter;
+  }
+  return { pem, digest: sha256Hex(pem), anchors, ...(earliest === undefined ? {} : { earliestNotAfter: new Date(earliest) }) };
+}
+
+/**
+ * The anchors of one bundle (deduplicated, in canonical order) and their earliest notAfter: what
+ * the server needs for expiry warnings, the wide table and per-signer metrics.
+ */
+export function trustAnchorFacts(pem: string): { anchors: readonly TrustAnchor[]; earliestNotAfter?: Date } {
+  const { anchors, earliestNotAfter } = canonicalTrustBundle([pem]);
+  return earliestNotAfter === undefined ? { anchors } : { anchors, earliestNotAfter };
 }

@@ -14,7 +14,10 @@ export type {
 export { parseCertificate } from './certificate.js';
 export type { TrustBundleFinding, TrustBundleFindingKind } from './trust-bundle.js';
 export { maxTrustBundleSize, validateTrustBundle } from './trust-bundle.js';
-export { canonicalizeTrustBundle } from './canonical-trust-bundle.js';
+export type { BundleCertificate, CanonicalTrustBundle } from './canonical-trust-bundle.js';
+export { canonicalTrustBundle, readBundleCertificates, trustAnchorFacts } from './canonical-trust-bundle.js';
+export type { TrustAnchor, TrustAnchorValidity } from './trust-anchor.js';
+export { describeTrustAnchor, maxCachedTrustAnchors, trustAnchorValidity } from './trust-anchor.js';
 export type { CertificateTemplate, PemKeyPair } from './dev-pki.js';
 export {
   DevPkiError,
