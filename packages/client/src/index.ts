@@ -22,7 +22,9 @@ export {
   type RequestOptions,
   type RestClientOptions,
   type RestResponse,
+  type WatchOptions,
 } from './rest-client.js';
+export { defaultMaxWatchEventBytes, type WatchEvent } from './watch-events.js';
 export {
   DiscoveryClient,
   defaultCacheDir,

@@ -1,8 +1,9 @@
 import { JsonDecodeError, decodeJson, encodeJson } from '@plat/api-model/json';
-import { gunzipSync } from 'node:zlib';
+import { createGunzip, gunzipSync } from 'node:zlib';
 import type { Dispatcher } from 'undici';
 import { ClientError } from './client-error.js';
 import type { RestConfig } from './rest-config.js';
+import { readWatchEvents, type WatchEvent } from './watch-events.js';
 
 export interface RequestOptions {
   method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD';
@@ -20,6 +21,17 @@ export interface RestResponse<T = unknown> {
   headers: Record<string, string | string[] | undefined>;
   body: T;
   warnings: string[];
+}
+
+export interface WatchOptions {
+  /** Path below the server URL, starting with `/`; `watch=true` is added to the query. */
+  path: string;
+  query?: RequestOptions['query'];
+  signal?: AbortSignal;
+  /** Ends the watch with a ClientError `Timeout` when no event (bookmarks included) arrives for this long; 0: never. */
+  idleTimeoutMs?: number;
+  /** Largest single event accepted, in bytes (default 16 MiB); a larger one ends the watch with `DecodeFailed`. */
+  maxEventBytes?: number;
 }
 
 export interface RestClientOptions {
@@ -112,10 +124,11 @@ export class RestClient {
     return h;
   }
 
-  url(path: string, query?: RequestOptions['query']): string {
+  /** The URL of a request; `requestTimeout: false` leaves out the `timeout` parameter (watches end by `timeoutSeconds`). */
+  url(path: string, query?: RequestOptions['query'], options: { requestTimeout?: boolean } = {}): string {
     const u = new URL(this.config.server + path);
     for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined && v !== '') u.searchParams.set(k, String(v));
-    if (this.config.timeoutMs > 0 && !u.searchParams.has('timeout')) {
+    if (options.requestTimeout !== false && this.config.timeoutMs > 0 && !u.searchParams.has('timeout')) {
       u.searchParams.set('timeout', `${Math.ceil(this.config.timeoutMs / 1000)}s`);
     }
     return u.toString();
@@ -179,6 +192,67 @@ export class RestClient {
         }
       }
       return { statusCode: res.statusCode, headers: res.headers, body: body as T, warnings };
+    }
+  }
+
+  /**
+   * Opens a watch and yields its events (`{ type, object }`, BOOKMARK and ERROR included) as they
+   * arrive, until the server ends the stream (for example at `timeoutSeconds`), the signal aborts
+   * it, or no event arrives within `idleTimeoutMs`. A non-2xx answer rejects before the first event
+   * with a StatusError, as `request` does. The client's request timeout bounds only the wait for
+   * the response headers: a watch lasts as long as the server keeps it open.
+   */
+  async *watch<T = unknown>(opts: WatchOptions): AsyncGenerator<WatchEvent<T>> {
+    const url = this.url(opts.path, { ...opts.query, watch: true }, { requestTimeout: false });
+    const dispatcher = await this.agent();
+    const { request } = await loadUndici();
+    const controller = new AbortController();
+    const abort = () => controller.abort(opts.signal?.reason);
+    if (opts.signal?.aborted) abort();
+    opts.signal?.addEventListener('abort', abort, { once: true });
+    const headersTimer = this.config.timeoutMs > 0 ? setTimeout(() => controller.abort(new DOMException('headers timeout', 'TimeoutError')), this.config.timeoutMs) : undefined;
+    let idle: ReturnType<typeof setTimeout> | undefined;
+    let idleFired = false;
+    const armIdle = () => {
+      if (!opts.idleTimeoutMs) return;
+      clearTimeout(idle);
+      idle = setTimeout(() => {
+        idleFired = true;
+        controller.abort();
+      }, opts.idleTimeoutMs);
+    };
+    let res: Dispatcher.ResponseData | undefined;
+    try {
+      try {
+        // bodyTimeout 0: the idle timer above decides when a quiet watch is dead, per event.
+        res = await request(url, { method: 'GET', headers: this.headers({ path: opts.path }), dispatcher, signal: controller.signal, bodyTimeout: 0 });
+      } catch (err) {
+        throw this.transportError(err);
+      } finally {
+        clearTimeout(headersTimer);
+      }
+      for (const w of parseWarningHeader(res.headers.warning)) this.options.onWarning?.(w);
+      if (res.statusCode < 200 || res.statusCode > 299) {
+        const text = await res.body.text().catch(() => '');
+        const { decodeErrorResponse } = await import('./status-decoding.js');
+        throw decodeErrorResponse(res.statusCode, text, 'GET');
+      }
+      const body = res.headers['content-encoding'] === 'gzip' ? res.body.pipe(createGunzip()) : res.body;
+      armIdle();
+      try {
+        for await (const event of readWatchEvents<T>(body, opts.maxEventBytes)) {
+          armIdle();
+          yield event;
+        }
+      } catch (err) {
+        if (idleFired) throw new ClientError('Timeout', `no watch event or bookmark within ${opts.idleTimeoutMs} ms`, { cause: err });
+        if (err instanceof ClientError) throw err;
+        throw this.transportError(err);
+      }
+    } finally {
+      clearTimeout(idle);
+      opts.signal?.removeEventListener('abort', abort);
+      if (res && !res.body.destroyed) res.body.destroy();
     }
   }
 
