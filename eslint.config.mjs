@@ -1,13 +1,13 @@
 import nx from '@nx/eslint-plugin';
 import tseslint from 'typescript-eslint';
 
-// Layers (see DEVELOPERS.md): x509, cel → api-model → config, storage, patch, egress, telemetry
-// → auth, client → server → apps. A project may import only projects of strictly lower layers.
-const layers = ['layer:0-base', 'layer:1-model', 'layer:2-infra', 'layer:3-access', 'layer:4-server', 'layer:5-app'];
-const depConstraints = layers.map((tag, index) => ({
-  sourceTag: tag,
-  onlyDependOnLibsWithTags: layers.slice(0, index),
-}));
+// Layers (see the README): x509, cel → api-model → config, storage, patch, egress, telemetry
+// → auth, client → server, trust → apps. A project may import only projects of strictly lower
+// layers; the tags of one layer (server and trust) do not see each other.
+const layers = [['layer:0-base'], ['layer:1-model'], ['layer:2-infra'], ['layer:3-access'], ['layer:4-server', 'layer:4-trust'], ['layer:5-app']];
+const depConstraints = layers.flatMap((tags, index) =>
+  tags.map((tag) => ({ sourceTag: tag, onlyDependOnLibsWithTags: layers.slice(0, index).flat() })),
+);
 
 export default [
   { ignores: ['**/dist/**', '**/node_modules/**', '**/coverage/**', '**/*.generated.json', '.nx/**'] },

@@ -7,7 +7,7 @@ import { ESLint } from 'eslint';
 // project.json with the four targets and a layer tag; and the module-boundary lint rule rejects
 // an import of a higher layer.
 const root = path.resolve(import.meta.dirname, '../../..');
-const packages = ['api-model', 'x509', 'cel', 'config', 'storage', 'patch', 'auth', 'egress', 'telemetry', 'server', 'controllers', 'client'];
+const packages = ['api-model', 'x509', 'cel', 'config', 'storage', 'patch', 'auth', 'egress', 'telemetry', 'server', 'controllers', 'client', 'trust'];
 const apps = ['apiserver', 'clientctl'];
 const readJson = (file: string) => JSON.parse(fs.readFileSync(path.join(root, file), 'utf8'));
 const rootPkg = readJson('package.json');
@@ -87,10 +87,18 @@ describe('module boundaries', () => {
     expect(await lint('packages/storage/src/probe.ts', "export * from '@plat/patch';\n")).toEqual([
       expect.stringContaining('A project tagged with "layer:2-infra" can only depend on libs tagged with'),
     ]);
+    // server and trust share layer 4 under two tags: neither sees the other.
+    expect(await lint('packages/server/src/probe.ts', "export * from '@plat/trust';\n")).toEqual([
+      expect.stringContaining('A project tagged with "layer:4-server" can only depend on libs tagged with'),
+    ]);
+    expect(await lint('packages/trust/src/probe.ts', "export * from '@plat/server';\n")).toEqual([
+      expect.stringContaining('A project tagged with "layer:4-trust" can only depend on libs tagged with'),
+    ]);
   });
 
   it('accepts imports that point down the layers', async () => {
     expect(await lint('packages/server/src/probe.ts', "export * from '@plat/api-model';\n")).toEqual([]);
     expect(await lint('packages/api-model/src/probe.ts', "export * from '@plat/x509';\n")).toEqual([]);
+    expect(await lint('packages/trust/src/probe.ts', "export * from '@plat/client';\n")).toEqual([]);
   });
 });

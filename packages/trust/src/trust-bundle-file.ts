@@ -1,0 +1,46 @@
+import { randomBytes } from 'node:crypto';
+import { open, readFile, rename, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import { TrustError } from './trust-error.js';
+
+/** The mode of a written bundle: anchors are public, every reader may read them. */
+export const trustBundleFileMode = 0o644;
+
+/** The file's text, or undefined when it does not exist. */
+export async function readTrustBundleFile(file: string): Promise<string | undefined> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new TrustError('FileFailed', `unable to read ${file}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+/**
+ * Replaces `file` with `pem` atomically: written to a temporary file in the same directory
+ * (same file system), flushed, given mode 0644 whatever the umask, then renamed over the target
+ * and the directory flushed. A reader sees the old bundle or the new one, never a mix, and a
+ * crash leaves at most a stray `.<name>.tmp-*` file.
+ */
+export async function writeTrustBundleFile(file: string, pem: string): Promise<void> {
+  const dir = path.dirname(path.resolve(file));
+  const tmp = path.join(dir, `.${path.basename(file)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
+  try {
+    const handle = await open(tmp, 'wx', trustBundleFileMode);
+    try {
+      await handle.writeFile(pem, 'utf8');
+      await handle.chmod(trustBundleFileMode);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(tmp, file);
+  } catch (err) {
+    await unlink(tmp).catch(() => undefined);
+    throw new TrustError('FileFailed', `unable to write ${file}: ${(err as Error).message}`, { cause: err });
+  }
+  // Flush the rename itself; a directory that cannot be opened for that (some file systems) is not an error.
+  const dirHandle = await open(dir, 'r').catch(() => undefined);
+  await dirHandle?.sync().catch(() => undefined);
+  await dirHandle?.close();
+}
