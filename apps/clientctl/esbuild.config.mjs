@@ -4,7 +4,7 @@
 // so that esbuild drops the modules a command does not use (for example zod behind the Status
 // decoder and pkijs/asn1js behind @plat/api-model's certificate validation).
 const sideEffectFree =
-  /[\\/](packages[\\/](api-model|x509|client|patch)[\\/]src|node_modules[\\/](pkijs|asn1js|pvtsutils|pvutils|bytestreamjs|@peculiar[\\/][\w-]+|@noble[\\/][\w-]+))[\\/]/;
+  /[\\/](packages[\\/](api-model|x509|client|patch|trust)[\\/]src|node_modules[\\/](pkijs|asn1js|pvtsutils|pvutils|bytestreamjs|@peculiar[\\/][\w-]+|@noble[\\/][\w-]+))[\\/]/;
 
 const sideEffectFreePlugin = {
   name: 'plat-side-effect-free',

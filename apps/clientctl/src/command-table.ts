@@ -1,6 +1,7 @@
 import type { CommandContext } from './context.js';
 import type { FlagSpec } from './flags.js';
 import { dryRunFlag, fieldManagerFlag, fileFlags, printFlags } from './global-flags.js';
+import { trustCommands } from './trust-commands.js';
 
 /** One command: its flags are known up front, its code is loaded only when it runs. */
 export interface CommandSpec {
@@ -201,9 +202,11 @@ export const commands: CommandSpec[] = [
       return (ctx) => runCompletion(ctx, { commands, commandGroups });
     },
   },
+  ...trustCommands,
 ];
 
 export const commandGroups: Record<string, string> = {
   auth: 'Inspect authorization',
   config: 'Modify kubeconfig files',
+  trust: 'Inspect, resolve and sync trust anchors',
 };

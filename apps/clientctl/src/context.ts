@@ -157,10 +157,15 @@ export class CommandContext {
   }
 }
 
-/** A klog warning line as kubectl writes it: `W1122 05:45:05.700807   10687 file.go:N] message`. */
-export function klogWarning(where: string, message: string): string {
+/** A klog line as kubectl writes it: `W1122 05:45:05.700807   10687 file.go:N] message` (I, W or E first). */
+export function klogLine(severity: 'I' | 'W' | 'E', where: string, message: string): string {
   const d = new Date();
   const p = (n: number, w = 2) => String(n).padStart(w, '0');
   const stamp = `${p(d.getMonth() + 1)}${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}.${p(d.getMilliseconds() * 1000, 6)}`;
-  return `W${stamp} ${String(process.pid).padStart(7)} ${where}] ${message}\n`;
+  return `${severity}${stamp} ${String(process.pid).padStart(7)} ${where}] ${message}\n`;
+}
+
+/** A klog warning line. */
+export function klogWarning(where: string, message: string): string {
+  return klogLine('W', where, message);
 }

@@ -4,6 +4,8 @@ export interface Io {
   stderr(text: string): void;
   readStdin(): Promise<string>;
   env: Record<string, string | undefined>;
+  /** Asks a long-running command (`trust sync`) to stop as SIGTERM does; tests pass one, processes get signals. */
+  stop?: AbortSignal;
 }
 
 export function processIo(): Io {
