@@ -74,7 +74,7 @@ export function validateTrustAnchorSelection(selection: TrustAnchorSelection): F
     const signerName = selection.signerName!;
     if (typeof signerName !== 'string' || signerName === '') return [fieldError.required(FieldPath.root('signerName'), 'must be a valid signer name')];
     errs.push(...validateSignerName(signerName, FieldPath.root('signerName')));
-    errs.push(...validateLabelSelectorObject(selection.labelSelector, FieldPath.root('labelSelector')));
+    errs.push(...validateLabelSelectorObject(selection.labelSelector, FieldPath.root('labelSelector'), { allowInvalidLabelValueInSelector: false }));
     return errs;
   }
   return [fieldError.required(FieldPath.root('clusterTrustBundle'), 'either name or signerName must be specified')];
