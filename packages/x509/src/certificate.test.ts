@@ -114,6 +114,26 @@ describe('parseCertificate', () => {
     expect(parseCertificate(widened).ok).toBe(false);
   });
 
+  it('rejects a SEQUENCE encoded primitive and a constructed OCTET STRING, as Go (its exact tag bytes) does', () => {
+    const der = derOf(ca.certPem);
+    expect(parseCertificate(Uint8Array.from([0x10, ...der.slice(1)]))).toEqual({ ok: false, error: 'x509: malformed certificate' });
+    // The first OCTET STRING (an extension value) made constructed.
+    const bytes = Buffer.from(der);
+    const at = bytes.indexOf(0x04, bytes.indexOf(Buffer.from([0x06, 0x03, 0x55, 0x1d])) + 5);
+    expect(at).toBeGreaterThan(0);
+    const constructed = Uint8Array.from(der);
+    constructed[at] = 0x24;
+    expect(parseCertificate(constructed).ok).toBe(false);
+  });
+
+  it('rejects validity times Go would not print back the same (junk after the digits)', () => {
+    const der = derOf(ca.certPem);
+    const at = der.indexOf(0x17) + 2;
+    const junk = Uint8Array.from(der);
+    junk[at + 11] = 0x1d;
+    expect(parseCertificate(junk)).toEqual({ ok: false, error: 'x509: malformed UTCTime' });
+  });
+
   it('rejects duplicate extensions', () => {
     const der = mutated(ca.certPem, (cert) => {
       cert.extensions = [...(cert.extensions ?? []), cert.extensions![0]];

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import * as asn1js from 'asn1js';
 import { X509ParseError, fail, hex, isContextTag, sequenceItems } from './asn1-reader.js';
+import { parseAsn1Time } from './asn1-time.js';
 import { parseBasicConstraints, parseExtKeyUsage, parseKeyUsage, parseSubjectAltNames } from './certificate-extensions.js';
 import type { BasicConstraints, KeyUsage } from './certificate-extensions.js';
 import { isSingleDerElement } from './der.js';
@@ -53,13 +54,6 @@ const oid = {
   subjectAltName: '2.5.29.17',
 } as const;
 
-function parseTime(node: asn1js.AsnType | undefined): Date {
-  if (!(node instanceof asn1js.UTCTime) && !(node instanceof asn1js.GeneralizedTime)) fail('x509: malformed validity');
-  const date = node.toDate();
-  if (Number.isNaN(date.getTime())) fail('x509: malformed validity');
-  return date;
-}
-
 function algorithmOid(node: asn1js.AsnType | undefined, error: string): string {
   const [id] = sequenceItems(node, 1, 2, error);
   if (!(id instanceof asn1js.ObjectIdentifier)) fail(error);
@@ -96,8 +90,8 @@ function parseOrThrow(der: Uint8Array, options: ParseCertificateOptions): Parsed
   const minimal = options.minimal === true;
   const issuer = parseName(fields[i++], !minimal);
   const [notBeforeNode, notAfterNode] = sequenceItems(fields[i++], 2, 2, 'x509: malformed validity');
-  const notBefore = parseTime(notBeforeNode);
-  const notAfter = parseTime(notAfterNode);
+  const notBefore = parseAsn1Time(notBeforeNode);
+  const notAfter = parseAsn1Time(notAfterNode);
   const subject = parseName(fields[i++], !minimal);
   if (fields[i] === undefined) fail('x509: malformed spki');
   const publicKey = parsePublicKey(fields[i++]);

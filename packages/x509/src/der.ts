@@ -27,6 +27,16 @@ function derElementEnd(der: Uint8Array, start: number, end: number, depth: numbe
     }
     if (tag < 31) return -1;
   }
+  // DER fixes the form of universal types (X.690 10.2): SEQUENCE and SET are constructed, the
+  // others a certificate holds (INTEGER, BIT/OCTET STRING, OID, strings, times...) primitive. Go
+  // reads each by its exact tag byte, so a primitive SEQUENCE or a constructed string is no match.
+  if ((identifier & 0xc0) === 0 && (identifier & 0x1f) !== 0x1f) {
+    const tag = identifier & 0x1f;
+    const constructed = (identifier & 0x20) !== 0;
+    const mustBeConstructed = tag === 16 || tag === 17;
+    const either = tag === 8 || tag === 11 || tag === 29;
+    if (!either && constructed !== mustBeConstructed) return -1;
+  }
   if (pos >= end) return -1;
   const first = der[pos++];
   let length: number;

@@ -1,5 +1,6 @@
 import { readBundleCertificates } from './canonical-trust-bundle.js';
-import { createCertificateAuthority } from './dev-pki.js';
+import { parseCertificate } from './certificate.js';
+import { createCertificate, createCertificateAuthority } from './dev-pki.js';
 import { describeTrustAnchor, trustAnchorValidity } from './trust-anchor.js';
 
 const day = 86_400_000;
@@ -10,6 +11,25 @@ describe('describeTrustAnchor', () => {
     const [cert] = readBundleCertificates(ca.certPem);
     expect(describeTrustAnchor(cert.der, cert.sha256)).toMatchObject({ subject: 'CN=describe-me', sha256: cert.sha256, ca: true, selfSigned: true });
     expect(describeTrustAnchor(Uint8Array.of(1, 2, 3), 'not-a-certificate')).toBeUndefined();
+  });
+
+  it('agrees with the strict parser on names (escapes included) and validity', async () => {
+    const ca = await createCertificateAuthority({ commonName: 'cross-check root' });
+    const odd = await createCertificate(
+      { commonName: 'odd, "quoted" +name', organizations: ['Acme, Inc.', 'Ünïcode'], basicConstraints: 'ca', keyUsage: ['keyCertSign'], notBefore: new Date('2020-02-29T12:34:56Z'), validityDays: 3650 },
+      ca,
+    );
+    for (const pem of [ca.certPem, odd.certPem]) {
+      const [cert] = readBundleCertificates(pem);
+      const strict = parseCertificate(cert.der);
+      if (!strict.ok) throw new Error(strict.error);
+      const facts = describeTrustAnchor(cert.der, cert.sha256)!;
+      expect(facts.subject).toBe(strict.certificate.subject);
+      expect(facts.issuer).toBe(strict.certificate.issuer);
+      expect(facts.notBefore).toEqual(strict.certificate.notBefore);
+      expect(facts.notAfter).toEqual(strict.certificate.notAfter);
+      expect(facts.ca).toBe(strict.certificate.basicConstraints.ca);
+    }
   });
 });
 

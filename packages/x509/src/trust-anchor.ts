@@ -1,9 +1,11 @@
 import { X509Certificate } from 'node:crypto';
-import { parseCertificate } from './certificate.js';
 
 /** What a trust-anchor tool shows about one certificate of a bundle. */
 export interface TrustAnchor {
-  /** RFC 4514 string, last RDN first, as Go's `pkix.Name.String` prints it (`CN=root,O=Example`). */
+  /**
+   * RFC 4514 string, last RDN first, as `openssl x509 -nameopt RFC2253` and Go print it
+   * (`CN=root,O=Example`); attributes without a short name in OpenSSL as dotted OIDs.
+   */
   readonly subject: string;
   readonly issuer: string;
   /** SHA-256 of the DER encoding, lowercase hex (`openssl x509 -fingerprint -sha256`, without colons). */
@@ -26,35 +28,51 @@ interface AnchorFacts {
 }
 
 /**
- * Parsed facts by SHA-256, least recently used first. Parsing costs ~0.3 ms per certificate
- * (asn1js plus a native signature check for self-issued ones); a bundle seen again, or a signer's
- * other bundles sharing anchors, cost a hash and a lookup. Bounded (docs/operations.md).
+ * Parsed facts by SHA-256, least recently used first. Facts come from node:crypto's
+ * X509Certificate (OpenSSL): several times faster than the strict asn1js parser, which validation
+ * keeps using, and no asn1js to load for a program that only reports or compares anchors. A bundle
+ * seen again costs a hash and a lookup. Bounded (docs/operations.md).
  */
 export const maxCachedTrustAnchors = 10_000;
 const cache = new Map<string, AnchorFacts | null>();
 
-function selfSignatureVerifies(der: Uint8Array): boolean {
-  try {
-    const cert = new X509Certificate(der);
-    return cert.verify(cert.publicKey);
-  } catch {
-    // Keys or algorithms OpenSSL cannot use here: not verifiable, so not shown as self-signed.
-    return false;
-  }
+/** OpenSSL's one-RDN-per-line form (Node's `subject`) as RFC 4514: lines reversed, `,` between them, `+` inside. */
+function rfc4514(multiline: string): string {
+  return multiline
+    .split('\n')
+    .reverse()
+    .map((rdn) => rdn.replaceAll(' + ', '+'))
+    .join(',');
+}
+
+const months: Readonly<Record<string, number>> = { Jan: 0, Feb: 1, Mar: 2, Apr: 3, May: 4, Jun: 5, Jul: 6, Aug: 7, Sep: 8, Oct: 9, Nov: 10, Dec: 11 };
+
+/** OpenSSL's `Nov 25 19:18:39 2026 GMT` (Node's validFrom/validTo) as milliseconds. */
+function opensslTime(text: string): number {
+  const m = /^(\w{3}) +(\d{1,2}) (\d\d):(\d\d):(\d\d) (\d+) GMT$/.exec(text);
+  if (!m || months[m[1]] === undefined) return Number.NaN;
+  return Date.UTC(Number(m[6]), months[m[1]], Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5]));
 }
 
 function factsOf(der: Uint8Array): AnchorFacts | null {
-  const parsed = parseCertificate(der, { minimal: false });
-  if (!parsed.ok) return null;
-  const c = parsed.certificate;
-  return {
-    subject: c.subject,
-    issuer: c.issuer,
-    notBefore: c.notBefore.getTime(),
-    notAfter: c.notAfter.getTime(),
-    selfSigned: c.subject === c.issuer && selfSignatureVerifies(der),
-    ca: c.basicConstraints.ca,
-  };
+  let cert: X509Certificate;
+  try {
+    cert = new X509Certificate(der);
+  } catch {
+    return null;
+  }
+  const notBefore = opensslTime(cert.validFrom);
+  const notAfter = opensslTime(cert.validTo);
+  if (Number.isNaN(notBefore) || Number.isNaN(notAfter)) return null;
+  let selfSigned = false;
+  if (cert.subject === cert.issuer) {
+    try {
+      selfSigned = cert.verify(cert.publicKey);
+    } catch {
+      // A key OpenSSL cannot use here: not verifiable, so not shown as self-signed.
+    }
+  }
+  return { subject: rfc4514(cert.subject), issuer: rfc4514(cert.issuer), notBefore, notAfter, selfSigned, ca: cert.ca };
 }
 
 /**
