@@ -3,14 +3,15 @@ import { listMetaSchema, objectMetaSchema } from './object-meta.js';
 
 /** ClusterTrustBundle (`certificates.plat.io/v1alpha1`, cluster-scoped): X.509 trust anchors, optionally of one signer. */
 
-export const certificatesGroup = 'certificates.plat.io';
-export const clusterTrustBundleVersion = 'v1alpha1';
-export const clusterTrustBundleApiVersion = `${certificatesGroup}/${clusterTrustBundleVersion}`;
-export const clusterTrustBundleKind = 'ClusterTrustBundle';
-export const clusterTrustBundleListKind = 'ClusterTrustBundleList';
-export const clusterTrustBundleResource = 'clustertrustbundles';
-/** The resource the `attest` permission is checked on, with the signer name as resourceName. */
-export const signersResource = 'signers';
+export {
+  certificatesGroup,
+  clusterTrustBundleApiVersion,
+  clusterTrustBundleKind,
+  clusterTrustBundleListKind,
+  clusterTrustBundleResource,
+  clusterTrustBundleVersion,
+  signersResource,
+} from './cluster-trust-bundle-names.js';
 
 export const clusterTrustBundleSpecSchema = z.object({
   /** Name of the associated signer, `<domain>/<path>`; empty for a bundle of no signer. */

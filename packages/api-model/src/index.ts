@@ -142,14 +142,13 @@ export { LabelSelector, parseLabelSelector } from './label-selector.js';
 export {
   LabelSelectorOperator,
   labelSelectorAsSelector,
-  labelSelectorObjectSchema,
-  labelSelectorRequirementSchema,
   parseToLabelSelectorObject,
   validateLabelSelectorObject,
   type LabelSelectorObject,
   type LabelSelectorValidationOptions,
   type LabelSelectorObjectRequirement,
 } from './label-selector-object.js';
+export { labelSelectorObjectSchema, labelSelectorRequirementSchema } from './label-selector-object-schema.js';
 export {
   FieldSelector,
   escapeFieldSelectorValue,
@@ -170,16 +169,18 @@ export {
 export {
   certificatesGroup,
   clusterTrustBundleApiVersion,
-  clusterTrustBundleFields,
   clusterTrustBundleKind,
   clusterTrustBundleListKind,
-  clusterTrustBundleListSchema,
   clusterTrustBundleResource,
+  clusterTrustBundleVersion,
+  signersResource,
+} from './cluster-trust-bundle-names.js';
+export {
+  clusterTrustBundleFields,
+  clusterTrustBundleListSchema,
   clusterTrustBundleSchema,
   clusterTrustBundleSelectableFields,
   clusterTrustBundleSpecSchema,
-  clusterTrustBundleVersion,
-  signersResource,
   type ClusterTrustBundle,
   type ClusterTrustBundleList,
   type ClusterTrustBundleSpec,

@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { fieldError, type FieldError } from './field-error.js';
 import { FieldPath } from './field-path.js';
 import { goQuote } from './go-quote.js';
@@ -20,19 +19,20 @@ export const LabelSelectorOperator = {
 } as const;
 export type LabelSelectorOperator = (typeof LabelSelectorOperator)[keyof typeof LabelSelectorOperator];
 
-export const labelSelectorRequirementSchema = z.object({
-  key: z.string(),
-  // Any string: validation and conversion report an unknown operator with Kubernetes' message.
-  operator: z.string(),
-  values: z.array(z.string()).nullable().optional(),
-});
-export type LabelSelectorObjectRequirement = z.infer<typeof labelSelectorRequirementSchema>;
+/** One `matchExpressions` entry; any operator string (validation and conversion report an unknown one). */
+export interface LabelSelectorObjectRequirement {
+  key: string;
+  operator: string;
+  values?: string[] | null;
+}
 
-export const labelSelectorObjectSchema = z.object({
-  matchLabels: z.record(z.string(), z.string()).nullable().optional(),
-  matchExpressions: z.array(labelSelectorRequirementSchema).nullable().optional(),
-});
-export type LabelSelectorObject = z.infer<typeof labelSelectorObjectSchema>;
+export interface LabelSelectorObject {
+  matchLabels?: Record<string, string> | null;
+  matchExpressions?: LabelSelectorObjectRequirement[] | null;
+}
+
+// The zod schemas live apart (zod is loaded only by those who decode with them).
+export { labelSelectorObjectSchema, labelSelectorRequirementSchema } from './label-selector-object-schema.js';
 
 const operators: Record<string, SelectionOperator> = { In: 'in', NotIn: 'notin', Exists: 'exists', DoesNotExist: '!' };
 
