@@ -9,6 +9,12 @@ beforeAll(async () => {
   [server, [a, b]] = await Promise.all([startScriptedServer(), threeCas()]);
 });
 afterAll(() => server.close());
+beforeEach(() => server.nextTest());
+// A test that fails half-way must not leave its watch retrying into the next test.
+const liveWatches: AbortController[] = [];
+afterEach(() => {
+  for (const c of liveWatches.splice(0)) c.abort();
+});
 
 describe('followTrustAnchors', () => {
   it('resolves with an agent and a secure context on the first anchors, and moves both with each change', async () => {
@@ -18,6 +24,7 @@ describe('followTrustAnchors', () => {
       stream = openWatch(res);
     };
     const controller = new AbortController();
+    liveWatches.push(controller);
     const seen: string[] = [];
     const followed = await followTrustAnchors(server.client(), { name: 'roots' }, { signal: controller.signal, onChange: (x) => void seen.push(x.digest) });
     const first = canonicalTrustBundle([a.certPem]);
@@ -41,6 +48,7 @@ describe('followTrustAnchors', () => {
     server.handler = (_req, res) => sendStatus(res, 401, 'Unauthorized', 'Unauthorized');
     await expect(followTrustAnchors(server.client(), { name: 'roots' })).rejects.toMatchObject({ name: 'StatusError', code: 401 });
     const controller = new AbortController();
+    liveWatches.push(controller);
     controller.abort(new Error('gave up'));
     await expect(followTrustAnchors(server.client(), { name: 'roots' }, { signal: controller.signal })).rejects.toThrow('gave up');
   });

@@ -10,9 +10,7 @@ beforeAll(async () => {
   [server, [a, b, c]] = await Promise.all([startScriptedServer(), threeCas()]);
 });
 afterAll(() => server.close());
-beforeEach(() => {
-  server.requests.length = 0;
-});
+beforeEach(() => server.nextTest());
 
 describe('resolveTrustAnchors', () => {
   it('gets one bundle by name and returns its canonical PEM, digest, anchors and source', async () => {

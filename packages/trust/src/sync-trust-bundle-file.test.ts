@@ -15,6 +15,12 @@ beforeAll(async () => {
   [server, [a, b]] = await Promise.all([startScriptedServer(), threeCas()]);
 });
 afterAll(() => server.close());
+beforeEach(() => server.nextTest());
+// A test that fails half-way must not leave its watch retrying into the next test.
+const liveWatches: AbortController[] = [];
+afterEach(() => {
+  for (const c of liveWatches.splice(0)) c.abort();
+});
 beforeEach(() => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'trust-sync-'));
 });
@@ -29,6 +35,7 @@ describe('syncTrustBundleFile', () => {
       stream = openWatch(res);
     };
     const controller = new AbortController();
+    liveWatches.push(controller);
     const writes: string[] = [];
     const errors: Error[] = [];
     const done = syncTrustBundleFile(server.client(), { name: 'roots' }, {
@@ -68,6 +75,7 @@ describe('syncTrustBundleFile', () => {
       watching = true;
     };
     const controller = new AbortController();
+    liveWatches.push(controller);
     let wrote = 0;
     const done = syncTrustBundleFile(server.client(), { name: 'roots' }, { file, signal: controller.signal, onWrite: () => void wrote++ });
     await eventually(() => watching);

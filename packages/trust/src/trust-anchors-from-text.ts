@@ -1,11 +1,24 @@
+import { createHash } from 'node:crypto';
 import { clusterTrustBundleKind } from '@plat/api-model';
 import { decodeObjects } from '@plat/client';
-import { readPemEntries, validateTrustBundle } from '@plat/x509';
+import { describeTrustAnchor, readPemEntries } from '@plat/x509';
 import { bundleEntry, trustAnchorsOf, type TrustAnchors } from './trust-anchors.js';
 import { TrustError } from './trust-error.js';
 
-/** Finding kinds a file may have without hiding anything from a report (inspect shows not-a-CA per anchor). */
-const reportedElsewhere = new Set(['not-ca', 'no-basic-constraints', 'duplicate']);
+/**
+ * What a stored bundle could not hold and a report would leave out, in ClusterTrustBundle
+ * validation's words (not-a-CA anchors are shown per anchor instead, duplicates merge).
+ */
+function problemsOf(pem: string): string[] {
+  const problems: string[] = [];
+  for (const e of readPemEntries(pem)) {
+    if (e.kind === 'malformed') problems.push(`entry ${e.index} does not parse as PEM: ${e.reason}`);
+    else if (e.type !== 'CERTIFICATE') problems.push(`entry ${e.index} has bad block type: ${e.type}`);
+    else if (e.headers.size > 0) problems.push(`entry ${e.index} has PEM block headers`);
+    else if (!describeTrustAnchor(e.bytes, createHash('sha256').update(e.bytes).digest('hex'))) problems.push(`entry ${e.index} does not parse as X.509`);
+  }
+  return problems;
+}
 
 /**
  * The anchors of a local file, for `trust inspect -f`: a PEM bundle (what `trust sync` writes, or
@@ -33,13 +46,7 @@ export function trustAnchorsFromText(text: string, source: string): { anchors: T
         return { name: obj.metadata?.name ?? '', pem: typeof obj.spec?.trustBundle === 'string' ? obj.spec.trustBundle : '' };
       });
   }
-  const problems: string[] = [];
-  for (const t of texts) {
-    for (const finding of validateTrustBundle(t.pem)) {
-      if (reportedElsewhere.has(finding.kind) || finding.kind === 'empty') continue;
-      problems.push(t.name ? `${t.name}: ${finding.detail}` : finding.detail);
-    }
-  }
+  const problems = texts.flatMap((t) => problemsOf(t.pem).map((p) => (t.name ? `${t.name}: ${p}` : p)));
   const anchors = trustAnchorsOf(texts.map((t) => bundleEntry({ metadata: { name: t.name }, spec: { trustBundle: t.pem } })));
   anchors.sources = anchors.sources.filter((s) => s.name !== '');
   if (anchors.anchors.length === 0) throw new TrustError('FileFailed', `no certificate found in ${source}`);

@@ -17,8 +17,15 @@ afterAll(() => server.close());
 const one = (pem: string, rv: string, extra: Partial<Bundle> = {}): Bundle => ({ name: 'example.com:signer:one', resourceVersion: rv, signerName: signer, pem, ...extra });
 
 /** Runs a watch in the background; `changes` collects onChange calls, `errors` onError calls. */
+const liveWatches: AbortController[] = [];
+// A test that fails half-way must not leave its watch retrying into the next test.
+afterEach(() => {
+  for (const c of liveWatches.splice(0)) c.abort();
+});
+
 function start(options: Partial<WatchTrustAnchorsOptions> = {}, selection: Parameters<typeof watchTrustAnchors>[1] = { signerName: signer, labelSelector: {} }) {
   const controller = new AbortController();
+  liveWatches.push(controller);
   const changes: TrustAnchors[] = [];
   const errors: { error: Error; retryInMs?: number }[] = [];
   const done = watchTrustAnchors(server.client(), selection, {
@@ -35,9 +42,7 @@ const pemOf = (...certs: PemKeyPair[]) => canonicalTrustBundle(certs.map((x) => 
 const watches = () => server.requests.filter((r) => r.url.searchParams.get('watch') === 'true');
 const lists = () => server.requests.filter((r) => r.url.searchParams.get('watch') !== 'true');
 
-beforeEach(() => {
-  server.requests.length = 0;
-});
+beforeEach(() => server.nextTest());
 
 describe('watchTrustAnchors', () => {
   it('lists, then watches from the list\'s resourceVersion with bookmarks, calling onChange only when the digest changes', async () => {
@@ -188,7 +193,9 @@ describe('watchTrustAnchors', () => {
     await eventually(() => stream !== undefined);
     stream!.bundle('DELETED', one(a.certPem, '51'));
     const noMatch = () => w.errors.filter((e) => (e.error as { code?: string }).code === 'NoMatch');
-    await eventually(() => noMatch().length === 1);
+    await eventually(() => noMatch().length === 1).catch((err) => {
+      throw new Error(`${err.message}: errors ${JSON.stringify(w.errors.map((e) => e.error.message))}, changes ${w.changes.length}, requests ${server.requests.map((r) => r.url.search).join(' | ')}`);
+    });
     stream!.bundle('ADDED', one(a.certPem, '52'));
     stream!.bundle('MODIFIED', one(b.certPem, '53'));
     await eventually(() => w.changes.length === 2);

@@ -12,8 +12,14 @@ import { createCertificateAuthority, issueServingCertificate, type PemKeyPair } 
  */
 export interface ScriptedServer {
   url: string;
-  /** Every request's method and URL (path and query), in order. */
+  /** Every request's method and URL (path and query), in order (only the current test's clients). */
   requests: { method: string; url: URL }[];
+  /**
+   * Starts a new test: clears `requests`, and from now on only clients made after this call are
+   * answered by `handler` (a request a previous test's client sent just before being stopped gets
+   * a 503 instead of being taken for this test's).
+   */
+  nextTest(): void;
   handler: (req: IncomingMessage, res: ServerResponse, url: URL) => void;
   client(over?: Partial<RestConfig>): RestClient;
   close(): Promise<void>;
@@ -24,9 +30,14 @@ export async function startScriptedServer(): Promise<ScriptedServer> {
   const serving = await issueServingCertificate(ca, { commonName: 'localhost', ipAddresses: ['127.0.0.1'] });
   const sockets = new Set<Socket>();
   const clients: RestClient[] = [];
+  let generation = 0;
   const state: ScriptedServer = {
     url: '',
     requests: [],
+    nextTest() {
+      generation++;
+      state.requests.length = 0;
+    },
     handler: (_req, res) => sendStatus(res, 404, 'NotFound', 'not scripted'),
     client(over = {}) {
       const c = new RestClient({
@@ -40,7 +51,7 @@ export async function startScriptedServer(): Promise<ScriptedServer> {
         insecureSkipTlsVerify: false,
         timeoutMs: 0,
         disableCompression: false,
-        userAgent: 'trust-test',
+        userAgent: `trust-test/${generation}`,
         ...over,
       });
       clients.push(c);
@@ -54,6 +65,7 @@ export async function startScriptedServer(): Promise<ScriptedServer> {
     },
   };
   const server = createServer({ cert: serving.certPem, key: serving.keyPem }, (req, res) => {
+    if (req.headers['user-agent'] !== `trust-test/${generation}`) return sendStatus(res, 503, 'ServiceUnavailable', 'a client of an earlier test');
     const url = new URL(req.url ?? '/', 'https://localhost');
     state.requests.push({ method: req.method ?? '', url });
     state.handler(req, res, url);
