@@ -1,0 +1,103 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The apiserver and clientctl bundles, built as their Nx builds do (tools/e2e, shared with the apiserver's e2e setup). */
+export async function buildBundles(): Promise<{ apiserver: string; clientctl: string }> {
+  const script = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../tools/e2e/bundle-app.mjs');
+  const { bundleApp } = (await import(script)) as { bundleApp(app: string): Promise<string> };
+  const [apiserver, clientctl] = await Promise.all([bundleApp('apiserver'), bundleApp('clientctl')]);
+  return { apiserver, clientctl };
+}
+
+/** A `clientctl` command on PATH for shell scripts: `<dir>/clientctl` running the bundle. */
+export function clientctlShim(dir: string, bundle: string): string {
+  const bin = path.join(dir, 'bin');
+  mkdirSync(bin, { recursive: true });
+  const shim = path.join(bin, 'clientctl');
+  writeFileSync(shim, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(bundle)} "$@"\n`);
+  chmodSync(shim, 0o755);
+  return bin;
+}
+
+export interface ApiserverProcess {
+  url: string;
+  port: number;
+  /** admin.conf of the data directory (rewritten at each start; same credentials). */
+  kubeconfig: string;
+  /** SIGTERM (graceful) or SIGKILL (a crash, a lost machine); resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts the apiserver bundle on SQLite in `dataDir`, on `port` (0: a free one), and waits until it serves. */
+export async function startApiserver(bundle: string, dataDir: string, port = 0): Promise<ApiserverProcess> {
+  const child = spawn(process.execPath, [bundle, `--secure-port=${port}`, `--data-dir=${dataDir}`, '--storage-backend=sqlite'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NODE_OPTIONS: '' },
+  });
+  let out = '';
+  let err = '';
+  child.stdout!.setEncoding('utf8').on('data', (c: string) => (out += c));
+  child.stderr!.setEncoding('utf8').on('data', (c: string) => (err += c));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`apiserver did not start in 30 s\n${out}\n${err}`));
+    }, 30_000);
+    const poll = setInterval(() => {
+      const m = /is serving at (https:\/\/\S+)/.exec(out);
+      if (!m) return;
+      clearInterval(poll);
+      clearTimeout(timer);
+      resolve(m[1]);
+    }, 20);
+    void exited.then((code) => {
+      clearInterval(poll);
+      clearTimeout(timer);
+      reject(new Error(`apiserver exited with ${code}\n${out}\n${err}`));
+    });
+  });
+  return {
+    url,
+    port: Number(new URL(url).port),
+    kubeconfig: path.join(dataDir, 'admin.conf'),
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+      child.kill(signal);
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+}
+
+export interface RunningProcess {
+  child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  /** Resolves with the exit code (null when killed by a signal). */
+  exited: Promise<number | null>;
+}
+
+/** Runs the clientctl bundle as a process (for signals and restarts under it). */
+export function spawnClientctl(bundle: string, args: string[], env: Record<string, string | undefined>, cwd?: string): RunningProcess {
+  const child = spawn(process.execPath, [bundle, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH, ...env }, cwd });
+  let out = '';
+  let err = '';
+  child.stdout!.setEncoding('utf8').on('data', (c: string) => (out += c));
+  child.stderr!.setEncoding('utf8').on('data', (c: string) => (err += c));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, stdout: () => out, stderr: () => err, exited };
+}
+
+/** Polls `predicate` every 25 ms until it holds, or fails after `timeoutMs` with `what`. */
+export async function waitUntil(what: string, predicate: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const started = Date.now();
+  while (!(await predicate())) {
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
