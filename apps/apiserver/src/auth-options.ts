@@ -1,34 +1,9 @@
 import path from 'node:path';
 import type { Argv } from 'yargs';
 import { defaultSigningAlgorithms } from '@plat/auth';
-import { validateAuthorizationFlags, validateLegacyFlags, type AuthorizationFlags, type OIDCFlags } from '@plat/config';
+import { validateAuthorizationFlags, validateLegacyFlags } from '@plat/config';
+import { defaultAuthorizationMode, defaultOidcSigningAlgs, supportedAuthorizerTypes, type AuthOptions } from '@plat/control-plane';
 import { goQuote } from '@plat/api-model';
-
-/**
- * The authentication and authorization flags of kube-apiserver that this server has: the two
- * configuration files, `--anonymous-auth`, the `--oidc-*` flags and the older
- * `--authorization-webhook-*` flags. None has a yargs default, so that "given on the command
- * line" can be told apart from "left at its default" (the mutual exclusions depend on it).
- */
-export interface AuthOptions {
-  /** --authentication-config (absolute path) */
-  authenticationConfigFile?: string;
-  /** --authorization-config (absolute path) */
-  authorizationConfigFile?: string;
-  /** --anonymous-auth as given; undefined when not set (Kubernetes' default: true). */
-  anonymousAuth?: boolean;
-  /** --oidc-* (the CA as a path: read at start). */
-  oidc: Omit<OIDCFlags, 'caContent'> & { caFile?: string; signingAlgs: string[] };
-  /** --authorization-mode and --authorization-webhook-*, for the configuration built from flags. */
-  authorization: AuthorizationFlags & { modes: string[] };
-  /** Names of the auth flags given on the command line (for validateLegacyFlags). */
-  setFlags: string[];
-}
-
-export const defaultAuthorizationMode = 'AlwaysDeny';
-/** The authorizer types buildAuthorization builds (RBAC joins once the server serves its resources, issue 20). */
-export const supportedAuthorizerTypes: readonly string[] = ['AlwaysAllow', 'AlwaysDeny', 'Node', 'Webhook'];
-export const defaultOidcSigningAlgs = ['RS256'];
 
 const authenticationFlags = [
   'authentication-config',
@@ -52,7 +27,11 @@ const authorizationFlags = [
   'authorization-webhook-cache-unauthorized-ttl',
 ];
 
-/** Declares the flags above (help texts in our words, names and semantics as kube-apiserver). */
+/**
+ * Declares the flags of AuthOptions (@plat/control-plane), help texts in our words, names and
+ * semantics as kube-apiserver. None has a yargs default, so that "given on the command line" can
+ * be told apart from "left at its default" (the mutual exclusions depend on it).
+ */
 export function declareAuthFlags<T>(y: Argv<T>): Argv<T> {
   return y
     .group(authenticationFlags, 'Authentication flags:')
@@ -155,7 +134,7 @@ export function completeAuthOptions(raw: RawFlags, errors: string[]): AuthOption
     if (eq <= 0) errors.push(`invalid argument ${goQuote(pair)} for "--oidc-required-claim" flag: ${pair} must be formatted as key=value`);
     else requiredClaims[pair.slice(0, eq)] = pair.slice(eq + 1);
   }
-  const signingAlgs = given(raw, 'oidc-signing-algs') ? list(raw, 'oidc-signing-algs') : defaultOidcSigningAlgs;
+  const signingAlgs = given(raw, 'oidc-signing-algs') ? list(raw, 'oidc-signing-algs') : [...defaultOidcSigningAlgs];
   for (const alg of signingAlgs) {
     if (!defaultSigningAlgorithms.includes(alg)) {
       errors.push(`--oidc-signing-algs: unsupported signing algorithm ${goQuote(alg)}, supported: ${defaultSigningAlgorithms.join(', ')}`);

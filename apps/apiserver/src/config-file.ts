@@ -1,6 +1,14 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { maxConfigFileBytes, type LoadResult } from '@plat/config';
+import {
+  loadEgressSelectorConfiguration,
+  loadTracingConfiguration,
+  maxConfigFileBytes,
+  type EgressSelectorConfiguration,
+  type LoadResult,
+  type TracingConfiguration,
+} from '@plat/config';
+import type { Logger } from './logger.js';
 
 /** A configuration file named by a flag that cannot be used; the message is what the operator reads. */
 export class ConfigFileError extends Error {
@@ -38,4 +46,20 @@ export async function loadConfigFile<T>(
     throw new ConfigFileError(`${flag}: invalid configuration in ${file}:\n${result.errors.map((e) => `  ${e.toString()}`).join('\n')}`);
   }
   return result.config;
+}
+
+/** Loads `--egress-selector-config-file` (relative TLS paths against `cwd`). Throws ConfigFileError. */
+export function loadEgressConfigFile(file: string, cwd: string, logger: Logger): Promise<EgressSelectorConfiguration> {
+  return loadConfigFile(
+    '--egress-selector-config-file',
+    file,
+    cwd,
+    (data) => loadEgressSelectorConfiguration(data, { cwd }),
+    (w) => logger.info(`Warning: ${w}`, {}, 0),
+  );
+}
+
+/** Loads `--tracing-config-file` (an empty file is valid: defaults). Throws ConfigFileError. */
+export function loadTracingConfigFile(file: string, cwd: string, logger: Logger): Promise<TracingConfiguration> {
+  return loadConfigFile('--tracing-config-file', file, cwd, (data) => loadTracingConfiguration(data), (w) => logger.info(`Warning: ${w}`, {}, 0));
 }

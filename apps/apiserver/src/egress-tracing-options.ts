@@ -1,5 +1,11 @@
 import type { Argv } from 'yargs';
-import type { EgressTracingFlags } from './egress-tracing-setup.js';
+
+export interface EgressTracingFlags {
+  /** --egress-selector-config-file */
+  egressSelectorConfigFile?: string;
+  /** --tracing-config-file */
+  tracingConfigFile?: string;
+}
 
 /** Declares --egress-selector-config-file and --tracing-config-file (kube-apiserver's names). */
 export function declareEgressTracingFlags<T>(y: Argv<T>): Argv<T> {

@@ -1,9 +1,9 @@
 import type { Argv } from 'yargs';
 import { formatGoDuration, goQuote, millisecondsToNanoseconds, nanosecondsToMilliseconds, parseGoDuration } from '@plat/api-model';
 import { defaultWatchCacheCapacity } from '@plat/storage';
-import { completeAuthOptions, declareAuthFlags, type AuthOptions } from './auth-options.js';
-import { completeEgressTracingOptions, declareEgressTracingFlags } from './egress-tracing-options.js';
-import type { EgressTracingFlags } from './egress-tracing-setup.js';
+import type { AuthOptions } from '@plat/control-plane';
+import { completeAuthOptions, declareAuthFlags } from './auth-options.js';
+import { completeEgressTracingOptions, declareEgressTracingFlags, type EgressTracingFlags } from './egress-tracing-options.js';
 import type { LoggingFormat } from './logger.js';
 
 export type StorageBackend = 'sqlite' | 'memory' | 'etcd3';

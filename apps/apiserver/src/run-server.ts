@@ -1,15 +1,21 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { createStaticTokenAuthenticator, createX509Authenticator, parseTokenFile, type Authenticator, type JwtAuthenticatorOptions, type TokenAuthenticator } from '@plat/auth';
-import { clusterTrustBundleResource, createApiServer } from '@plat/server';
+import {
+  AuthenticationConfigError,
+  AuthorizationConfigError,
+  EgressSetupError,
+  IdentityFileError,
+  setupEgressTracing,
+  startIdentity,
+  type EgressTracing,
+  type Identity,
+} from '@plat/control-plane';
+import { clusterTrustBundleResource, createApiServer, type ServerAddress } from '@plat/server';
 import { openStorage, type BackendOptions, type Storage } from '@plat/storage';
 import { adminKubeconfig, clientURL, writeAdminKubeconfig } from './admin-kubeconfig.js';
-import { AuthenticationConfigError } from './authentication-setup.js';
-import { AuthorizationConfigError } from './authorization-setup.js';
-import { configureIdentity, IdentityFileError } from './identity-setup.js';
-import { ServerIdentity } from './server-identity.js';
+import { ConfigFileError, loadEgressConfigFile, loadTracingConfigFile } from './config-file.js';
 import { ensureDevPki, type DevPki } from './dev-pki.js';
-import { setupEgressTracing } from './egress-tracing-setup.js';
 import type { Logger } from './logger.js';
 import type { ServerRunOptions } from './options.js';
 
@@ -18,7 +24,7 @@ export interface RunningServer {
   port: number;
   adminKubeconfig?: string;
   devPki?: DevPki;
-  /** Graceful stop: the server drains, then storage closes. */
+  /** Graceful stop: the server drains, then identity, storage, egress and tracing close. */
   stop(): Promise<void>;
 }
 
@@ -30,6 +36,24 @@ export class StartupError extends Error {
   }
 }
 
+/** Knobs for tests and benchmarks, not flags: JWT key loading and config-file polling. */
+export interface IdentityTuning {
+  keySet?: JwtAuthenticatorOptions['keySet'];
+  reloadIntervalMs?: number;
+  reloadReadyTimeoutMs?: number;
+}
+
+/** The problems of the packages' set-up functions the operator fixes in a file or flag. */
+function asStartupError(err: unknown): unknown {
+  const operatorError =
+    err instanceof ConfigFileError ||
+    err instanceof EgressSetupError ||
+    err instanceof AuthenticationConfigError ||
+    err instanceof AuthorizationConfigError ||
+    err instanceof IdentityFileError;
+  return operatorError ? new StartupError((err as Error).message) : err;
+}
+
 async function readFlagFile(flag: string, file: string): Promise<string> {
   try {
     return await fs.readFile(file, 'utf8');
@@ -38,52 +62,31 @@ async function readFlagFile(flag: string, file: string): Promise<string> {
   }
 }
 
-function backendOptions(o: ServerRunOptions): BackendOptions {
-  switch (o.storageBackend) {
-    case 'memory':
-      return { backend: 'memory' };
-    case 'sqlite':
-      return { backend: 'sqlite', dataDir: o.dataDir };
-    case 'etcd3':
-      return {
-        backend: 'etcd3',
-        servers: o.etcdServers,
-        caFile: o.etcdCAFile,
-        certFile: o.etcdCertFile,
-        keyFile: o.etcdKeyFile,
-        prefix: o.etcdPrefix,
-      };
-  }
+/** --egress-selector-config-file and --tracing-config-file, loaded and built. */
+async function egressAndTracing(o: ServerRunOptions, deps: { logger: Logger; version: string }): Promise<EgressTracing> {
+  const cwd = process.cwd();
+  const { egressSelectorConfigFile, tracingConfigFile } = o.egressTracing;
+  const egress = egressSelectorConfigFile ? await loadEgressConfigFile(egressSelectorConfigFile, cwd, deps.logger) : undefined;
+  const tracing = tracingConfigFile ? await loadTracingConfigFile(tracingConfigFile, cwd, deps.logger) : undefined;
+  return setupEgressTracing({ egress, tracing }, { ...deps, cwd });
 }
 
-/** Builds storage, identity and the HTTPS server from validated options and starts listening. */
-/** Knobs for tests and benchmarks, not flags: JWT key loading and config-file polling. */
-export interface IdentityTuning {
-  keySet?: JwtAuthenticatorOptions['keySet'];
-  reloadIntervalMs?: number;
-  reloadReadyTimeoutMs?: number;
-}
-
-export async function runServer(o: ServerRunOptions, deps: { logger: Logger; version: string; identity?: IdentityTuning }): Promise<RunningServer> {
-  const { logger } = deps;
-  await fs.mkdir(o.dataDir, { recursive: true, mode: 0o700 });
-  // Egress and tracing first: an invalid file stops the start before anything is opened.
-  const egressTracing = await setupEgressTracing(o.egressTracing, { ...deps, cwd: process.cwd(), fail: (m) => new StartupError(m) });
-
-  let cert: string;
-  let key: string;
-  let devPki: DevPki | undefined;
+/** --tls-cert-file and --tls-private-key-file, else the development PKI in --data-dir; --client-ca-file or the dev CA. */
+async function servingTls(o: ServerRunOptions, logger: Logger): Promise<{ cert: string; key: string; clientCA?: string; devPki?: DevPki }> {
   if (o.tlsCertFile && o.tlsPrivateKeyFile) {
-    cert = await readFlagFile('--tls-cert-file', o.tlsCertFile);
-    key = await readFlagFile('--tls-private-key-file', o.tlsPrivateKeyFile);
-  } else {
-    devPki = await ensureDevPki(o.dataDir);
-    cert = devPki.serving.certPem;
-    key = devPki.serving.keyPem;
-    logger.info('Development PKI', { action: devPki.action, dir: devPki.dir }, 0);
+    const cert = await readFlagFile('--tls-cert-file', o.tlsCertFile);
+    const key = await readFlagFile('--tls-private-key-file', o.tlsPrivateKeyFile);
+    const clientCA = o.clientCAFile ? await readFlagFile('--client-ca-file', o.clientCAFile) : undefined;
+    return { cert, key, clientCA };
   }
-  const clientCA = o.clientCAFile ? await readFlagFile('--client-ca-file', o.clientCAFile) : devPki?.ca.certPem;
+  const devPki = await ensureDevPki(o.dataDir);
+  logger.info('Development PKI', { action: devPki.action, dir: devPki.dir }, 0);
+  const clientCA = o.clientCAFile ? await readFlagFile('--client-ca-file', o.clientCAFile) : devPki.ca.certPem;
+  return { cert: devPki.serving.certPem, key: devPki.serving.keyPem, clientCA, devPki };
+}
 
+/** --client-ca-file's client certificate authenticator and --token-auth-file's tokens. */
+async function flagAuthenticators(o: ServerRunOptions, clientCA: string | undefined, logger: Logger): Promise<{ x509?: Authenticator; tokenFile?: TokenAuthenticator }> {
   let x509: Authenticator | undefined;
   if (clientCA) {
     try {
@@ -104,92 +107,121 @@ export async function runServer(o: ServerRunOptions, deps: { logger: Logger; ver
     for (const w of parsed.warnings) logger.info(w.message, {}, 0);
     tokenFile = createStaticTokenAuthenticator(parsed.tokens);
   }
-  // Authentication and authorization are reloadable (identity-setup.ts); the server sees stable wrappers.
-  const identity = new ServerIdentity(o.requestTimeoutMs > 0 ? o.requestTimeoutMs + 5_000 : 65_000);
+  return { x509, tokenFile };
+}
 
-  let storage: Storage;
+function backendOptions(o: ServerRunOptions): BackendOptions {
+  switch (o.storageBackend) {
+    case 'memory':
+      return { backend: 'memory' };
+    case 'sqlite':
+      return { backend: 'sqlite', dataDir: o.dataDir };
+    case 'etcd3':
+      return {
+        backend: 'etcd3',
+        servers: o.etcdServers,
+        caFile: o.etcdCAFile,
+        certFile: o.etcdCertFile,
+        keyFile: o.etcdKeyFile,
+        prefix: o.etcdPrefix,
+      };
+  }
+}
+
+/** --storage-backend and its flags, through the `etcd` egress selection when it is proxied. */
+async function storageFor(o: ServerRunOptions, egressTracing: EgressTracing): Promise<Storage> {
+  const backend = await egressTracing.storageBackend(backendOptions(o));
   try {
-    storage = await openStorage(await egressTracing.storageBackend(backendOptions(o)), { watchCache: o.watchCache, watchCacheOptions: { capacity: o.watchCacheWindowEvents, capacityBytes: o.watchCacheWindowBytes } });
+    return await openStorage(backend, { watchCache: o.watchCache, watchCacheOptions: { capacity: o.watchCacheWindowEvents, capacityBytes: o.watchCacheWindowBytes } });
   } catch (err) {
-    if (err instanceof StartupError) throw err;
-    await egressTracing.close();
     throw new StartupError(`cannot open storage (--storage-backend=${o.storageBackend}): ${(err as Error).message}${egressTracing.storageHint()}`);
   }
+}
 
-  const server = createApiServer({
-    storage,
-    authenticator: identity.authenticator,
-    authorizer: identity.authorizer,
-    resources: [clusterTrustBundleResource()],
-    tls: { cert, key, ...(clientCA ? { clientCA } : {}) },
-    limits: {
-      maxRequestsInFlight: o.maxRequestsInflight,
-      maxMutatingRequestsInFlight: o.maxMutatingRequestsInflight,
-      requestTimeoutMs: o.requestTimeoutMs,
-      minRequestTimeoutSeconds: o.minRequestTimeoutSeconds,
-      ...(o.http2MaxStreamsPerConnection > 0 ? { http2MaxStreamsPerConnection: o.http2MaxStreamsPerConnection } : {}),
-    },
-    logger,
-    version: { gitVersion: `v${deps.version}` },
-    shutdownDelayMs: o.shutdownDelayMs,
-    tracing: egressTracing.tracing,
-    metricsRegistry: egressTracing.metricsRegistry,
-  });
-  let watchers: { stop(): void };
+/**
+ * Builds egress and tracing, TLS, storage, identity and the HTTPS server from validated options
+ * (one call per concern) and starts listening. What was opened is closed again when a later
+ * step fails.
+ */
+export async function runServer(o: ServerRunOptions, deps: { logger: Logger; version: string; identity?: IdentityTuning }): Promise<RunningServer> {
+  const { logger } = deps;
+  const opened: (() => Promise<void>)[] = [];
+  const closeOpened = async () => {
+    for (const close of opened.splice(0).reverse()) await close().catch(() => undefined);
+  };
   try {
-    watchers = await configureIdentity(identity, o.auth, {
+    await fs.mkdir(o.dataDir, { recursive: true, mode: 0o700 });
+    // Egress and tracing first: an invalid file stops the start before anything is opened.
+    const egressTracing = await egressAndTracing(o, deps);
+    opened.push(() => egressTracing.close());
+    const tls = await servingTls(o, logger);
+    const { x509, tokenFile } = await flagAuthenticators(o, tls.clientCA, logger);
+    const storage = await storageFor(o, egressTracing);
+    opened.push(() => storage.close());
+    // Authentication and authorization are reloadable; the server sees stable wrappers.
+    const identity: Identity = await startIdentity(o.auth, {
       x509,
       tokenFile,
-      registry: server.metrics,
+      registry: egressTracing.metricsRegistry,
       logger,
+      requestTimeoutMs: o.requestTimeoutMs,
       authorizerHooks: egressTracing.authorizerHooks,
       ...deps.identity,
     });
-  } catch (err) {
-    await storage.close();
-    await egressTracing.close();
-    if (err instanceof AuthenticationConfigError || err instanceof AuthorizationConfigError || err instanceof IdentityFileError) {
-      throw new StartupError(err.message);
+    opened.push(() => identity.close());
+    const server = createApiServer({
+      storage,
+      authenticator: identity.authenticator,
+      authorizer: identity.authorizer,
+      resources: [clusterTrustBundleResource()],
+      tls: { cert: tls.cert, key: tls.key, ...(tls.clientCA ? { clientCA: tls.clientCA } : {}) },
+      limits: {
+        maxRequestsInFlight: o.maxRequestsInflight,
+        maxMutatingRequestsInFlight: o.maxMutatingRequestsInflight,
+        requestTimeoutMs: o.requestTimeoutMs,
+        minRequestTimeoutSeconds: o.minRequestTimeoutSeconds,
+        ...(o.http2MaxStreamsPerConnection > 0 ? { http2MaxStreamsPerConnection: o.http2MaxStreamsPerConnection } : {}),
+      },
+      logger,
+      version: { gitVersion: `v${deps.version}` },
+      shutdownDelayMs: o.shutdownDelayMs,
+      tracing: egressTracing.tracing,
+      metricsRegistry: egressTracing.metricsRegistry,
+    });
+    let address: ServerAddress;
+    try {
+      address = await server.listen({ host: o.bindAddress, port: o.securePort });
+    } catch (err) {
+      throw new StartupError(`failed to listen on ${o.bindAddress}:${o.securePort}: ${(err as Error).message}`);
     }
-    throw err;
-  }
-  let address;
-  try {
-    address = await server.listen({ host: o.bindAddress, port: o.securePort });
+    const url = clientURL(o.bindAddress, address.port);
+    logger.info('Serving securely', { address: address.url, storage: o.storageBackend }, 0);
+
+    let kubeconfigFile: string | undefined;
+    if (tls.devPki) {
+      kubeconfigFile = path.join(o.dataDir, 'admin.conf');
+      await writeAdminKubeconfig(kubeconfigFile, adminKubeconfig({ server: url, ca: tls.devPki.ca, admin: tls.devPki.admin }));
+    }
+
+    let stopping: Promise<void> | undefined;
+    return {
+      url,
+      port: address.port,
+      adminKubeconfig: kubeconfigFile,
+      devPki: tls.devPki,
+      stop() {
+        stopping ??= (async () => {
+          try {
+            await server.close();
+          } finally {
+            await closeOpened();
+          }
+        })();
+        return stopping;
+      },
+    };
   } catch (err) {
-    watchers.stop();
-    await identity.close();
-    await storage.close();
-    await egressTracing.close();
-    throw new StartupError(`failed to listen on ${o.bindAddress}:${o.securePort}: ${(err as Error).message}`);
+    await closeOpened();
+    throw asStartupError(err);
   }
-  const url = clientURL(o.bindAddress, address.port);
-  logger.info('Serving securely', { address: address.url, storage: o.storageBackend }, 0);
-
-  let kubeconfigFile: string | undefined;
-  if (devPki) {
-    kubeconfigFile = path.join(o.dataDir, 'admin.conf');
-    await writeAdminKubeconfig(kubeconfigFile, adminKubeconfig({ server: url, ca: devPki.ca, admin: devPki.admin }));
-  }
-
-  let stopping: Promise<void> | undefined;
-  return {
-    url,
-    port: address.port,
-    adminKubeconfig: kubeconfigFile,
-    devPki,
-    stop() {
-      stopping ??= (async () => {
-        watchers.stop();
-        try {
-          await server.close();
-        } finally {
-          await identity.close();
-          await storage.close();
-          await egressTracing.close();
-        }
-      })();
-      return stopping;
-    },
-  };
 }

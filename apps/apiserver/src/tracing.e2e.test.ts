@@ -5,7 +5,7 @@ import { startServer, startWebhook, tempDir, webhookAuthorizationConfig, type We
 
 // The whole app in process: --tracing-config-file and an AuthorizationConfiguration with a webhook.
 // The authorizer chain gets one span per authorizer, and the webhook receives the traceparent of
-// its span: the wiring of egress-tracing-setup.ts through authorization-setup.ts.
+// its span: the wiring of @plat/control-plane's setupEgressTracing through buildAuthorization.
 
 const ctbPath = '/apis/certificates.plat.io/v1alpha1/clustertrustbundles';
 

@@ -5,7 +5,7 @@
  */
 import { formatValidationReport, validateConfigFiles, type AuthorizationLoadOptions, type ConfigFiles } from '@plat/config';
 import type { Argv, CommandModule } from 'yargs';
-import { supportedAuthorizerTypes } from './auth-options.js';
+import { supportedAuthorizerTypes } from '@plat/control-plane';
 
 export interface ValidateArgs {
   authenticationConfig?: string;

@@ -7,7 +7,7 @@ import { ESLint } from 'eslint';
 // project.json with the four targets and a layer tag; and the module-boundary lint rule rejects
 // an import of a higher layer.
 const root = path.resolve(import.meta.dirname, '../../..');
-const packages = ['api-model', 'x509', 'cel', 'config', 'storage', 'patch', 'auth', 'egress', 'telemetry', 'server', 'controllers', 'client', 'trust'];
+const packages = ['api-model', 'x509', 'cel', 'config', 'storage', 'patch', 'auth', 'egress', 'telemetry', 'server', 'controllers', 'client', 'trust', 'control-plane'];
 const apps = ['apiserver', 'clientctl'];
 const readJson = (file: string) => JSON.parse(fs.readFileSync(path.join(root, file), 'utf8'));
 const rootPkg = readJson('package.json');
@@ -56,7 +56,7 @@ describe('workspace layout', () => {
     const project = readJson(`apps/${dir}/project.json`);
     expect(project.targets.build.executor).toBe('@nx/esbuild:esbuild');
     expect(Object.keys(project.targets)).toEqual(expect.arrayContaining(['build', 'test', 'lint', 'typecheck']));
-    expect(project.tags).toContain('layer:5-app');
+    expect(project.tags).toContain('layer:6-app');
     expectPublishMetadata(pkg, `apps/${dir}`);
   });
 });

@@ -64,7 +64,8 @@ function claimString(claims: Claims, name: string, what: string): string {
 /**
  * Turns verified claims into a user, as Kubernetes' OIDC authenticator does: claim or CEL
  * mappings for username, groups, uid and extra; the email_verified rule; required claims and
- * claimValidationRules; then userValidationRules. Programs are compiled once, here.
+ * claimValidationRules; then userValidationRules. Programs compiled by @plat/config are used as
+ * they are; an expression given without its program is compiled here, once.
  */
 export class ClaimMapper {
   private readonly username?: CelProgram;
@@ -78,18 +79,18 @@ export class ClaimMapper {
 
   constructor(private readonly spec: JwtAuthenticatorSpec) {
     const m = spec.claimMappings;
-    if (m.username.expression) this.username = mustCompile('claims', m.username.expression, [CelTypes.Any]);
-    if (m.groups?.expression) this.groups = mustCompile('claims', m.groups.expression, [CelTypes.Any]);
-    if (m.uid?.expression) this.uid = mustCompile('claims', m.uid.expression, [CelTypes.Any]);
+    if (m.username.expression) this.username = m.username.program ?? mustCompile('claims', m.username.expression, [CelTypes.Any]);
+    if (m.groups?.expression) this.groups = m.groups.program ?? mustCompile('claims', m.groups.expression, [CelTypes.Any]);
+    if (m.uid?.expression) this.uid = m.uid.program ?? mustCompile('claims', m.uid.expression, [CelTypes.Any]);
     for (const e of m.extra ?? []) {
-      this.extra.push({ key: e.key, program: mustCompile('claims', e.valueExpression, [CelTypes.Any]) });
+      this.extra.push({ key: e.key, program: e.program ?? mustCompile('claims', e.valueExpression, [CelTypes.Any]) });
     }
     for (const r of spec.claimValidationRules ?? []) {
-      if (r.expression) this.claimRules.push({ program: mustCompile('claims', r.expression, [CelTypes.Bool]), message: r.message ?? '' });
+      if (r.expression) this.claimRules.push({ program: r.program ?? mustCompile('claims', r.expression, [CelTypes.Bool]), message: r.message ?? '' });
       else if (r.claim) this.requiredClaims.push({ claim: r.claim, value: r.requiredValue ?? '' });
     }
     for (const r of spec.userValidationRules ?? []) {
-      this.userRules.push({ program: mustCompile('user', r.expression, [CelTypes.Bool]), message: r.message ?? '' });
+      this.userRules.push({ program: r.program ?? mustCompile('user', r.expression, [CelTypes.Bool]), message: r.message ?? '' });
     }
     this.usesCel = Boolean(this.username || this.groups || this.uid || this.extra.length || this.claimRules.length || this.userRules.length);
   }

@@ -1,12 +1,17 @@
+import type { CelProgram } from '@plat/cel';
 import type { ClaimMappings, ClaimValidationRule, ExtraMapping, JWTAuthenticator, UserValidationRule } from '@plat/config';
 
-/** A configuration type without the CEL programs @plat/config compiled: the authenticator compiles the expressions it is given. */
-export type Uncompiled<T> = Omit<T, 'program'>;
+/**
+ * A configuration type whose CEL program may be left out: the authenticator uses the programs
+ * @plat/config compiled as they are, and compiles an expression given without its program.
+ */
+export type Uncompiled<T> = Omit<T, 'program'> & { program?: CelProgram };
 
 /**
  * One JWT authenticator of an AuthenticationConfiguration (spec section 2.3, JWTAuthenticator):
- * @plat/config's `JWTAuthenticator`, which the app hands over as loaded, or the same shape
- * written by hand without the compiled programs and with empty lists left out.
+ * @plat/config's `JWTAuthenticator`, handed over as loaded (its compiled programs are used, not
+ * compiled again), or the same shape written by hand without the programs and with empty lists
+ * left out.
  */
 export interface JwtAuthenticatorSpec {
   issuer: JWTAuthenticator['issuer'];

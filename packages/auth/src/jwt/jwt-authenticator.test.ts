@@ -1,5 +1,6 @@
 import { Registry } from 'prom-client';
 import { SignJWT } from 'jose';
+import { CelTypes, compile } from '@plat/cel';
 import { startOidcProvider, type TestOidcProvider } from '../../test/oidc-provider.js';
 import { JwtAuthenticator } from './jwt-authenticator.js';
 import type { JwtAuthenticatorSpec } from './jwt-authenticator-spec.js';
@@ -179,6 +180,25 @@ describe('JWT authenticator: claims and CEL', () => {
       uid: '42',
       extra: { 'example.com/scopes': ['a', 'b'] },
     });
+  });
+
+  it('uses the CEL programs it is given (compiled by @plat/config) instead of compiling the expressions again', async () => {
+    let evaluations = 0;
+    const counted = (env: 'claims' | 'user', expression: string, types: string[]) => {
+      const compiled = compile(env, expression, types);
+      if (!compiled.ok) throw new Error(compiled.issue.detail);
+      return Object.create(compiled.program, {
+        evaluate: { value: (activation: Record<string, unknown>) => (evaluations++, compiled.program.evaluate(activation)) },
+      }) as typeof compiled.program;
+    };
+    const a = await ready([
+      spec({
+        claimMappings: { username: { expression: '"cel:" + claims.sub', program: counted('claims', '"cel:" + claims.sub', [CelTypes.Any]) } },
+        userValidationRules: [{ expression: "user.username != 'cel:mallory'", message: 'no', program: counted('user', "user.username != 'cel:mallory'", [CelTypes.Bool]) }],
+      }),
+    ]);
+    expect((await a.authenticateToken(await idp.sign(claims())))?.user.username).toBe('cel:alice');
+    expect(evaluations).toBe(2);
   });
 
   it('reports mapping results of the wrong type as errors', async () => {

@@ -2,13 +2,14 @@ import type { WebhookConfiguration, WebhookMatchCondition } from '@plat/config';
 
 /**
  * One Webhook authorizer of an AuthorizationConfiguration, validated and defaulted by @plat/config
- * (its `WebhookConfiguration`, with the authorizer's name; the match conditions' compiled programs
- * may be left out: the authorizer compiles the expressions).
+ * (its `WebhookConfiguration`, with the authorizer's name). The match conditions carry the programs
+ * @plat/config compiled, which the authorizer uses as they are; a condition written by hand
+ * without its program is compiled by the authorizer.
  */
 export interface WebhookAuthorizerSpec
   extends Pick<WebhookConfiguration, 'timeoutMs' | 'authorizedTTLMs' | 'unauthorizedTTLMs' | 'subjectAccessReviewVersion' | 'failurePolicy'> {
   name: string;
-  matchConditions: Pick<WebhookMatchCondition, 'expression'>[];
+  matchConditions: (Pick<WebhookMatchCondition, 'expression'> & Partial<Pick<WebhookMatchCondition, 'program'>>)[];
 }
 
 /**

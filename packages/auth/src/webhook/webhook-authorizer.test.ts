@@ -1,4 +1,5 @@
 import { Registry } from 'prom-client';
+import { CelTypes, compile } from '@plat/cel';
 import { createCertificateAuthority, issueClientCertificate, issueServingCertificate, type PemKeyPair } from '@plat/x509';
 import { startWebhookServer, type WebhookAnswer } from '../../test/webhook-server.js';
 import type { Attributes } from '../interface.js';
@@ -163,6 +164,20 @@ describe('webhook authorizer', () => {
     const a = authorizer({}, { injectHeaders: (h) => (h.traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01') });
     await a.authorize(attrs({ name: 'traced' }));
     expect(server.calls[0]!.headers.traceparent).toBe('00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01');
+  });
+
+  it('uses the compiled program of a match condition it is given instead of compiling the expression again', async () => {
+    // What @plat/config hands over: the expression and the program it compiled while validating.
+    const compiled = compile('request', "request.user != 'excluded'", [CelTypes.Bool]);
+    if (!compiled.ok) throw new Error(compiled.issue.detail);
+    let evaluations = 0;
+    const program = Object.create(compiled.program, {
+      evaluate: { value: (activation: Record<string, unknown>) => (evaluations++, compiled.program.evaluate(activation)) },
+    }) as typeof compiled.program;
+    const a = authorizer({ matchConditions: [{ expression: "request.user != 'excluded'", program }] });
+    expect((await a.authorize(attrs({ name: 'compiled-once' }))).decision).toBe('Allow');
+    expect(await a.authorize(attrs({ user: { username: 'excluded', groups: [] } }))).toEqual({ decision: 'NoOpinion', reason: '' });
+    expect(evaluations).toBe(2);
   });
 
   it('refuses a match condition that does not compile to bool', () => {

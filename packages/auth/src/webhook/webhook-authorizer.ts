@@ -49,7 +49,8 @@ export class WebhookAuthorizer implements Authorizer {
     private readonly connection: WebhookConnection,
     private readonly opts: WebhookAuthorizerOptions = {},
   ) {
-    this.conditions = spec.matchConditions.map(({ expression }) => {
+    this.conditions = spec.matchConditions.map(({ expression, program }) => {
+      if (program) return program;
       const result = compile('request', expression, [CelTypes.Bool]);
       if (!result.ok) throw new Error(`authorizer ${JSON.stringify(spec.name)}: match condition ${JSON.stringify(expression)}: ${result.issue.detail}`);
       return result.program;

@@ -1,5 +1,6 @@
 import fs from 'node:fs/promises';
 import type { Registry } from 'prom-client';
+import { goQuote } from '@plat/api-model';
 import {
   JwtAuthenticator,
   createBearerTokenAuthenticator,
@@ -17,9 +18,9 @@ import {
   type AuthenticationConfiguration,
   type LoadResult,
 } from '@plat/config';
+import type { ServerLogger } from '@plat/server';
 import type { AuthOptions } from './auth-options.js';
-import type { Logger } from './logger.js';
-import { goQuote } from '@plat/api-model';
+import { AuthenticationConfigError } from './identity-errors.js';
 
 /** One built authentication configuration: the request authenticator and the JWT part to start and close. */
 export interface AuthenticationInstance {
@@ -34,22 +35,19 @@ export interface AuthenticationParts {
   /** The static token file (--token-auth-file), the first token authenticator. */
   tokenFile?: TokenAuthenticator;
   registry: Registry;
-  logger: Logger;
+  logger: ServerLogger;
   /** Test knobs for discovery and key refresh (not flags). */
   keySet?: JwtAuthenticatorOptions['keySet'];
 }
 
-/** A start-up or reload problem in the authentication configuration, with the field errors as lines. */
-export class AuthenticationConfigError extends Error {}
-
-function loadResultOrThrow<T>(result: LoadResult<T>, source: string, logger: Logger): T {
+function loadResultOrThrow<T>(result: LoadResult<T>, source: string, logger: ServerLogger): T {
   for (const w of result.warnings) logger.info(`${source}: ${w}`, {}, 0);
   if (!result.ok) throw new AuthenticationConfigError(`${source} is invalid:\n${result.errors.map((e) => `  ${e.toString()}`).join('\n')}`);
   return result.config;
 }
 
 /** The configuration the flags stand for: the file, or the --oidc-* flags (the same validator either way). */
-export async function loadAuthentication(auth: AuthOptions, text: string | undefined, logger: Logger): Promise<AuthenticationConfiguration> {
+export async function loadAuthentication(auth: AuthOptions, text: string | undefined, logger: ServerLogger): Promise<AuthenticationConfiguration> {
   const options = { anonymousAuthFlagSet: auth.anonymousAuth !== undefined };
   if (auth.authenticationConfigFile) {
     return loadResultOrThrow(loadAuthenticationConfiguration(text ?? '', options), `--authentication-config ${auth.authenticationConfigFile}`, logger);
@@ -70,7 +68,7 @@ export async function loadAuthentication(auth: AuthOptions, text: string | undef
  * The anonymous settings in force: the file's `anonymous` section when it has one, else the
  * `--anonymous-auth` flag (default true), which kube-apiserver turns off next to AlwaysAllow.
  */
-export function anonymousSpec(config: AuthenticationConfiguration, auth: AuthOptions, logger?: Logger): AnonymousSpec {
+export function anonymousSpec(config: AuthenticationConfiguration, auth: AuthOptions, logger?: ServerLogger): AnonymousSpec {
   if (config.anonymous) return config.anonymous;
   let enabled = auth.anonymousAuth ?? true;
   if (enabled && !auth.authorizationConfigFile && auth.authorization.modes.includes('AlwaysAllow')) {
@@ -83,7 +81,8 @@ export function anonymousSpec(config: AuthenticationConfiguration, auth: AuthOpt
 /**
  * Builds the request authenticator of one configuration, in kube-apiserver's order: client
  * certificate, then the bearer token authenticators (token file, JWT), then anonymous, which
- * only serves requests without any credential (an invalid credential stays a 401).
+ * only serves requests without any credential (an invalid credential stays a 401). The JWT
+ * authenticators use the CEL programs @plat/config compiled.
  */
 export function buildAuthentication(config: AuthenticationConfiguration, auth: AuthOptions, parts: AuthenticationParts): AuthenticationInstance {
   const jwt = new JwtAuthenticator(config.jwt, {

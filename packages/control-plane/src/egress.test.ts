@@ -11,13 +11,13 @@ import { createTracing, createMetricsRegistry, disabledTracing } from '@plat/tel
 import { createCertificateAuthority, issueClientCertificate, issueServingCertificate, type PemKeyPair } from '@plat/x509';
 import { startConnectProxy, startKonnectivityServer, type TestProxy } from '@plat/egress/testing';
 import { hasEtcd, TestEtcd } from '@plat/storage/testing';
-import { ConfigFileError } from './config-file.js';
-import { loadEgressConfigFile, setupEgress, startEtcdEgress, webhookAuthorizerOptions, type Egress } from './egress-setup.js';
-import type { Logger } from './logger.js';
-import { loadTracingConfigFile, setupTracing } from './tracing-setup.js';
+import { loadEgressSelectorConfiguration, type EgressSelectorConfiguration } from '@plat/config';
+import type { ServerLogger } from '@plat/server';
+import { setupEgress, webhookAuthorizerOptions, type Egress } from './egress.js';
+import { startEtcdEgress } from './etcd-egress.js';
 
 const logs: string[] = [];
-const logger: Logger = {
+const logger: ServerLogger = {
   info: (m, f) => logs.push(`I ${m} ${JSON.stringify(f ?? {})}`),
   error: (m, f) => logs.push(`E ${m} ${JSON.stringify(f ?? {})}`),
   enabled: () => true,
@@ -84,9 +84,16 @@ egressSelections:
   );
 }
 
+/** An EgressSelectorConfiguration file, loaded as the apiserver loads it (relative TLS files against the test folder). */
+function loadEgressConfigFile(file: string): EgressSelectorConfiguration {
+  const result = loadEgressSelectorConfiguration(fs.readFileSync(file), { cwd: dir });
+  if (!result.ok) throw new Error(result.errors.join('\n'));
+  return result.config;
+}
+
 async function egressThrough(url: string, tlsConfig?: Record<string, string>, selection = 'controlplane'): Promise<Egress> {
   const file = egressFile(`egress-${Math.random().toString(36).slice(2)}.yaml`, selection, url, tlsConfig);
-  const config = await loadEgressConfigFile(file, dir, logger);
+  const config = loadEgressConfigFile(file);
   const egress = await setupEgress(config, { cwd: dir, logger, registry: createMetricsRegistry({ defaultMetrics: false }) });
   cleanups.push(() => egress.close());
   return egress;
@@ -169,7 +176,7 @@ describe('webhook authorizer through the controlplane egress selection', () => {
       'egress-uds.yaml',
       `apiVersion: apiserver.plat.io/v1beta1\nkind: EgressSelectorConfiguration\negressSelections:\n- name: controlplane\n  connection:\n    proxyProtocol: HTTPConnect\n    transport:\n      uds:\n        udsName: ${udsName}\n`,
     );
-    const egress = await setupEgress(await loadEgressConfigFile(file, dir, logger), { cwd: dir, logger });
+    const egress = await setupEgress(loadEgressConfigFile(file), { cwd: dir, logger });
     cleanups.push(() => egress.close());
     expect(await webhookAuthorizer(egress).authorize(attrs)).toEqual({ decision: 'Allow', reason: '' });
     expect(p.connects).toEqual([`127.0.0.1:${webhookPort}`]);
@@ -183,7 +190,7 @@ describe('webhook authorizer through the controlplane egress selection', () => {
       'egress-grpc.yaml',
       `apiVersion: apiserver.plat.io/v1beta1\nkind: EgressSelectorConfiguration\negressSelections:\n- name: controlplane\n  connection:\n    proxyProtocol: GRPC\n    transport:\n      uds:\n        udsName: ${udsName}\n`,
     );
-    const egress = await setupEgress(await loadEgressConfigFile(file, dir, logger), { cwd: dir, logger });
+    const egress = await setupEgress(loadEgressConfigFile(file), { cwd: dir, logger });
     cleanups.push(() => egress.close());
     expect(await webhookAuthorizer(egress).authorize(attrs)).toEqual({ decision: 'Allow', reason: '' });
     expect(tunnel.dials).toEqual([`127.0.0.1:${webhookPort}`]);
@@ -358,48 +365,5 @@ const tinyproxyBin = ['/usr/bin/tinyproxy', '/usr/sbin/tinyproxy'].find((p) => f
     await expect(startEtcdEgress(dialer, ['https://a.example:2379', 'https://b.example:2379'], logger)).rejects.toThrow(
       'etcd servers through egress with TLS must share one host name (the etcd client checks one name for all servers), got a.example, b.example',
     );
-  });
-});
-
-describe('configuration files', () => {
-  it('loads a valid tracing file and reports every field error of an invalid one', async () => {
-    const good = writeFile('tracing.yaml', 'apiVersion: apiserver.plat.io/v1beta1\nkind: TracingConfiguration\nendpoint: 127.0.0.1:4317\nsamplingRatePerMillion: 100\n');
-    expect(await loadTracingConfigFile(good, dir, logger)).toMatchObject({ endpoint: '127.0.0.1:4317', samplingRatePerMillion: 100 });
-    const bad = writeFile(
-      'tracing-bad.yaml',
-      'apiVersion: apiserver.plat.io/v1beta1\nkind: TracingConfiguration\nendpoint: "http://x:1"\nsamplingRatePerMillion: 2000000\n',
-    );
-    const err = await loadTracingConfigFile(bad, dir, logger).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(ConfigFileError);
-    const lines = (err as Error).message.split('\n');
-    expect(lines[0]).toBe(`--tracing-config-file: invalid configuration in ${bad}:`);
-    expect(lines.slice(1)).toEqual([
-      '  samplingRatePerMillion: Invalid value: 2000000: sampling rate per million must be less than or equal to one million',
-      expect.stringMatching(/^ {2}endpoint: Invalid value: "http:\/\/x:1": unsupported scheme: http/),
-    ]);
-    // An empty tracing file is valid (all defaults).
-    expect(await loadTracingConfigFile(writeFile('empty.yaml', ''), dir, logger)).toEqual({});
-  });
-
-  it('reports egress field errors, a missing file, and the master deprecation warning', async () => {
-    const bad = writeFile(
-      'egress-bad.yaml',
-      'apiVersion: apiserver.plat.io/v1beta1\nkind: EgressSelectorConfiguration\negressSelections:\n- name: nowhere\n  connection:\n    proxyProtocol: HTTPConnect\n    transport:\n      tcp:\n        url: ftp://x:1\n',
-    );
-    const err = (await loadEgressConfigFile(bad, dir, logger).catch((e: unknown) => e)) as Error;
-    expect(err).toBeInstanceOf(ConfigFileError);
-    expect(err.message).toContain('egressSelections[0].name: Unsupported value: "nowhere"');
-    expect(err.message).toContain('egressSelections[0].connection.transport.tcp.url: Invalid value: "ftp://x:1": supported connection protocols are http:// and https://');
-    await expect(loadEgressConfigFile('missing.yaml', dir, logger)).rejects.toThrow('--egress-selector-config-file: open missing.yaml: no such file or directory');
-    logs.length = 0;
-    const master = egressFile('master.yaml', 'master', 'http://127.0.0.1:3128');
-    const config = await loadEgressConfigFile(master, dir, logger);
-    expect(config.egressSelections[0]!.name).toBe('controlplane');
-    expect(logs.some((l) => l.includes('"master" is deprecated'))).toBe(true);
-  });
-
-  it('builds the no-op tracer without a file', async () => {
-    const tracing = await setupTracing(undefined, { logger, version: '0.1.0' });
-    expect(tracing.enabled).toBe(false);
   });
 });

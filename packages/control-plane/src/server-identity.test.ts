@@ -1,7 +1,7 @@
 import { JwtAuthenticator, type Attributes } from '@plat/auth';
 import { requestOf, type RequestContext } from '@plat/server';
-import type { AuthenticationInstance } from './authentication-setup.js';
-import type { AuthorizationInstance } from './authorization-setup.js';
+import type { AuthenticationInstance } from './authentication.js';
+import type { AuthorizationInstance } from './authorization.js';
 import { ServerIdentity } from './server-identity.js';
 
 function authn(name: string, closed: string[]): AuthenticationInstance {

@@ -1,13 +1,20 @@
 import fs from 'node:fs/promises';
 import type { Registry } from 'prom-client';
 import { ConfigReloader, WebhookMetrics } from '@plat/auth';
+import type { Authenticator, Authorizer } from '@plat/auth';
 import type { AuthOptions } from './auth-options.js';
-import { buildAuthentication, jwtNotReady, loadAuthentication, type AuthenticationParts } from './authentication-setup.js';
-import { buildAuthorization, loadAuthorization, type AuthorizationHooks } from './authorization-setup.js';
-import type { ServerIdentity } from './server-identity.js';
+import { buildAuthentication, jwtNotReady, loadAuthentication, type AuthenticationParts } from './authentication.js';
+import { buildAuthorization, loadAuthorization, type AuthorizationHooks } from './authorization.js';
+import { IdentityFileError } from './identity-errors.js';
+import { ServerIdentity } from './server-identity.js';
 
-export interface IdentitySetupOptions extends AuthenticationParts {
+export interface IdentityOptions extends AuthenticationParts {
   registry: Registry;
+  /**
+   * The server's --request-timeout in ms (0 = none): a replaced authenticator or authorizer is
+   * closed once requests that started with it have ended, 5 s after it (65 s without a timeout).
+   */
+  requestTimeoutMs: number;
   /** How often the configuration files are checked for changes (default 1 s; not a flag). */
   reloadIntervalMs?: number;
   /** How long a reloaded JWT configuration may take to load its issuers' keys before the reload is refused (default 10 s). */
@@ -15,9 +22,6 @@ export interface IdentitySetupOptions extends AuthenticationParts {
   /** Egress (controlplane dialer) and tracing for the authorizers. */
   authorizerHooks?: AuthorizationHooks;
 }
-
-/** A configuration file that cannot be read at start. */
-export class IdentityFileError extends Error {}
 
 async function readText(flag: string, file: string | undefined): Promise<string | undefined> {
   if (!file) return undefined;
@@ -37,13 +41,23 @@ async function waitForIssuers(instance: { jwt: { readiness(): { ready: boolean }
   return true;
 }
 
+/** The server's identity: stable authenticator and authorizer over reloadable instances. */
+export interface Identity {
+  readonly authenticator: Authenticator;
+  readonly authorizer: Authorizer;
+  /** Stops watching the files and closes every instance (server stop, after the server closed). */
+  close(): Promise<void>;
+}
+
 /**
- * Builds the first authentication and authorization instances from the flags and files,
- * installs them in `identity`, and watches `--authentication-config` / `--authorization-config`:
- * a changed, valid version replaces the instance (in-flight requests keep theirs); an invalid
- * one is logged and the previous stays in force. Answers a stop function for the watchers.
+ * Builds the first authentication and authorization instances from the options and files, and
+ * watches `--authentication-config` / `--authorization-config`: a changed, valid version replaces
+ * the instance (requests in flight keep theirs: {@link ServerIdentity}); an invalid one is logged
+ * and the previous stays in force. Start-up problems throw AuthenticationConfigError,
+ * AuthorizationConfigError or IdentityFileError.
  */
-export async function configureIdentity(identity: ServerIdentity, auth: AuthOptions, opts: IdentitySetupOptions): Promise<{ stop(): void }> {
+export async function startIdentity(auth: AuthOptions, opts: IdentityOptions): Promise<Identity> {
+  const identity = new ServerIdentity(opts.requestTimeoutMs > 0 ? opts.requestTimeoutMs + 5_000 : 65_000);
   const { logger, registry } = opts;
   const authnText = await readText('--authentication-config', auth.authenticationConfigFile);
   const authzText = await readText('--authorization-config', auth.authorizationConfigFile);
@@ -109,8 +123,11 @@ export async function configureIdentity(identity: ServerIdentity, auth: AuthOpti
   }
   for (const r of reloaders) r.start();
   return {
-    stop() {
+    authenticator: identity.authenticator,
+    authorizer: identity.authorizer,
+    async close() {
       for (const r of reloaders) r.stop();
+      await identity.close();
     },
   };
 }

@@ -1,7 +1,7 @@
 import { Reloadable, type Authenticator, type Authorizer } from '@plat/auth';
 import { requestOfCarrier, type RequestCarrier } from '@plat/server';
-import type { AuthenticationInstance } from './authentication-setup.js';
-import type { AuthorizationInstance } from './authorization-setup.js';
+import type { AuthenticationInstance } from './authentication.js';
+import type { AuthorizationInstance } from './authorization.js';
 
 /**
  * The key a call's request is pinned under: the server's request itself when the call's options

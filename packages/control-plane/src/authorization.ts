@@ -1,6 +1,6 @@
 import {
   WebhookAuthorizer,
-  WebhookMetrics,
+  type WebhookMetrics,
   createAlwaysAllowAuthorizer,
   createAlwaysDenyAuthorizer,
   createAuthorizerChain,
@@ -11,67 +11,48 @@ import {
   type WebhookAuthorizerOptions,
   type WebhookConnection,
 } from '@plat/auth';
-import { loadKubeConfig, resolveRestConfig } from '@plat/client';
 import {
   authorizationConfigurationFromFlags,
   loadAuthorizationConfiguration,
   type AuthorizationConfiguration,
-  type AuthorizerConfiguration,
   type LoadResult,
 } from '@plat/config';
+import type { ServerLogger } from '@plat/server';
 import { supportedAuthorizerTypes, type AuthOptions } from './auth-options.js';
-import type { Logger } from './logger.js';
+import { AuthorizationConfigError } from './identity-errors.js';
+import { webhookConnection } from './webhook-connection.js';
 
+/** One built authorization configuration: the server's authorizer and the webhooks to close. */
 export interface AuthorizationInstance {
   authorizer: Authorizer;
   close(): Promise<void>;
 }
 
-/** A start-up or reload problem in the authorization configuration. */
-export class AuthorizationConfigError extends Error {}
+/**
+ * What egress and tracing add to the authorizers (see setupEgressTracing): the `controlplane`
+ * dialer and traceparent headers for webhooks, a span per authorizer.
+ */
+export interface AuthorizationHooks {
+  webhookOptions(connection: WebhookConnection): Pick<WebhookAuthorizerOptions, 'connect' | 'injectHeaders'>;
+  trace(type: string, name: string, authorizer: Authorizer): Authorizer;
+}
 
-function loadResultOrThrow<T>(result: LoadResult<T>, source: string, logger: Logger): T {
+function loadResultOrThrow<T>(result: LoadResult<T>, source: string, logger: ServerLogger): T {
   for (const w of result.warnings) logger.info(`${source}: ${w}`, {}, 0);
   if (!result.ok) throw new AuthorizationConfigError(`${source} is invalid:\n${result.errors.map((e) => `  ${e.toString()}`).join('\n')}`);
   return result.config;
 }
 
-/** The configuration in force: the --authorization-config file, or the one --authorization-mode and --authorization-webhook-* stand for. */
-export function loadAuthorization(auth: AuthOptions, text: string | undefined, logger: Logger): AuthorizationConfiguration {
+/**
+ * The configuration in force: the --authorization-config file's `text`, or the one
+ * --authorization-mode and --authorization-webhook-* stand for (the same validator either way).
+ */
+export function loadAuthorization(auth: AuthOptions, text: string | undefined, logger: ServerLogger): AuthorizationConfiguration {
   const options = { supportedTypes: supportedAuthorizerTypes };
   if (auth.authorizationConfigFile) {
     return loadResultOrThrow(loadAuthorizationConfiguration(text ?? '', options), `--authorization-config ${auth.authorizationConfigFile}`, logger);
   }
   return loadResultOrThrow(authorizationConfigurationFromFlags(auth.authorization, options), 'the --authorization-mode flags', logger);
-}
-
-/**
- * A webhook's connection from its PlatConfig file (kubeconfig format, current context): server,
- * certificate-authority(-data), tls-server-name, client certificate and key, token.
- */
-export function webhookConnection(authorizer: AuthorizerConfiguration): WebhookConnection {
-  const info = authorizer.webhook!.connectionInfo;
-  if (info.type !== 'PlatConfigFile') {
-    throw new AuthorizationConfigError(`authorizer ${JSON.stringify(authorizer.name)}: connectionInfo.type InClusterConfig needs the server to run inside a cluster, which plat's apiserver never does; use PlatConfigFile`);
-  }
-  let rest;
-  try {
-    rest = resolveRestConfig(loadKubeConfig({ explicitPath: info.platConfigFile }), {}, 'apiserver');
-  } catch (err) {
-    throw new AuthorizationConfigError(`authorizer ${JSON.stringify(authorizer.name)}: platConfigFile ${info.platConfigFile}: ${(err as Error).message}`);
-  }
-  if (!/^https:\/\//.test(rest.server)) {
-    throw new AuthorizationConfigError(`authorizer ${JSON.stringify(authorizer.name)}: platConfigFile ${info.platConfigFile}: the webhook server must be an https:// URL, got ${JSON.stringify(rest.server)}`);
-  }
-  return {
-    server: rest.server,
-    ca: rest.ca,
-    cert: rest.cert,
-    key: rest.key,
-    token: rest.token,
-    tlsServerName: rest.tlsServerName,
-    insecureSkipTLSVerify: rest.insecureSkipTlsVerify,
-  };
 }
 
 /** Counts every authorizer's decisions in the webhook metrics' decisions counter (type and name labels). */
@@ -87,18 +68,11 @@ function counted(type: string, name: string, authorizer: Authorizer, metrics: We
 }
 
 /**
- * The authorizer chain of one configuration: the built-in rules first, then each configured
- * authorizer in order (first Allow or Deny wins; no opinion from all is a denial).
+ * The authorizer chain of one configuration (Kubernetes' pkg/kubeapiserver/authorizer): the
+ * built-in rules first, then each configured authorizer in order (first Allow or Deny wins; no
+ * opinion from all is a denial). Webhooks get their connection from their PlatConfig file
+ * ({@link webhookConnection}) and the match conditions @plat/config compiled.
  */
-/**
- * What the egress and tracing setup adds to the authorizers (egress-tracing-setup.ts): the
- * `controlplane` dialer and traceparent headers for webhooks, a span per authorizer.
- */
-export interface AuthorizationHooks {
-  webhookOptions(connection: WebhookConnection): Pick<WebhookAuthorizerOptions, 'connect' | 'injectHeaders'>;
-  trace(type: string, name: string, authorizer: Authorizer): Authorizer;
-}
-
 export function buildAuthorization(config: AuthorizationConfiguration, metrics: WebhookMetrics, hooks?: AuthorizationHooks): AuthorizationInstance {
   const webhooks: WebhookAuthorizer[] = [];
   const chain: NamedAuthorizer[] = [];
@@ -130,7 +104,7 @@ export function buildAuthorization(config: AuthorizationConfiguration, metrics: 
               unauthorizedTTLMs: w.unauthorizedTTLMs,
               subjectAccessReviewVersion: w.subjectAccessReviewVersion,
               failurePolicy: w.failurePolicy,
-              matchConditions: w.matchConditions.map((m) => ({ expression: m.expression })),
+              matchConditions: w.matchConditions,
             },
             connection,
             { metrics, ...hooks?.webhookOptions(connection) },

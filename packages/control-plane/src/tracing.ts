@@ -1,22 +1,16 @@
 import os from 'node:os';
-import { loadTracingConfiguration, type TracingConfiguration } from '@plat/config';
+import type { TracingConfiguration } from '@plat/config';
+import type { ServerLogger } from '@plat/server';
 import { createTracing, disabledTracing, type Tracing } from '@plat/telemetry';
-import { loadConfigFile } from './config-file.js';
-import type { Logger } from './logger.js';
-
-/** Loads `--tracing-config-file` (an empty file is valid: defaults). Throws ConfigFileError. */
-export function loadTracingConfigFile(file: string, cwd: string, logger: Logger): Promise<TracingConfiguration> {
-  return loadConfigFile('--tracing-config-file', file, cwd, (data) => loadTracingConfiguration(data), (w) => logger.info(`Warning: ${w}`, {}, 0));
-}
 
 /**
- * The server's tracing: without `--tracing-config-file` the no-op tracer (the OpenTelemetry SDK
- * is never loaded); with it, the OTLP gRPC exporter. Exporter failures are logged, rate-limited
- * to one line a minute, and never reach requests.
+ * The server's tracing: without a TracingConfiguration (`--tracing-config-file`) the no-op
+ * tracer (the OpenTelemetry SDK is never loaded); with it, the OTLP gRPC exporter. Exporter
+ * failures are logged, rate-limited to one line a minute, and never reach requests.
  */
 export async function setupTracing(
   config: TracingConfiguration | undefined,
-  deps: { logger: Logger; version: string; instanceId?: string; exportDelayMs?: number },
+  deps: { logger: ServerLogger; version: string; instanceId?: string; exportDelayMs?: number },
 ): Promise<Tracing> {
   if (!config) return disabledTracing();
   let lastReport = 0;

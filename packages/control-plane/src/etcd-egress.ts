@@ -2,84 +2,8 @@ import fs from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import type { Registry } from 'prom-client';
-import type { WebhookAuthorizerOptions, WebhookConnection } from '@plat/auth';
-import { loadEgressSelectorConfiguration, type EgressSelectorConfiguration } from '@plat/config';
-import { createEgressConnector, EgressSelector, readEgressTlsMaterial, type Dialer } from '@plat/egress';
-import { traceHeadersInjector } from '@plat/server';
-import type { Tracing } from '@plat/telemetry';
-import { loadConfigFile } from './config-file.js';
-import type { Logger } from './logger.js';
-
-/** Loads `--egress-selector-config-file` (relative TLS paths against `cwd`). Throws ConfigFileError. */
-export function loadEgressConfigFile(file: string, cwd: string, logger: Logger): Promise<EgressSelectorConfiguration> {
-  return loadConfigFile(
-    '--egress-selector-config-file',
-    file,
-    cwd,
-    (data) => loadEgressSelectorConfiguration(data, { cwd }),
-    (w) => logger.info(`Warning: ${w}`, {}, 0),
-  );
-}
-
-/** The server's egress: one dialer per selection; without a file every selection dials directly. */
-export interface Egress {
-  readonly selector: EgressSelector;
-  /** Whether an EgressSelectorConfiguration was given. */
-  readonly configured: boolean;
-  /** Whether the named selection goes through a proxy (not Direct). */
-  proxied(selection: 'controlplane' | 'etcd' | 'cluster'): boolean;
-  close(): void;
-}
-
-export async function setupEgress(
-  config: EgressSelectorConfiguration | undefined,
-  deps: { cwd: string; logger: Logger; registry?: Registry },
-): Promise<Egress> {
-  const tls = config ? await readEgressTlsMaterial(config, deps.cwd) : undefined;
-  const selector = new EgressSelector(config, {
-    tls,
-    registry: deps.registry,
-    onWarning: (message) => deps.logger.info(`Warning: ${message}`, {}, 0),
-  });
-  const protocols = new Map((config?.egressSelections ?? []).map((s) => [s.name, s.connection.proxyProtocol]));
-  for (const [name, protocol] of protocols) deps.logger.info('Egress selection', { name, proxyProtocol: protocol, via: selector.dialer(name).via }, 1);
-  return {
-    selector,
-    configured: config !== undefined,
-    proxied: (selection) => (protocols.get(selection) ?? 'Direct') !== 'Direct',
-    close: () => selector.close(),
-  };
-}
-
-/**
- * The options a WebhookAuthorizer of the AuthorizationConfiguration gets from the app: its
- * connections go through the `controlplane` egress dialer (with the webhook's own TLS settings
- * applied to the handshake that runs through the tunnel), and each review carries the
- * `traceparent` of the request being authorized. OIDC discovery (JWT authenticators) never gets
- * this: the spec says it does not use egress.
- */
-export function webhookAuthorizerOptions(
-  deps: { egress?: Egress; tracing?: Tracing },
-  connection: WebhookConnection,
-): Pick<WebhookAuthorizerOptions, 'connect' | 'injectHeaders'> {
-  const out: Pick<WebhookAuthorizerOptions, 'connect' | 'injectHeaders'> = {};
-  if (deps.egress?.configured) {
-    out.connect = createEgressConnector(
-      deps.egress.selector.dialer('controlplane'),
-      {
-        ca: connection.ca,
-        cert: connection.cert,
-        key: connection.key,
-        servername: connection.tlsServerName,
-        rejectUnauthorized: !connection.insecureSkipTLSVerify,
-      },
-      10_000,
-    );
-  }
-  if (deps.tracing?.enabled) out.injectHeaders = traceHeadersInjector(deps.tracing);
-  return out;
-}
+import type { Dialer } from '@plat/egress';
+import type { ServerLogger } from '@plat/server';
 
 /**
  * The etcd client through the `etcd` egress selection.
@@ -105,7 +29,7 @@ function hostAndPort(server: string): { host: string; port: number; tls: boolean
   return { host: url.hostname.replace(/^\[(.*)\]$/, '$1'), port: Number(url.port || 2379), tls: url.protocol === 'https:' };
 }
 
-export async function startEtcdEgress(dialer: Dialer, servers: string[], logger: Logger): Promise<EtcdEgress> {
+export async function startEtcdEgress(dialer: Dialer, servers: string[], logger: ServerLogger): Promise<EtcdEgress> {
   const targets = servers.map(hostAndPort);
   const tlsNames = new Set(targets.filter((t) => t.tls).map((t) => t.host));
   if (tlsNames.size > 1) {
