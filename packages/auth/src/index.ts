@@ -86,12 +86,13 @@ export {
 } from './impersonation.js';
 export { JwtAuthenticator, type JwtAuthenticatorOptions } from './jwt/jwt-authenticator.js';
 export { defaultSigningAlgorithms, type JwtAuthenticatorSpec } from './jwt/jwt-authenticator-spec.js';
-export { OidcKeySet, type OidcKeySetOptions } from './jwt/oidc-key-set.js';
+export { OidcDiscoveryError, OidcKeySet, type OidcKeySetOptions } from './jwt/oidc-key-set.js';
 export { ClaimMapper, credentialIdExtraKey } from './jwt/claim-mapper.js';
 export { WebhookAuthorizer, type WebhookAuthorizerOptions } from './webhook/webhook-authorizer.js';
 export type { WebhookAuthorizerSpec, WebhookConnection } from './webhook/webhook-authorizer-spec.js';
 export { WebhookMetrics } from './webhook/webhook-metrics.js';
 export {
+  WebhookAnswerError,
   parseSubjectAccessReviewStatus,
   subjectAccessReviewBody,
   subjectAccessReviewSpec,

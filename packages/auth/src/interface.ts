@@ -41,11 +41,24 @@ export interface Authenticator {
   authenticate(req: AuthenticationRequest): Promise<AuthenticationResult | null>;
 }
 
+/** A credential was presented and rejected: the request gets 401 (the authenticator contract). */
 export class AuthenticationError extends Error {
   readonly code = 'ERR_AUTHENTICATION';
-  constructor(message: string) {
-    super(message);
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
     this.name = 'AuthenticationError';
+  }
+}
+
+/**
+ * A spec handed to an authenticator or authorizer that it cannot use (a CEL expression that does
+ * not compile in its environment); thrown by the constructor, before any request.
+ */
+export class AuthSpecError extends Error {
+  readonly code = 'ERR_AUTH_SPEC';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'AuthSpecError';
   }
 }
 

@@ -104,7 +104,7 @@ const built = new Map<CelEnvironmentName, BuiltEnvironment>();
 export function celEnvironment(name: CelEnvironmentName): BuiltEnvironment {
   let env = built.get(name);
   if (!env) {
-    if (!celEnvironmentNames.includes(name)) throw new Error(`cel: unknown environment ${JSON.stringify(name)}`);
+    if (!celEnvironmentNames.includes(name)) throw new TypeError(`cel: unknown environment ${JSON.stringify(name)}`);
     env = buildEnvironment(name, declarations[name]);
     built.set(name, env);
   }

@@ -11,3 +11,15 @@ export class EgressDialError extends Error {
     this.name = 'EgressDialError';
   }
 }
+
+/**
+ * An EgressSelectorConfiguration the selector cannot build dialers from (an unknown selection name,
+ * a proxy without the transport it needs); @plat/config's loader reports these first, with field paths.
+ */
+export class EgressConfigError extends Error {
+  readonly code = 'ERR_EGRESS_CONFIG';
+  constructor(message: string) {
+    super(message);
+    this.name = 'EgressConfigError';
+  }
+}

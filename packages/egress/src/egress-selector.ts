@@ -1,6 +1,7 @@
 import type { Duplex } from 'node:stream';
 import { DirectDialer, type DialOptions, type Dialer } from './dialer.js';
 import { canonicalSelectionName, type EgressSelectionName, type EgressSelectorSpec } from './egress-config.js';
+import { EgressConfigError } from './egress-error.js';
 import { EgressMetrics } from './egress-metrics.js';
 import { GrpcTunnelDialer } from './grpc-tunnel-dialer.js';
 import { HttpConnectDialer, type ProxyTlsMaterial } from './http-connect-dialer.js';
@@ -26,7 +27,7 @@ export class EgressSelector {
     this.metrics = new EgressMetrics(opts.registry);
     for (const selection of spec?.egressSelections ?? []) {
       const name = canonicalSelectionName(selection.name);
-      if (!name) throw new Error(`unknown egress selection name ${JSON.stringify(selection.name)}`);
+      if (!name) throw new EgressConfigError(`unknown egress selection name ${JSON.stringify(selection.name)}`);
       if (selection.name === 'master') {
         opts.onWarning?.('egress selection name "master" is deprecated, use "controlplane"');
       }
@@ -45,11 +46,11 @@ export class EgressSelector {
         } else if (transport?.uds) {
           dialer = new HttpConnectDialer(name, { kind: 'uds', path: transport.uds.udsName });
         } else {
-          throw new Error(`egress selection ${JSON.stringify(name)}: HTTPConnect needs a transport`);
+          throw new EgressConfigError(`egress selection ${JSON.stringify(name)}: HTTPConnect needs a transport`);
         }
       } else {
         const uds = connection.transport?.uds;
-        if (!uds) throw new Error(`egress selection ${JSON.stringify(name)}: GRPC needs a uds transport`);
+        if (!uds) throw new EgressConfigError(`egress selection ${JSON.stringify(name)}: GRPC needs a uds transport`);
         dialer = new GrpcTunnelDialer(name, uds.udsName);
       }
       this.dialers.set(name, this.counted(dialer, connection.proxyProtocol));

@@ -7,7 +7,7 @@ export {
   type ProxyProtocol,
   type TlsConfig,
 } from './egress-config.js';
-export { EgressDialError } from './egress-error.js';
+export { EgressConfigError, EgressDialError } from './egress-error.js';
 export { DirectDialer, type DialOptions, type Dialer } from './dialer.js';
 export { HttpConnectDialer, type ProxyAddress, type ProxyTlsMaterial } from './http-connect-dialer.js';
 export { GrpcTunnelDialer, konnectivityService } from './grpc-tunnel-dialer.js';

@@ -1,5 +1,5 @@
 import { CelTypes, compile, userActivation, type CelProgram } from '@plat/cel';
-import type { UserInfo } from '../interface.js';
+import { AuthenticationError, AuthSpecError, type UserInfo } from '../interface.js';
 import { jsonType } from './id-token-verifier.js';
 import type { JwtAuthenticatorSpec } from './jwt-authenticator-spec.js';
 import { goQuote } from '@plat/api-model';
@@ -22,7 +22,7 @@ interface Rule {
 function mustCompile(env: 'claims' | 'user', expression: string, types: string[]): CelProgram {
   const result = compile(env, expression, types);
   // The config loader rejects what does not compile; reaching this is a wiring bug.
-  if (!result.ok) throw new Error(`expression ${JSON.stringify(expression)}: ${result.issue.detail}`);
+  if (!result.ok) throw new AuthSpecError(`expression ${JSON.stringify(expression)}: ${result.issue.detail}`);
   return result.program;
 }
 
@@ -45,18 +45,18 @@ function toStringList(value: unknown, what: string): string[] {
     const out: string[] = [];
     for (const item of v) {
       const p = plain(item);
-      if (typeof p !== 'string') throw new Error(`${what}: expression must return a string or a list of strings`);
+      if (typeof p !== 'string') throw new AuthenticationError(`${what}: expression must return a string or a list of strings`);
       if (p !== '') out.push(p);
     }
     return out;
   }
-  throw new Error(`${what}: expression must return a string or a list of strings`);
+  throw new AuthenticationError(`${what}: expression must return a string or a list of strings`);
 }
 
 function claimString(claims: Claims, name: string, what: string): string {
   const v = claims[name];
   if (typeof v !== 'string') {
-    throw new Error(`oidc: parse ${what} claims ${goQuote(name)}: ${v === undefined ? 'claim not present' : `json: cannot unmarshal ${jsonType(v)} into Go value of type string`}`);
+    throw new AuthenticationError(`oidc: parse ${what} claims ${goQuote(name)}: ${v === undefined ? 'claim not present' : `json: cannot unmarshal ${jsonType(v)} into Go value of type string`}`);
   }
   return v;
 }
@@ -103,10 +103,10 @@ export class ClaimMapper {
     if (Object.keys(extra).length) user.extra = extra;
 
     for (const { claim, value } of this.requiredClaims) {
-      if (!(claim in claims)) throw new Error(`oidc: required claim ${claim} not present in ID token`);
+      if (!(claim in claims)) throw new AuthenticationError(`oidc: required claim ${claim} not present in ID token`);
       const got = claims[claim];
-      if (typeof got !== 'string') throw new Error(`oidc: parse claim ${claim}: json: cannot unmarshal ${jsonType(got)} into Go value of type string`);
-      if (got !== value) throw new Error(`oidc: required claim ${claim} value does not match. Got = ${got}, want = ${value}`);
+      if (typeof got !== 'string') throw new AuthenticationError(`oidc: parse claim ${claim}: json: cannot unmarshal ${jsonType(got)} into Go value of type string`);
+      if (got !== value) throw new AuthenticationError(`oidc: required claim ${claim} value does not match. Got = ${got}, want = ${value}`);
     }
     this.checkRules(this.claimRules, { claims }, 'oidc: error evaluating claim validation expression');
     if (this.userRules.length) {
@@ -119,7 +119,7 @@ export class ClaimMapper {
     try {
       return program.evaluate(activation);
     } catch (err) {
-      throw new Error(`oidc: error evaluating ${what} claim expression: ${(err as Error).message}`, { cause: err });
+      throw new AuthenticationError(`oidc: error evaluating ${what} claim expression: ${(err as Error).message}`, { cause: err });
     }
   }
 
@@ -128,10 +128,10 @@ export class ClaimMapper {
     if (this.username) {
       const v = plain(this.evaluate(this.username, { claims }, 'username'));
       if (typeof v !== 'string') {
-        throw new Error('oidc: error evaluating username claim expression: username claim expression must return a string');
+        throw new AuthenticationError('oidc: error evaluating username claim expression: username claim expression must return a string');
       }
       // Only an expression is refused an empty username; Kubernetes accepts an empty claim.
-      if (v === '') throw new Error('oidc: empty username via CEL expression is not allowed');
+      if (v === '') throw new AuthenticationError('oidc: empty username via CEL expression is not allowed');
       return v;
     }
     const claim = mapping.claim ?? 'sub';
@@ -139,9 +139,9 @@ export class ClaimMapper {
     if (claim === 'email' && 'email_verified' in claims) {
       const verified = claims.email_verified;
       if (typeof verified !== 'boolean') {
-        throw new Error(`oidc: parse 'email_verified' claim: json: cannot unmarshal ${jsonType(verified)} into Go value of type bool`);
+        throw new AuthenticationError(`oidc: parse 'email_verified' claim: json: cannot unmarshal ${jsonType(verified)} into Go value of type bool`);
       }
-      if (!verified) throw new Error('oidc: email not verified');
+      if (!verified) throw new AuthenticationError('oidc: email not verified');
     }
     return mapping.prefix ? mapping.prefix + username : username;
   }
@@ -155,14 +155,14 @@ export class ClaimMapper {
       if (typeof v === 'string') groups = [v];
       else if (Array.isArray(v) && v.every((g) => typeof g === 'string')) groups = [...(v as string[])];
       else if (v === null) groups = [];
-      else throw new Error(`oidc: parse groups claim ${goQuote(mapping.claim)}: json: cannot unmarshal ${jsonType(v)} into Go value of type string`);
+      else throw new AuthenticationError(`oidc: parse groups claim ${goQuote(mapping.claim)}: json: cannot unmarshal ${jsonType(v)} into Go value of type string`);
       return mapping.prefix ? groups.map((g) => mapping.prefix + g) : groups;
     }
     if (!this.groups) return [];
     try {
       return toStringList(this.evaluate(this.groups, { claims }, 'group'), 'oidc: error evaluating group claim expression');
     } catch (err) {
-      throw err instanceof Error && err.message.startsWith('oidc:') ? err : new Error(String(err));
+      throw err instanceof Error && err.message.startsWith('oidc:') ? err : new AuthenticationError(String(err));
     }
   }
 
@@ -171,7 +171,7 @@ export class ClaimMapper {
     if (mapping?.claim) return claimString(claims, mapping.claim, 'uid');
     if (!this.uid) return '';
     const v = plain(this.evaluate(this.uid, { claims }, 'uid'));
-    if (typeof v !== 'string') throw new Error('oidc: error evaluating uid claim expression: uid claim expression must return a string');
+    if (typeof v !== 'string') throw new AuthenticationError('oidc: error evaluating uid claim expression: uid claim expression must return a string');
     return v;
   }
 
@@ -193,11 +193,11 @@ export class ClaimMapper {
       try {
         result = plain(rule.program.evaluate(activation));
       } catch (err) {
-        throw new Error(`${prefix}: ${(err as Error).message}`, { cause: err });
+        throw new AuthenticationError(`${prefix}: ${(err as Error).message}`, { cause: err });
       }
-      if (typeof result !== 'boolean') throw new Error(`${prefix}: validation expression must return a boolean`);
+      if (typeof result !== 'boolean') throw new AuthenticationError(`${prefix}: validation expression must return a boolean`);
       if (!result) {
-        throw new Error(`${prefix}: validation expression '${rule.program.expression}' failed: ${rule.message}`);
+        throw new AuthenticationError(`${prefix}: validation expression '${rule.program.expression}' failed: ${rule.message}`);
       }
     }
   }

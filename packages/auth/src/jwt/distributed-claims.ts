@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import { request, type Dispatcher } from 'undici';
 import { goQuote } from '@plat/api-model';
+import { AuthenticationError } from '../interface.js';
 import type { Claims, IdTokenVerifier } from './id-token-verifier.js';
 import { untrustedIssuer } from './untrusted-issuer.js';
 
@@ -36,11 +37,11 @@ export class DistributedClaimResolver {
     if (Object.hasOwn(claims, claim) || !Object.hasOwn(claims, '_claim_names')) return;
     // The verifier checked the shapes of both maps and that each named source exists.
     const names = (claims._claim_names ?? {}) as Record<string, string>;
-    if (!Object.hasOwn(claims, '_claim_sources')) throw new Error('oidc: no claim sources');
+    if (!Object.hasOwn(claims, '_claim_sources')) throw new AuthenticationError('oidc: no claim sources');
     const sources = (claims._claim_sources ?? {}) as Record<string, { endpoint?: string | null; access_token?: string | null } | null>;
     if (!Object.hasOwn(names, claim)) return;
     const source = names[claim]!;
-    if (!Object.hasOwn(sources, source)) throw new Error(`id token _claim_names contained a source ${source} missing in _claims_sources`);
+    if (!Object.hasOwn(sources, source)) throw new AuthenticationError(`id token _claim_names contained a source ${source} missing in _claims_sources`);
     const endpoint = sources[source]?.endpoint ?? '';
     if (endpoint === '') return;
     claims[claim] = await this.resolve(endpoint, sources[source]?.access_token ?? '', nowMs);
@@ -51,19 +52,19 @@ export class DistributedClaimResolver {
     const jwt = await this.fetchClaimJwt(endpoint, accessToken);
     const untrusted = untrustedIssuer(jwt);
     if ('error' in untrusted) {
-      throw new Error(`getting untrusted issuer from endpoint ${endpoint} failed for claim ${goQuote(claim)}: ${untrusted.error}`);
+      throw new AuthenticationError(`getting untrusted issuer from endpoint ${endpoint} failed for claim ${goQuote(claim)}: ${untrusted.error}`);
     }
     if (untrusted.issuer !== issuer) {
-      throw new Error(`verifying untrusted issuer ${untrusted.issuer} failed: distributed claims are accepted from the issuer ${goQuote(issuer)} only`);
+      throw new AuthenticationError(`verifying untrusted issuer ${untrusted.issuer} failed: distributed claims are accepted from the issuer ${goQuote(issuer)} only`);
     }
     let distributed: Claims;
     try {
       distributed = await this.opts.verifier.verify(jwt, nowMs);
     } catch (err) {
-      throw new Error(`verify distributed claim token: ${(err as Error).message}`, { cause: err });
+      throw new AuthenticationError(`verify distributed claim token: ${(err as Error).message}`, { cause: err });
     }
     if (!Object.hasOwn(distributed, claim)) {
-      throw new Error(`jwt returned by distributed claim endpoint ${goQuote(endpoint)} did not contain claim: ${claim}`);
+      throw new AuthenticationError(`jwt returned by distributed claim endpoint ${goQuote(endpoint)} did not contain claim: ${claim}`);
     }
     return distributed[claim];
   }
@@ -73,7 +74,7 @@ export class DistributedClaimResolver {
    * {@link maxClaimSourceResponseBytes}, within the issuer client's header and body timeouts.
    */
   private async fetchClaimJwt(endpoint: string, accessToken: string): Promise<string> {
-    const fail = (detail: string) => new Error(`while getting distributed claim ${goQuote(this.opts.claim)}: ${detail}`);
+    const fail = (detail: string) => new AuthenticationError(`while getting distributed claim ${goQuote(this.opts.claim)}: ${detail}`);
     let url: URL;
     try {
       url = new URL(endpoint);

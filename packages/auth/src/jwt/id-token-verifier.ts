@@ -1,5 +1,6 @@
 import { compactVerify, decodeProtectedHeader, errors as joseErrors, type CompactVerifyGetKey } from 'jose';
 import { goQuote, goQuoteList } from '@plat/api-model';
+import { AuthenticationError } from '../interface.js';
 
 export type Claims = Record<string, unknown>;
 
@@ -39,16 +40,16 @@ export class IdTokenVerifier {
     try {
       payload = await this.verifySignature(token);
     } catch (err) {
-      throw new Error(this.signatureErrorText(err, token), { cause: err });
+      throw new AuthenticationError(this.signatureErrorText(err, token), { cause: err });
     }
     let claims: unknown;
     try {
       claims = JSON.parse(new TextDecoder().decode(payload));
     } catch (err) {
-      throw new Error(`oidc: failed to unmarshal claims: ${(err as Error).message}`, { cause: err });
+      throw new AuthenticationError(`oidc: failed to unmarshal claims: ${(err as Error).message}`, { cause: err });
     }
     if (typeof claims !== 'object' || claims === null || Array.isArray(claims)) {
-      throw new Error(`oidc: failed to unmarshal claims: json: cannot unmarshal ${jsonType(claims)} into Go value of type oidc.idToken`);
+      throw new AuthenticationError(`oidc: failed to unmarshal claims: json: cannot unmarshal ${jsonType(claims)} into Go value of type oidc.idToken`);
     }
     this.check(claims as Claims, nowMs);
     return claims as Claims;
@@ -77,36 +78,36 @@ export class IdTokenVerifier {
 
   private check(claims: Claims, nowMs: number): void {
     const typeError = idTokenTypeError(claims);
-    if (typeError) throw new Error(`oidc: failed to unmarshal claims: ${typeError}`);
+    if (typeError) throw new AuthenticationError(`oidc: failed to unmarshal claims: ${typeError}`);
 
     const names = claims._claim_names as Record<string, string> | null | undefined;
     const sources = claims._claim_sources as Record<string, unknown> | null | undefined;
     for (const source of Object.values(names ?? {})) {
-      if (source === '') throw new Error('oidc: failed to obtain source from claim name');
-      if (!sources || !Object.hasOwn(sources, source)) throw new Error('oidc: source does not exist');
+      if (source === '') throw new AuthenticationError('oidc: failed to obtain source from claim name');
+      if (!sources || !Object.hasOwn(sources, source)) throw new AuthenticationError('oidc: source does not exist');
     }
 
     const iss = (claims.iss as string | undefined) ?? '';
     if (iss !== this.opts.issuer && !(this.opts.issuer === googleIssuer && iss === googleIssuerNoScheme)) {
-      throw new Error(`oidc: id token issued by a different provider, expected ${goQuote(this.opts.issuer)} got ${goQuote(iss)}`);
+      throw new AuthenticationError(`oidc: id token issued by a different provider, expected ${goQuote(this.opts.issuer)} got ${goQuote(iss)}`);
     }
 
     const aud = claims.aud === undefined || claims.aud === null ? [] : typeof claims.aud === 'string' ? [claims.aud] : (claims.aud as string[]);
     // go-oidc checks a single configured audience itself (its ClientID); Kubernetes checks several after go-oidc.
     const single = this.opts.audiences.length === 1 ? this.opts.audiences[0] : undefined;
     if (single !== undefined && !aud.includes(single)) {
-      throw new Error(`oidc: expected audience ${goQuote(single)} got ${goQuoteList(aud)}`);
+      throw new AuthenticationError(`oidc: expected audience ${goQuote(single)} got ${goQuoteList(aud)}`);
     }
 
     const expMs = numericDateMs(claims.exp) ?? goZeroTimeMs;
-    if (expMs < nowMs) throw new Error(`oidc: token is expired (Token Expiry: ${goTimeString(expMs)})`);
+    if (expMs < nowMs) throw new AuthenticationError(`oidc: token is expired (Token Expiry: ${goTimeString(expMs)})`);
     const nbfMs = numericDateMs(claims.nbf);
     if (nbfMs !== undefined && nowMs + notBeforeLeewayMs < nbfMs) {
-      throw new Error(`oidc: current time ${goTimeString(nowMs)} before the nbf (not before) time: ${goTimeString(nbfMs)}`);
+      throw new AuthenticationError(`oidc: current time ${goTimeString(nowMs)} before the nbf (not before) time: ${goTimeString(nbfMs)}`);
     }
 
     if (single === undefined && !aud.some((a) => this.opts.audiences.includes(a))) {
-      throw new Error(`oidc: expected audience in ${this.audienceList} got ${goQuoteList(aud)}`);
+      throw new AuthenticationError(`oidc: expected audience in ${this.audienceList} got ${goQuoteList(aud)}`);
     }
   }
 

@@ -1,5 +1,15 @@
 import { Agent, request, type Dispatcher } from 'undici';
 import { createLocalJWKSet, errors as joseErrors, type CompactJWSHeaderParameters, type FlattenedJWSInput, type JSONWebKeySet } from 'jose';
+import { AuthenticationError } from '../interface.js';
+
+/** Discovery or the JWKS could not be fetched or used; the key set keeps its last good keys. */
+export class OidcDiscoveryError extends Error {
+  readonly code = 'ERR_OIDC_DISCOVERY';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'OidcDiscoveryError';
+  }
+}
 
 export interface OidcKeySetOptions {
   /** The issuer URL: discovery's `issuer` must equal it. */
@@ -82,7 +92,7 @@ export class OidcKeySet {
 
   /** Resolves the verification key for a token header, refreshing once on an unknown `kid`. */
   readonly resolveKey: KeyResolver = async (header, token) => {
-    if (!this.keys) throw new Error('oidc: authenticator not initialized');
+    if (!this.keys) throw new AuthenticationError('oidc: authenticator not initialized');
     try {
       return await this.keys(header, token);
     } catch (err) {
@@ -125,15 +135,15 @@ export class OidcKeySet {
     const discoveryUrl = this.opts.discoveryUrl || `${issuer.replace(/\/$/, '')}/.well-known/openid-configuration`;
     const discovery = (await this.getJson(discoveryUrl)) as { issuer?: unknown; jwks_uri?: unknown; id_token_signing_alg_values_supported?: unknown };
     if (discovery.issuer !== issuer) {
-      throw new Error(
+      throw new OidcDiscoveryError(
         `oidc: issuer did not match the issuer returned by provider, expected ${JSON.stringify(issuer)} got ${JSON.stringify(discovery.issuer)}`,
       );
     }
     if (typeof discovery.jwks_uri !== 'string' || !discovery.jwks_uri) {
-      throw new Error('oidc: discovery document has no jwks_uri');
+      throw new OidcDiscoveryError('oidc: discovery document has no jwks_uri');
     }
     const jwks = (await this.getJson(discovery.jwks_uri)) as JSONWebKeySet;
-    if (!jwks || !Array.isArray(jwks.keys)) throw new Error(`oidc: ${discovery.jwks_uri} did not return a JSON Web Key Set`);
+    if (!jwks || !Array.isArray(jwks.keys)) throw new OidcDiscoveryError(`oidc: ${discovery.jwks_uri} did not return a JSON Web Key Set`);
     this.keys = createLocalJWKSet(jwks);
     const algs = discovery.id_token_signing_alg_values_supported;
     this.supportedAlgorithms = Array.isArray(algs) ? algs.filter((a): a is string => typeof a === 'string') : undefined;
@@ -144,16 +154,16 @@ export class OidcKeySet {
     try {
       res = await request(url, { dispatcher: this.agent, headers: { accept: 'application/json' } });
     } catch (err) {
-      throw new Error(`oidc: fetching ${url}: ${(err as Error).message}`, { cause: err });
+      throw new OidcDiscoveryError(`oidc: fetching ${url}: ${(err as Error).message}`, { cause: err });
     }
     const body = await res.body.text();
     if (res.statusCode !== 200) {
-      throw new Error(`oidc: fetching ${url}: ${res.statusCode}: ${body.slice(0, 200)}`);
+      throw new OidcDiscoveryError(`oidc: fetching ${url}: ${res.statusCode}: ${body.slice(0, 200)}`);
     }
     try {
       return JSON.parse(body);
     } catch (err) {
-      throw new Error(`oidc: decoding ${url}: ${(err as Error).message}`, { cause: err });
+      throw new OidcDiscoveryError(`oidc: decoding ${url}: ${(err as Error).message}`, { cause: err });
     }
   }
 }

@@ -55,23 +55,32 @@ export interface SubjectAccessReviewStatus {
   evaluationError: string;
 }
 
-/** Reads the status of a webhook answer; throws on anything that is not a well-formed review. */
+/** A webhook's answer that cannot be used: not 200, not JSON, or not a well-formed SubjectAccessReview. */
+export class WebhookAnswerError extends Error {
+  readonly code = 'ERR_WEBHOOK_ANSWER';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'WebhookAnswerError';
+  }
+}
+
+/** Reads the status of a webhook answer; throws a WebhookAnswerError on anything that is not a well-formed review. */
 export function parseSubjectAccessReviewStatus(body: unknown, version: 'v1' | 'v1beta1'): SubjectAccessReviewStatus {
-  if (!body || typeof body !== 'object') throw new Error('the webhook answer is not a JSON object');
+  if (!body || typeof body !== 'object') throw new WebhookAnswerError('the webhook answer is not a JSON object');
   const review = body as { apiVersion?: unknown; kind?: unknown; status?: unknown };
-  if (review.kind !== 'SubjectAccessReview') throw new Error(`the webhook answer has kind ${JSON.stringify(review.kind)}, expected "SubjectAccessReview"`);
+  if (review.kind !== 'SubjectAccessReview') throw new WebhookAnswerError(`the webhook answer has kind ${JSON.stringify(review.kind)}, expected "SubjectAccessReview"`);
   const expected = `authorization.plat.io/${version}`;
   if (review.apiVersion !== expected) {
-    throw new Error(`the webhook answer has apiVersion ${JSON.stringify(review.apiVersion)}, expected ${JSON.stringify(expected)}`);
+    throw new WebhookAnswerError(`the webhook answer has apiVersion ${JSON.stringify(review.apiVersion)}, expected ${JSON.stringify(expected)}`);
   }
   const status = review.status as Record<string, unknown> | undefined;
-  if (!status || typeof status !== 'object') throw new Error('the webhook answer has no status');
-  if (typeof status.allowed !== 'boolean') throw new Error('the webhook answer has no boolean status.allowed');
+  if (!status || typeof status !== 'object') throw new WebhookAnswerError('the webhook answer has no status');
+  if (typeof status.allowed !== 'boolean') throw new WebhookAnswerError('the webhook answer has no boolean status.allowed');
   for (const f of ['denied'] as const) {
-    if (status[f] !== undefined && typeof status[f] !== 'boolean') throw new Error(`status.${f} is not a boolean`);
+    if (status[f] !== undefined && typeof status[f] !== 'boolean') throw new WebhookAnswerError(`status.${f} is not a boolean`);
   }
   for (const f of ['reason', 'evaluationError'] as const) {
-    if (status[f] !== undefined && typeof status[f] !== 'string') throw new Error(`status.${f} is not a string`);
+    if (status[f] !== undefined && typeof status[f] !== 'string') throw new WebhookAnswerError(`status.${f} is not a string`);
   }
   return {
     allowed: status.allowed,

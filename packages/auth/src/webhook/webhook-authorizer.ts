@@ -1,11 +1,12 @@
 import { Agent, request, type Dispatcher, type buildConnector } from 'undici';
 import type { Registry } from 'prom-client';
 import { CelTypes, compile, requestActivation, type CelProgram } from '@plat/cel';
-import type { Attributes, AuthorizationResult, Authorizer, Decision, SubjectRules } from '../interface.js';
+import { AuthSpecError, type Attributes, type AuthorizationResult, type Authorizer, type Decision, type SubjectRules } from '../interface.js';
 import {
   parseSubjectAccessReviewStatus,
   subjectAccessReviewBody,
   subjectAccessReviewSpec,
+  WebhookAnswerError,
   type SubjectAccessReviewSpecV1,
 } from './subject-access-review.js';
 import { WebhookMetrics } from './webhook-metrics.js';
@@ -52,7 +53,7 @@ export class WebhookAuthorizer implements Authorizer {
     this.conditions = spec.matchConditions.map(({ expression, program }) => {
       if (program) return program;
       const result = compile('request', expression, [CelTypes.Bool]);
-      if (!result.ok) throw new Error(`authorizer ${JSON.stringify(spec.name)}: match condition ${JSON.stringify(expression)}: ${result.issue.detail}`);
+      if (!result.ok) throw new AuthSpecError(`authorizer ${JSON.stringify(spec.name)}: match condition ${JSON.stringify(expression)}: ${result.issue.detail}`);
       return result.program;
     });
     this.metrics = opts.metrics ?? new WebhookMetrics(opts.registry);
@@ -157,13 +158,13 @@ export class WebhookAuthorizer implements Authorizer {
     });
     const text = await res.body.text();
     if (res.statusCode !== 200) {
-      throw new Error(`the webhook answered ${res.statusCode}: ${text.slice(0, 200)}`);
+      throw new WebhookAnswerError(`the webhook answered ${res.statusCode}: ${text.slice(0, 200)}`);
     }
     let body: unknown;
     try {
       body = JSON.parse(text);
     } catch (err) {
-      throw new Error(`the webhook answer is not JSON: ${(err as Error).message}`);
+      throw new WebhookAnswerError(`the webhook answer is not JSON: ${(err as Error).message}`, { cause: err });
     }
     return parseSubjectAccessReviewStatus(body, version);
   }

@@ -25,10 +25,19 @@ export function encodePathElement(pe: PathElement): string {
   return `i:${pe.index}`;
 }
 
-/** Parses one FieldsV1 key; throws a plain Error naming the bad key. */
+/** A FieldsV1 tree or key that is not well formed; the message is structured-merge-diff's text. */
+export class FieldsV1DecodeError extends Error {
+  readonly code = 'ERR_FIELDS_V1_DECODE';
+  constructor(message: string) {
+    super(message);
+    this.name = 'FieldsV1DecodeError';
+  }
+}
+
+/** Parses one FieldsV1 key; throws a FieldsV1DecodeError naming the bad key. */
 export function decodePathElement(s: string): PathElement {
   const colon = s.indexOf(':');
-  if (colon !== 1) throw new Error(`unknown path element type: ${goQuote(s)}`);
+  if (colon !== 1) throw new FieldsV1DecodeError(`unknown path element type: ${goQuote(s)}`);
   const body = s.slice(2);
   switch (s[0]) {
     case 'f':
@@ -38,10 +47,10 @@ export function decodePathElement(s: string): PathElement {
       try {
         parsed = JSON.parse(body);
       } catch {
-        throw new Error(`invalid key in path element ${goQuote(s)}`);
+        throw new FieldsV1DecodeError(`invalid key in path element ${goQuote(s)}`);
       }
       if (!isJsonObject(parsed) || Object.keys(parsed).length === 0) {
-        throw new Error(`invalid key in path element ${goQuote(s)}`);
+        throw new FieldsV1DecodeError(`invalid key in path element ${goQuote(s)}`);
       }
       return { key: keyOf(parsed) };
     }
@@ -49,14 +58,14 @@ export function decodePathElement(s: string): PathElement {
       try {
         return { value: JSON.parse(body) };
       } catch {
-        throw new Error(`invalid value in path element ${goQuote(s)}`);
+        throw new FieldsV1DecodeError(`invalid value in path element ${goQuote(s)}`);
       }
     case 'i': {
-      if (!/^(0|[1-9][0-9]*)$/.test(body)) throw new Error(`invalid index in path element ${goQuote(s)}`);
+      if (!/^(0|[1-9][0-9]*)$/.test(body)) throw new FieldsV1DecodeError(`invalid index in path element ${goQuote(s)}`);
       return { index: Number(body) };
     }
     default:
-      throw new Error(`unknown path element type: ${goQuote(s)}`);
+      throw new FieldsV1DecodeError(`unknown path element type: ${goQuote(s)}`);
   }
 }
 
@@ -342,7 +351,7 @@ export class FieldSet {
     return out;
   }
 
-  /** Parses FieldsV1; throws a plain Error on a malformed tree. */
+  /** Parses FieldsV1; throws a FieldsV1DecodeError on a malformed tree. */
   static fromFieldsV1(tree: unknown): FieldSet {
     const out = new FieldSet();
     out.read(tree);
@@ -350,17 +359,17 @@ export class FieldSet {
   }
 
   private read(tree: unknown): void {
-    if (!isJsonObject(tree)) throw new Error('expected an object in FieldsV1');
+    if (!isJsonObject(tree)) throw new FieldsV1DecodeError('expected an object in FieldsV1');
     for (const [k, v] of Object.entries(tree)) {
       if (k === '.') {
-        if (!isJsonObject(v) || Object.keys(v).length) throw new Error('expected an empty object for "."');
+        if (!isJsonObject(v) || Object.keys(v).length) throw new FieldsV1DecodeError('expected an empty object for "."');
         continue;
       }
       const pe = k.startsWith('f:') ? { field: k.slice(2) } : decodePathElement(k);
-      if (!isJsonObject(v)) throw new Error(`expected an object for ${goQuote(k)}`);
+      if (!isJsonObject(v)) throw new FieldsV1DecodeError(`expected an object for ${goQuote(k)}`);
       const keys = Object.keys(v);
       if (keys.includes('.') && (!isJsonObject(v['.']) || Object.keys(v['.']).length)) {
-        throw new Error('expected an empty object for "."');
+        throw new FieldsV1DecodeError('expected an empty object for "."');
       }
       if (keys.length === 0 || keys.includes('.')) this.members.set(encodePathElement(pe), pe);
       if (keys.length && !(keys.length === 1 && keys[0] === '.')) this.childMutable(pe).read(v);

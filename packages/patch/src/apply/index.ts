@@ -1,6 +1,7 @@
 export { apply, BEFORE_FIRST_APPLY_MANAGER, describeManager, newApplyConflictError, type ApplyOptions, type ApplyResult } from './apply.js';
 export {
   FieldSet,
+  FieldsV1DecodeError,
   comparePathElements,
   decodePathElement,
   encodePathElement,

@@ -44,7 +44,11 @@ export function managerIdentifier(m: {
 
 /** A managedFields list that could not be decoded; the message is Kubernetes' text. */
 export class ManagedFieldsDecodeError extends Error {
-  readonly code = 'ManagedFieldsDecodeError';
+  readonly code = 'ERR_MANAGED_FIELDS_DECODE';
+  constructor(message: string) {
+    super(message);
+    this.name = 'ManagedFieldsDecodeError';
+  }
 }
 
 /**
