@@ -1,4 +1,4 @@
-import { newBadRequest } from '@plat/api-model';
+import { StatusError, newBadRequest, newServiceUnavailable } from '@plat/api-model';
 import type { Status } from '@plat/api-model';
 import type {
   CreateOptions,
@@ -191,7 +191,7 @@ export class WatchCache implements Storage {
         const loaded: string[] = [];
         for (;;) {
           const r = await it.next();
-          if (r.done) throw new Error('backend watch ended during the initial sync');
+          if (r.done) throw newServiceUnavailable('backend watch ended during the initial sync');
           const e = r.value;
           if (e.type === 'ADDED' && e.key) {
             this.objects.set(e.key, entryOf(e.object as StoredObject));
@@ -206,7 +206,8 @@ export class WatchCache implements Storage {
               break;
             }
           } else if (e.type === 'ERROR') {
-            throw new Error((e.object as Status).message ?? 'backend watch failed');
+            const status = e.object as Status;
+            throw new StatusError({ ...status, message: status.message ?? 'backend watch failed' });
           }
         }
         this.isReady = true;
