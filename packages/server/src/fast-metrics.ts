@@ -36,7 +36,7 @@ abstract class LabeledMetric<S extends Series & C, C> {
     registry: Registry | undefined,
   ) {
     for (const l of labelNames) {
-      if (!/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(l) || l.startsWith('__')) throw new Error(`Invalid label name: ${l}`);
+      if (!/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(l) || l.startsWith('__')) throw new TypeError(`Invalid label name: ${l}`);
     }
     registry?.registerMetric(this as unknown as Metric);
   }
@@ -52,10 +52,10 @@ abstract class LabeledMetric<S extends Series & C, C> {
   private seriesFor(input: LabelInput): S {
     const values = Array.isArray(input) ? input.map(String) : this.labelNames.map((n) => (input[n] === undefined ? '' : String(input[n])));
     if (Array.isArray(input)) {
-      if (input.length !== this.labelNames.length) throw new Error(`${this.name}: expected ${this.labelNames.length} label values, got ${input.length}`);
+      if (input.length !== this.labelNames.length) throw new TypeError(`${this.name}: expected ${this.labelNames.length} label values, got ${input.length}`);
     } else {
       for (const k of Object.keys(input)) {
-        if (!this.labelNames.includes(k)) throw new Error(`Added label "${k}" is not included in initial labelset: ${JSON.stringify(this.labelNames)}`);
+        if (!this.labelNames.includes(k)) throw new TypeError(`Added label "${k}" is not included in initial labelset: ${JSON.stringify(this.labelNames)}`);
       }
     }
     const key = values.join('\u0000');
@@ -117,7 +117,7 @@ export class FastCounter extends SingleValueMetric<CounterSeries, CounterChild> 
       labels,
       value: 0,
       inc(by = 1) {
-        if (!(by >= 0) || !Number.isFinite(by)) throw new Error('It is not possible to decrease a counter');
+        if (!(by >= 0) || !Number.isFinite(by)) throw new TypeError('It is not possible to decrease a counter');
         s.value += by;
       },
     };
@@ -185,10 +185,10 @@ export class FastHistogram extends LabeledMetric<HistogramSeries, HistogramChild
   private readonly buckets: readonly number[];
 
   constructor(opts: MetricOptions & { buckets: readonly number[] }) {
-    if (opts.labelNames.includes('le')) throw new Error('le is a reserved label keyword');
+    if (opts.labelNames.includes('le')) throw new TypeError('le is a reserved label keyword');
     super(opts.name, opts.help, 'histogram', opts.labelNames, opts.registry);
     const sorted = [...opts.buckets].sort((a, b) => a - b);
-    if (sorted.some((b, i) => !Number.isFinite(b) || (i > 0 && b === sorted[i - 1]))) throw new Error(`${opts.name}: buckets must be distinct finite numbers`);
+    if (sorted.some((b, i) => !Number.isFinite(b) || (i > 0 && b === sorted[i - 1]))) throw new TypeError(`${opts.name}: buckets must be distinct finite numbers`);
     this.buckets = sorted;
   }
 

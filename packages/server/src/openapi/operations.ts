@@ -1,3 +1,4 @@
+import { ok as assert } from 'node:assert';
 import { metaDefinitions, queryParameters } from './meta-definitions.generated.js';
 import type { OpenApiParameter, OpenApiSchema } from './types.js';
 import { allVerbs, type ResourceDefinition } from '../resource.js';
@@ -37,7 +38,7 @@ const patchTypes = [
 
 function q(name: string): OpenApiParameter {
   const p = queryParameters[name];
-  if (!p) throw new Error(`unknown query parameter ${name}`);
+  assert(p, `unknown query parameter ${name}`); // an invariant: the builder names only parameters it declares
   return p;
 }
 

@@ -13,6 +13,9 @@ const magic = Buffer.from([0x6b, 0x38, 0x73, 0x00]); // "k8s\0"
 
 type Fields = Map<number, (Buffer | number)[]>;
 
+/** Malformed wire data; private to this reader, answered as a 400 by decodeProtobufReview. */
+class ProtobufDecodeError extends Error {}
+
 /** Splits one message into its fields (varints as numbers, length-delimited as bytes). */
 function fields(buf: Buffer): Fields {
   const out: Fields = new Map();
@@ -21,12 +24,12 @@ function fields(buf: Buffer): Fields {
     let result = 0;
     let shift = 0;
     for (;;) {
-      if (pos >= buf.length) throw new Error('truncated varint');
+      if (pos >= buf.length) throw new ProtobufDecodeError('truncated varint');
       const b = buf[pos++]!;
       result += (b & 0x7f) * 2 ** shift;
       if (b < 0x80) return result;
       shift += 7;
-      if (shift > 63) throw new Error('varint too long');
+      if (shift > 63) throw new ProtobufDecodeError('varint too long');
     }
   };
   while (pos < buf.length) {
@@ -37,7 +40,7 @@ function fields(buf: Buffer): Fields {
     if (wire === 0) value = varint();
     else if (wire === 2) {
       const len = varint();
-      if (pos + len > buf.length) throw new Error('truncated field');
+      if (pos + len > buf.length) throw new ProtobufDecodeError('truncated field');
       value = buf.subarray(pos, pos + len);
       pos += len;
     } else if (wire === 1) {
@@ -46,7 +49,7 @@ function fields(buf: Buffer): Fields {
     } else if (wire === 5) {
       pos += 4;
       continue;
-    } else throw new Error(`unsupported wire type ${wire}`);
+    } else throw new ProtobufDecodeError(`unsupported wire type ${wire}`);
     const list = out.get(field) ?? [];
     list.push(value);
     out.set(field, list);
@@ -146,6 +149,7 @@ export function decodeProtobufReview(body: Buffer): Record<string, unknown> {
     }
     return obj;
   } catch (err) {
-    throw newBadRequest(`unable to decode the protobuf body: ${(err as Error).message}`);
+    if (!(err instanceof ProtobufDecodeError)) throw err;
+    throw newBadRequest(`unable to decode the protobuf body: ${err.message}`);
   }
 }
