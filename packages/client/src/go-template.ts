@@ -326,12 +326,12 @@ function sprintf(format: string, args: Value[]): string {
 function cmp(name: string, a: Value, b: Value): number {
   if (typeof a === 'number' && typeof b === 'number') {
     // Go keeps int64 and float64 apart: comparing them is an error, as in kubectl.
-    if (Number.isInteger(a) !== Number.isInteger(b)) throw new Error(`error calling ${name}: incompatible types for comparison`);
+    if (Number.isInteger(a) !== Number.isInteger(b)) throw new ExecError(`error calling ${name}: incompatible types for comparison`);
     return a - b;
   }
   if (typeof a === 'string' && typeof b === 'string') return a < b ? -1 : a > b ? 1 : 0;
   if (name === 'eq' || name === 'ne') return a === b ? 0 : 1;
-  throw new Error(`error calling ${name}: incompatible types for comparison`);
+  throw new ExecError(`error calling ${name}: incompatible types for comparison`);
 }
 
 const funcs: Record<string, (...args: Value[]) => Value> = {
@@ -341,17 +341,17 @@ const funcs: Record<string, (...args: Value[]) => Value> = {
   len: (a) => {
     if (typeof a === 'string' || Array.isArray(a)) return a.length;
     if (a && typeof a === 'object') return Object.keys(a).length;
-    throw new Error(`error calling len: len of type ${a === null || a === noValue ? '<nil>' : typeof a}`);
+    throw new ExecError(`error calling len: len of type ${a === null || a === noValue ? '<nil>' : typeof a}`);
   },
   index: (a, ...keys) => {
     let cur = a;
     for (const k of keys) {
       if (Array.isArray(cur) && typeof k === 'number') {
-        if (k < 0 || k >= cur.length) throw new Error(`error calling index: index out of range: ${k}`);
+        if (k < 0 || k >= cur.length) throw new ExecError(`error calling index: index out of range: ${k}`);
         cur = cur[k];
       } else if (cur && typeof cur === 'object' && typeof k === 'string') cur = (cur as Record<string, unknown>)[k] ?? noValue;
-      else if (cur === null || cur === noValue) throw new Error('error calling index: index of untyped nil');
-      else throw new Error(`error calling index: cannot index slice/array with type ${typeof k}`);
+      else if (cur === null || cur === noValue) throw new ExecError('error calling index: index of untyped nil');
+      else throw new ExecError(`error calling index: cannot index slice/array with type ${typeof k}`);
     }
     return cur;
   },
@@ -371,6 +371,7 @@ export interface GoTemplateOptions {
   allowMissingKeys?: boolean;
 }
 
+/** A failure while executing (a template function's, a missing key's); private, reported as a ClientError('TemplateExecute'). */
 class ExecError extends Error {}
 
 /** A compiled template: parse once, execute per object. */

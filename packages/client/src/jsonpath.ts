@@ -41,6 +41,9 @@ const list = (): ListNode => ({ t: 'list', nodes: [] });
 // Parser (client-go util/jsonpath/parser.go)
 
 const MAX_NESTING = 1000;
+
+/** A template that does not parse or execute; private: JsonPath reports it as a ClientError (TemplateParse, TemplateExecute). */
+class JsonPathError extends Error {}
 const dictKey = /^'([^']*)'$/;
 const sliceOperator = /^(-?[\d]*)(:-?[\d]*)?(:-?[\d]*)?$/;
 
@@ -52,7 +55,7 @@ class Parser {
   root: ListNode = list();
 
   constructor(private readonly depth = 0) {
-    if (depth > MAX_NESTING) throw new Error('nested too deeply');
+    if (depth > MAX_NESTING) throw new JsonPathError('nested too deeply');
   }
 
   parse(text: string): ListNode {
@@ -133,7 +136,7 @@ class Parser {
         continue;
       }
       const r = this.next();
-      if (r === undefined || r === '\r' || r === '\n') throw new Error('unclosed action');
+      if (r === undefined || r === '\r' || r === '\n') throw new JsonPathError('unclosed action');
       if (r === ' ' || r === '@' || r === '$') this.consume();
       else if (r === '[') this.parseArray(cur);
       else if (r === '"' || r === "'") this.parseQuote(cur, r);
@@ -144,7 +147,7 @@ class Parser {
       } else if (isAlphaNumeric(r)) {
         this.backup();
         this.parseIdentifier(cur);
-      } else throw new Error(`unrecognized character in action: ${goRune(r)}`);
+      } else throw new JsonPathError(`unrecognized character in action: ${goRune(r)}`);
     }
   }
 
@@ -162,7 +165,7 @@ class Parser {
   }
 
   private parseRecursive(cur: ListNode): void {
-    if (cur.nodes.at(-1)?.t === 'recursive') throw new Error('invalid multiple recursive descent');
+    if (cur.nodes.at(-1)?.t === 'recursive') throw new JsonPathError('invalid multiple recursive descent');
     this.pos += 2;
     this.consume();
     cur.nodes.push({ t: 'recursive' });
@@ -183,13 +186,13 @@ class Parser {
     const value = this.consume();
     if (/^[+-]?\d+$/.test(value)) cur.nodes.push({ t: 'int', value: Number(value) });
     else if (/^[+-]?(\d+\.?\d*|\.\d+)$/.test(value)) cur.nodes.push({ t: 'float', value: Number(value) });
-    else throw new Error(`cannot parse number ${value}`);
+    else throw new JsonPathError(`cannot parse number ${value}`);
   }
 
   private parseArray(cur: ListNode): void {
     for (;;) {
       const c = this.next();
-      if (c === undefined || c === '\n') throw new Error('unterminated array');
+      if (c === undefined || c === '\n') throw new JsonPathError('unterminated array');
       if (c === ']') break;
     }
     let text = this.consume().slice(1, -1);
@@ -205,7 +208,7 @@ class Parser {
       return;
     }
     const m = sliceOperator.exec(text);
-    if (!m) throw new Error(`invalid array index ${text}`);
+    if (!m) throw new JsonPathError(`invalid array index ${text}`);
     const params: ArrayParam[] = [];
     for (let i = 0; i < 3; i++) {
       let v = m[i + 1] ?? '';
@@ -213,7 +216,7 @@ class Parser {
         if (i > 0) v = v.slice(1);
         if (i > 0 && v === '') params.push({ value: 0, known: false, derived: false });
         else {
-          if (!/^[+-]?\d+$/.test(v)) throw new Error(`array index ${v} is not a number`);
+          if (!/^[+-]?\d+$/.test(v)) throw new JsonPathError(`array index ${v} is not a number`);
           params.push({ value: Number(v), known: true, derived: false });
         }
       } else if (i === 1) params.push({ value: params[0].value + 1, known: true, derived: true });
@@ -230,7 +233,7 @@ class Parser {
     let pair = '';
     for (;;) {
       const r = this.next();
-      if (r === undefined || r === '\n') throw new Error('unterminated filter');
+      if (r === undefined || r === '\n') throw new JsonPathError('unterminated filter');
       if (r === '"' || r === "'") {
         if (!begin) {
           begin = true;
@@ -240,7 +243,7 @@ class Parser {
         if (this.input[this.pos - 2] !== '\\' && r === pair) end = true;
       } else if (r === ')' && begin === end) break;
     }
-    if (this.next() !== ']') throw new Error('unclosed array expect ]');
+    if (this.next() !== ']') throw new JsonPathError('unclosed array expect ]');
     const text = this.consume().slice(0, -2);
     const m = /^([^!<>=]+)([!<>=]+)(.+?)$/s.exec(text);
     if (!m) cur.nodes.push({ t: 'filter', left: this.action(text), right: list(), operator: 'exists' });
@@ -250,12 +253,12 @@ class Parser {
   private parseQuote(cur: ListNode, end: string): void {
     for (;;) {
       const c = this.next();
-      if (c === undefined || c === '\n') throw new Error('unterminated quoted string');
+      if (c === undefined || c === '\n') throw new JsonPathError('unterminated quoted string');
       if (c === end && this.input[this.pos - 2] !== '\\') break;
     }
     const value = this.consume();
     const text = unquoteExtend(value);
-    if (text === undefined) throw new Error(`unquote string ${value} error invalid syntax`);
+    if (text === undefined) throw new JsonPathError(`unquote string ${value} error invalid syntax`);
     cur.nodes.push({ t: 'text', text });
   }
 
@@ -365,21 +368,21 @@ function basicKind(v: Value): Kind {
   if (typeof v === 'string') return 'string';
   if (v instanceof Byte) return 'uint';
   if (typeof v === 'number') return Number.isInteger(v) ? 'int' : 'float';
-  throw new Error('invalid type for comparison');
+  throw new JsonPathError('invalid type for comparison');
 }
 
 const raw = (v: Value): Value => (v instanceof Byte ? v.value : v);
 
 /** The forked text/template comparisons: the kinds must match. */
 function equal(a: Value, b: Value): boolean {
-  if (basicKind(a) !== basicKind(b)) throw new Error('incompatible types for comparison');
+  if (basicKind(a) !== basicKind(b)) throw new JsonPathError('incompatible types for comparison');
   return raw(a) === raw(b);
 }
 
 function less(a: Value, b: Value): boolean {
   const k = basicKind(a);
-  if (k !== basicKind(b)) throw new Error('incompatible types for comparison');
-  if (k === 'bool') throw new Error('invalid type for comparison');
+  if (k !== basicKind(b)) throw new JsonPathError('incompatible types for comparison');
+  if (k === 'bool') throw new JsonPathError('invalid type for comparison');
   return (raw(a) as number | string) < (raw(b) as number | string);
 }
 
@@ -398,7 +401,7 @@ function compare(op: string, a: Value, b: Value): boolean {
     case '>=':
       return !less(a, b);
     default:
-      throw new Error(`unrecognized filter operator ${op}`);
+      throw new JsonPathError(`unrecognized filter operator ${op}`);
   }
 }
 
@@ -473,10 +476,10 @@ class Evaluator {
         }
         if (node.name === 'end') {
           if (this.inRange > 0) this.endRange++;
-          else throw new Error('not in range, nothing to end');
+          else throw new JsonPathError('not in range, nothing to end');
           return [];
         }
-        throw new Error(`unrecognized identifier ${node.name}`);
+        throw new JsonPathError(`unrecognized identifier ${node.name}`);
     }
   }
 
@@ -484,7 +487,7 @@ class Evaluator {
     if (!input.length) return [];
     const results: Value[] = [];
     for (const v of input) if (isMap(v) && Object.prototype.hasOwnProperty.call(v, name)) results.push(v[name]);
-    if (!results.length && !this.allowMissingKeys) throw new Error(`${name} is not found`);
+    if (!results.length && !this.allowMissingKeys) throw new JsonPathError(`${name} is not found`);
     return results;
   }
 
@@ -492,7 +495,7 @@ class Evaluator {
     const result: Value[] = [];
     for (const value of input) {
       if (value === null) continue;
-      if (!Array.isArray(value)) throw new Error(`${goTypeName(value)} is not array or slice`);
+      if (!Array.isArray(value)) throw new JsonPathError(`${goTypeName(value)} is not array or slice`);
       const params = node.map((p) => ({ ...p }));
       const len = value.length;
       if (!params[0].known) params[0].value = 0;
@@ -500,13 +503,13 @@ class Evaluator {
       if (!params[1].known) params[1].value = len;
       if (params[1].value < 0 || (params[1].value === 0 && params[1].derived)) params[1].value += len;
       if (params[1].value === params[0].value) return result;
-      if (params[0].value >= len || params[0].value < 0) throw new Error(`array index out of bounds: index ${params[0].value}, length ${len}`);
-      if (params[1].value > len || params[1].value < 0) throw new Error(`array index out of bounds: index ${params[1].value - 1}, length ${len}`);
-      if (params[0].value > params[1].value) throw new Error(`starting index ${params[0].value} is greater than ending index ${params[1].value}`);
+      if (params[0].value >= len || params[0].value < 0) throw new JsonPathError(`array index out of bounds: index ${params[0].value}, length ${len}`);
+      if (params[1].value > len || params[1].value < 0) throw new JsonPathError(`array index out of bounds: index ${params[1].value - 1}, length ${len}`);
+      if (params[0].value > params[1].value) throw new JsonPathError(`starting index ${params[0].value} is greater than ending index ${params[1].value}`);
       const slice = value.slice(params[0].value, params[1].value);
       let step = 1;
       if (params[2].known) {
-        if (params[2].value <= 0) throw new Error('step must be > 0');
+        if (params[2].value <= 0) throw new JsonPathError('step must be > 0');
         step = params[2].value;
       }
       for (let i = 0; i < slice.length; i += step) result.push(slice[i]);
@@ -517,7 +520,7 @@ class Evaluator {
   private filter(input: Value[], node: Extract<Node, { t: 'filter' }>): Value[] {
     const results: Value[] = [];
     for (const value of input) {
-      if (!Array.isArray(value)) throw new Error(`${goValue(value)} is not array or slice and cannot be filtered`);
+      if (!Array.isArray(value)) throw new JsonPathError(`${goValue(value)} is not array or slice and cannot be filtered`);
       for (const item of value) {
         let lefts: Value[] = [];
         let leftError: unknown;
@@ -532,10 +535,10 @@ class Evaluator {
         }
         if (leftError) throw leftError;
         if (!lefts.length) continue;
-        if (lefts.length > 1) throw new Error('can only compare one element at a time');
+        if (lefts.length > 1) throw new JsonPathError('can only compare one element at a time');
         const rights = this.walk([item], node.right);
         if (!rights.length) continue;
-        if (rights.length > 1) throw new Error('can only compare one element at a time');
+        if (rights.length > 1) throw new JsonPathError('can only compare one element at a time');
         if (compare(node.operator, lefts[0], rights[0])) results.push(item);
       }
     }
