@@ -42,6 +42,10 @@ export const extKeyUsageOid = {
 
 export class DevPkiError extends Error {
   readonly code = 'ERR_DEV_PKI';
+  constructor(message: string) {
+    super(message);
+    this.name = 'DevPkiError';
+  }
 }
 
 type EngineCrypto = ConstructorParameters<typeof pkijs.CryptoEngine>[0]['crypto'];
