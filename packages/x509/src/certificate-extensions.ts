@@ -22,7 +22,8 @@ export type KeyUsage =
   | 'encipherOnly'
   | 'decipherOnly';
 
-const keyUsageBits: readonly KeyUsage[] = [
+/** The keyUsage names by bit number (RFC 5280 4.2.1.3). */
+export const keyUsageBits: readonly KeyUsage[] = [
   'digitalSignature',
   'contentCommitment',
   'keyEncipherment',

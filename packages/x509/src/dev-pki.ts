@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import type { KeyUsage } from './certificate.js';
+import { keyUsageBits } from './certificate-extensions.js';
 import { encodePem, readPemEntries } from './pem.js';
 
 /**
@@ -55,20 +56,8 @@ const defaultValidityDays = 365;
 const oidCommonName = '2.5.4.3';
 const oidOrganization = '2.5.4.10';
 
-const keyUsageOrder: readonly KeyUsage[] = [
-  'digitalSignature',
-  'contentCommitment',
-  'keyEncipherment',
-  'dataEncipherment',
-  'keyAgreement',
-  'keyCertSign',
-  'cRLSign',
-  'encipherOnly',
-  'decipherOnly',
-];
-
 function keyUsageBitString(usages: readonly KeyUsage[]): asn1js.BitString {
-  const bits = usages.map((u) => keyUsageOrder.indexOf(u));
+  const bits = usages.map((u) => keyUsageBits.indexOf(u));
   const highest = Math.max(...bits, 0);
   const bytes = new Uint8Array((highest >> 3) + 1);
   for (const bit of bits) bytes[bit >> 3] |= 0x80 >> (bit & 7);
