@@ -98,7 +98,7 @@ export interface SubjectAccessReviewSpecInput {
 interface SelectorRequirementInput {
   key?: string;
   operator?: string;
-  values?: readonly string[];
+  values?: readonly string[] | null;
 }
 
 function selectorValue(selector: { rawSelector?: string; requirements?: readonly SelectorRequirementInput[] } | undefined) {

@@ -1,21 +1,8 @@
+import type { SubjectAccessReviewSpec } from '@plat/api-model';
 import type { Attributes } from '../interface.js';
 
-export interface SubjectAccessReviewSpecV1 {
-  user?: string;
-  groups?: string[];
-  uid?: string;
-  extra?: Record<string, string[]>;
-  resourceAttributes?: {
-    namespace?: string;
-    verb?: string;
-    group?: string;
-    version?: string;
-    resource?: string;
-    subresource?: string;
-    name?: string;
-  };
-  nonResourceAttributes?: { path?: string; verb?: string };
-}
+/** The v1 review spec a webhook is sent: @plat/api-model's wire type, under the name this package exported first. */
+export type SubjectAccessReviewSpecV1 = SubjectAccessReviewSpec;
 
 /** The review spec Kubernetes' webhook authorizer builds from request attributes (v1 field names). */
 export function subjectAccessReviewSpec(attrs: Attributes): SubjectAccessReviewSpecV1 {
