@@ -1,5 +1,6 @@
 import type { Storage } from './interface.js';
 import { Etcd3Storage } from './etcd3-storage.js';
+import type { Etcd3KvOptions } from './etcd3-kv.js';
 import { MemoryStorage } from './memory-storage.js';
 import type { MvccStorageOptions } from './mvcc-storage.js';
 import { SqliteStorage } from './sqlite-storage.js';
@@ -18,18 +19,9 @@ export interface SqliteBackendOptions {
   compactIntervalMs?: number;
 }
 
-export interface Etcd3BackendOptions {
+/** etcd v3 (`--etcd-servers`, `--etcd-cafile`, `--etcd-certfile`, `--etcd-keyfile`, `--etcd-prefix`); see docs/operations-storage.md. */
+export interface Etcd3BackendOptions extends Pick<Etcd3KvOptions, 'servers' | 'caFile' | 'certFile' | 'keyFile' | 'prefix' | 'dial'> {
   backend: 'etcd3';
-  /** Client URLs, e.g. `https://127.0.0.1:2379` (`--etcd-servers`). */
-  servers: string[];
-  /** PEM files for TLS (`--etcd-cafile`, `--etcd-certfile`, `--etcd-keyfile`). */
-  caFile?: string;
-  certFile?: string;
-  keyFile?: string;
-  /** Prepended to every key in etcd (`--etcd-prefix`, default `/registry`). */
-  prefix?: string;
-  /** Dial timeout (ms) or etcd3 client options passthrough; see docs/operations-storage.md. */
-  dial?: unknown;
 }
 
 export type BackendOptions = MemoryBackendOptions | SqliteBackendOptions | Etcd3BackendOptions;
@@ -53,15 +45,7 @@ export async function openStorage(opts: BackendOptions, extra: OpenStorageExtra 
       storage = new SqliteStorage({ ...mvcc, dataDir: opts.dataDir, compactIntervalMs: opts.compactIntervalMs });
       break;
     case 'etcd3':
-      storage = new Etcd3Storage({
-        ...mvcc,
-        servers: opts.servers,
-        caFile: opts.caFile,
-        certFile: opts.certFile,
-        keyFile: opts.keyFile,
-        prefix: opts.prefix,
-        dial: opts.dial,
-      });
+      storage = new Etcd3Storage({ ...mvcc, servers: opts.servers, caFile: opts.caFile, certFile: opts.certFile, keyFile: opts.keyFile, prefix: opts.prefix, dial: opts.dial });
       break;
     default:
       throw new TypeError(`unknown storage backend ${JSON.stringify((opts as { backend: unknown }).backend)}`);
