@@ -3,16 +3,6 @@ import { listMetaSchema, objectMetaSchema } from './object-meta.js';
 
 /** ClusterTrustBundle (`certificates.plat.io/v1alpha1`, cluster-scoped): X.509 trust anchors, optionally of one signer. */
 
-export {
-  certificatesGroup,
-  clusterTrustBundleApiVersion,
-  clusterTrustBundleKind,
-  clusterTrustBundleListKind,
-  clusterTrustBundleResource,
-  clusterTrustBundleVersion,
-  signersResource,
-} from './cluster-trust-bundle-names.js';
-
 export const clusterTrustBundleSpecSchema = z.object({
   /** Name of the associated signer, `<domain>/<path>`; empty for a bundle of no signer. */
   signerName: z.string().optional(),
