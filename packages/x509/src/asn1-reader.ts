@@ -20,6 +20,11 @@ export function sequenceItems(node: asn1js.AsnType | undefined, min: number, max
   return items;
 }
 
+/** An INTEGER (universal tag 2): asn1js's Enumerated is a subclass of Integer, Go's ReadASN1Integer takes tag 2 only. */
+export function isInteger(node: asn1js.AsnType | undefined): node is asn1js.Integer {
+  return node instanceof asn1js.Integer && node.idBlock.tagClass === 1 && node.idBlock.tagNumber === 2;
+}
+
 export function isContextTag(node: asn1js.AsnType | undefined, tag: number): boolean {
   return node !== undefined && node.idBlock.tagClass === 3 && node.idBlock.tagNumber === tag;
 }

@@ -1,5 +1,5 @@
 import * as asn1js from 'asn1js';
-import { fail, parseExtensionValue } from './asn1-reader.js';
+import { fail, isInteger, parseExtensionValue } from './asn1-reader.js';
 
 export interface BasicConstraints {
   /** Whether the certificate carries the basicConstraints extension at all. */
@@ -49,7 +49,7 @@ export function parseBasicConstraints(value: Uint8Array): BasicConstraints {
     ca = octets[0] === 0xff;
     i++;
   }
-  if (items[i] instanceof asn1js.Integer) {
+  if (isInteger(items[i])) {
     const n = (items[i] as asn1js.Integer).valueBlock.valueDec;
     if (n < 0 || !Number.isSafeInteger(n)) fail('x509: invalid basic constraints');
     pathLen = n;

@@ -148,6 +148,15 @@ describe('parseCertificate', () => {
     expect(parseCertificate(der)).toEqual({ ok: false, error: 'x509: negative serial number' });
   });
 
+  it('rejects a serial number tagged ENUMERATED (asn1js reads it as an Integer; Go takes tag 2 only)', () => {
+    const der = Uint8Array.from(derOf(ca.certPem));
+    // The serial is the INTEGER after the [0] version: 30 82 LL LL 30 82 LL LL a0 03 02 01 02 [02] ...
+    expect(der[13]).toBe(0x02);
+    der[13] = 0x0a;
+    expect(parseCertificate(der)).toEqual({ ok: false, error: 'x509: malformed serial number' });
+    expect(() => new X509Certificate(der)).toThrow();
+  });
+
   it('rejects mismatched inner and outer signature algorithms', () => {
     const der = mutated(ca.certPem, (cert) => {
       cert.signature = new pkijs.AlgorithmIdentifier({ algorithmId: '1.2.840.10045.4.3.3' });
@@ -185,6 +194,49 @@ describe('parseCertificate', () => {
       cert.subjectPublicKeyInfo.algorithm.algorithmParams = new asn1js.ObjectIdentifier({ value: '1.3.132.0.10' });
     });
     expect(parseCertificate(der)).toEqual({ ok: false, error: 'x509: unsupported elliptic curve' });
+  });
+
+  // Go's parseName reads each attribute value with parseASN1String: six string types, each with
+  // its own characters (crypto/x509/parser.go); OpenSSL refuses the same certificates.
+  const withSubjectValue = (value: pkijs.AttributeValueType) =>
+    mutated(ca.certPem, (cert) => {
+      cert.subject = new pkijs.RelativeDistinguishedNames({ typesAndValues: [new pkijs.AttributeTypeAndValue({ type: '2.5.4.3', value })] });
+    });
+  const utf8Bytes = (bytes: number[]) => {
+    const v = new asn1js.Utf8String({ value: 'x' });
+    v.valueBlock.valueHexView = Uint8Array.from(bytes);
+    return v;
+  };
+
+  it.each([
+    ['a UTF8String that is not UTF-8', utf8Bytes([0x66, 0xff, 0x6f]), 'invalid UTF-8 string'],
+    ['a PrintableString with @', new asn1js.PrintableString({ value: 'a@b' }), 'invalid PrintableString'],
+    ['an IA5String with a byte over 0x7f', new asn1js.IA5String({ valueHex: Uint8Array.from([0x61, 0xe9]).buffer }), 'invalid IA5String'],
+    ['a NumericString with a letter', new asn1js.NumericString({ value: '12a' }), 'invalid NumericString'],
+    // pkijs types attribute values as strings; Go meets any DER element there.
+    ['an INTEGER', new asn1js.Integer({ value: 7 }) as unknown as pkijs.AttributeValueType, 'unsupported string type: 2'],
+  ])('rejects a subject attribute value that is %s, as Go does', (_name, value, why) => {
+    const der = withSubjectValue(value);
+    expect(parseCertificate(der)).toEqual({ ok: false, error: `x509: invalid RDNSequence: invalid attribute value: ${why}` });
+  });
+
+  it('rejects a BMPString of odd length (asn1js already refuses to decode it: malformed certificate)', () => {
+    const der = withSubjectValue(new asn1js.BmpString({ valueHex: Uint8Array.from([0, 0x61, 0]).buffer }));
+    expect(parseCertificate(der)).toEqual({ ok: false, error: expect.stringMatching(/^x509: /) });
+  });
+
+  it('rejects a subject that is not UTF-8 where OpenSSL does too, so no accepted bundle loses an anchor in canonical form', () => {
+    expect(() => new X509Certificate(withSubjectValue(utf8Bytes([0x66, 0xff, 0x6f])))).toThrow();
+  });
+
+  it.each([
+    ['a PrintableString with * and &', new asn1js.PrintableString({ value: '*.a&b' }), '*.a&b'],
+    ['a BMPString with a trailing NUL', new asn1js.BmpString({ valueHex: Uint8Array.from([0, 0x68, 0, 0x69, 0, 0]).buffer }), 'hi'],
+    ['a T61String', new asn1js.TeletexString({ value: 'caf\u00e9' }), 'caf\u00e9'],
+    ['a UTF8String', new asn1js.Utf8String({ value: 'gr\u00fc\u00df' }), 'gr\u00fc\u00df'],
+  ])('accepts a subject attribute value that is %s, as Go does', (_name, value, text) => {
+    const result = parseCertificate(withSubjectValue(value));
+    expect(result.ok && result.certificate.subject).toBe(`CN=${text}`);
   });
 
   it.each([

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import * as asn1js from 'asn1js';
-import { X509ParseError, fail, hex, isContextTag, sequenceItems } from './asn1-reader.js';
+import { X509ParseError, fail, hex, isContextTag, isInteger, sequenceItems } from './asn1-reader.js';
 import { parseAsn1Time } from './asn1-time.js';
 import { parseBasicConstraints, parseExtKeyUsage, parseKeyUsage, parseSubjectAltNames } from './certificate-extensions.js';
 import type { BasicConstraints, KeyUsage } from './certificate-extensions.js';
@@ -71,13 +71,13 @@ function parseOrThrow(der: Uint8Array, options: ParseCertificateOptions): Parsed
   let version = 0;
   if (isContextTag(fields[0], 0)) {
     const [v] = (fields[0] as asn1js.Constructed).valueBlock.value;
-    if (!(v instanceof asn1js.Integer)) fail('x509: malformed version');
+    if (!isInteger(v)) fail('x509: malformed version');
     version = v.valueBlock.valueDec;
     i++;
   }
   if (version < 0 || version > 2) fail('x509: invalid version');
   const serialNode = fields[i++];
-  if (!(serialNode instanceof asn1js.Integer)) fail('x509: malformed serial number');
+  if (!isInteger(serialNode)) fail('x509: malformed serial number');
   const serial = serialNode.valueBlock.valueHexView;
   if (serial.length > 0 && (serial[0] & 0x80) !== 0) fail('x509: negative serial number');
   const innerAlgorithm = fields[i++];

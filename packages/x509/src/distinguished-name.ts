@@ -1,5 +1,5 @@
 import * as asn1js from 'asn1js';
-import { fail, hex, sequenceItems } from './asn1-reader.js';
+import { fail, sequenceItems } from './asn1-reader.js';
 
 const oidCommonName = '2.5.4.3';
 const oidOrganization = '2.5.4.10';
@@ -24,10 +24,63 @@ function escapeRdnValue(value: string): string {
   return out;
 }
 
+// Go's isPrintable for x509 names: the PrintableString set plus '*' and '&', which real
+// certificates carry (crypto/x509 accepts them for compatibility).
+function isGoPrintable(b: number): boolean {
+  return (
+    (b >= 0x61 && b <= 0x7a) || (b >= 0x41 && b <= 0x5a) || (b >= 0x30 && b <= 0x39) ||
+    (b >= 0x27 && b <= 0x29) || (b >= 0x2b && b <= 0x2f) ||
+    b === 0x20 || b === 0x3a || b === 0x3d || b === 0x3f || b === 0x2a || b === 0x26
+  );
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+const utf16be = new TextDecoder('utf-16be');
+
+/** The tag octet as Go's cryptobyte prints it (class bits, constructed bit, number). */
+function goTag(value: asn1js.AsnType): number {
+  const { tagClass, tagNumber, isConstructed } = value.idBlock;
+  return ((tagClass - 1) << 6) | (isConstructed ? 0x20 : 0) | tagNumber;
+}
+
+/**
+ * An attribute value as Go's crypto/x509 parseName reads it (parseASN1String): one of the six
+ * string types, primitive, with that type's characters; anything else fails the certificate with
+ * Go's message ("x509: invalid RDNSequence: invalid attribute value: ...").
+ */
 function attributeValueString(value: asn1js.AsnType): string {
-  const block = (value as { valueBlock?: { value?: unknown } }).valueBlock;
-  if (block !== undefined && typeof block.value === 'string') return block.value;
-  return '#' + hex(new Uint8Array(value.toBER(false)));
+  const fault = (why: string) => fail(`x509: invalid RDNSequence: invalid attribute value: ${why}`);
+  // cryptobyte reads single-octet tags only (numbers up to 30).
+  if (value.idBlock.tagNumber > 30) fail('x509: invalid RDNSequence: invalid attribute value');
+  const tag = goTag(value);
+  const bytes = (value as { valueBlock: { valueHexView?: Uint8Array } }).valueBlock.valueHexView ?? new Uint8Array(0);
+  switch (tag) {
+    case 20: // T61String: Go takes the bytes as they are.
+      return Buffer.from(bytes).toString('latin1');
+    case 19: // PrintableString
+      if (!bytes.every(isGoPrintable)) fault('invalid PrintableString');
+      return Buffer.from(bytes).toString('latin1');
+    case 12: // UTF8String
+      try {
+        return utf8.decode(bytes);
+      } catch {
+        return fault('invalid UTF-8 string');
+      }
+    case 30: {
+      // BMPString: UTF-16BE, an optional trailing NUL dropped.
+      if (bytes.length % 2 !== 0) fault('invalid BMPString');
+      const l = bytes.length;
+      return utf16be.decode(l >= 2 && bytes[l - 1] === 0 && bytes[l - 2] === 0 ? bytes.subarray(0, l - 2) : bytes);
+    }
+    case 22: // IA5String
+      if (!bytes.every((b) => b < 0x80)) fault('invalid IA5String');
+      return Buffer.from(bytes).toString('latin1');
+    case 18: // NumericString
+      if (!bytes.every((b) => (b >= 0x30 && b <= 0x39) || b === 0x20)) fault('invalid NumericString');
+      return Buffer.from(bytes).toString('latin1');
+    default:
+      return fault(`unsupported string type: ${tag}`);
+  }
 }
 
 export interface NameInfo {

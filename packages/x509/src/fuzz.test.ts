@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { trustBundleFixtures } from '../test/fixtures.js';
 import type { TrustBundleFixtures } from '../test/fixtures.js';
 import { canonicalTrustBundle } from './canonical-trust-bundle.js';
@@ -7,23 +8,12 @@ import { readPemBundle } from './pem-bundle.js';
 import { validateTrustBundle } from './trust-bundle.js';
 import type { TrustBundleFindingKind } from './trust-bundle.js';
 
-// Deterministic (seeded) so a failure reproduces; bounded in count and time so the suite stays fast.
-const maxCases = 3000;
-const timeBudgetMs = 8000;
-// On an idle machine the count bound ends each run (thousands of cases); under heavy load the time
-// budget may end it first, and this floor only guards against a run that did nothing.
-const minCases = 200;
-
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// The project's fuzz settings (as pem.fuzz.test.ts): PLAT_FUZZ_RUNS=<n> runs every property n
+// times, PLAT_FUZZ_SEED=<seed> replays a failure that fast-check reported.
+const long = Number(process.env['PLAT_FUZZ_RUNS']);
+const seed = Number(process.env['PLAT_FUZZ_SEED']);
+const fuzzParameters = (runs: number) => ({ numRuns: long > 0 ? long : runs, ...(process.env['PLAT_FUZZ_SEED'] ? { seed } : {}), endOnFailure: true });
+const fuzzTimeoutMs = (ms: number) => (long > 0 ? 3_600_000 : ms);
 
 const kinds: readonly TrustBundleFindingKind[] = [
   'too-large', 'bad-block-type', 'pem-headers', 'malformed-pem', 'not-x509', 'not-ca', 'no-basic-constraints', 'duplicate', 'empty',
@@ -43,15 +33,29 @@ beforeAll(async () => {
   });
 });
 
-function mutateText(rand: () => number, text: string): string {
-  const at = Math.floor(rand() * (text.length + 1));
-  switch (Math.floor(rand() * 5)) {
+/** One edit of a bundle's text: overwrite a character, insert a PEM-ish token, cut a run, truncate, rotate. */
+/** `arb` one time in `n`, else null (fc.option's freq is the other way round: null one time in freq). */
+const sometimes = <T>(arb: fc.Arbitrary<T>, n: number): fc.Arbitrary<T | null> =>
+  fc.oneof({ arbitrary: fc.constant(null), weight: n - 1 }, { arbitrary: arb, weight: 1 });
+
+const textMutation = fc.record({
+  op: fc.integer({ min: 0, max: 4 }),
+  at: fc.double({ min: 0, max: 1, noNaN: true }),
+  char: fc.integer({ min: 0, max: 0x7e }),
+  token: fc.constantFrom(...tokens),
+  cut: fc.integer({ min: 1, max: 80 }),
+});
+type TextMutation = typeof textMutation extends fc.Arbitrary<infer T> ? T : never;
+
+function mutateText(text: string, m: TextMutation): string {
+  const at = Math.floor(m.at * (text.length + 1));
+  switch (m.op) {
     case 0:
-      return text.slice(0, at) + String.fromCharCode(Math.floor(rand() * 0x7f)) + text.slice(at + 1);
+      return text.slice(0, at) + String.fromCharCode(m.char) + text.slice(at + 1);
     case 1:
-      return text.slice(0, at) + tokens[Math.floor(rand() * tokens.length)] + text.slice(at);
+      return text.slice(0, at) + m.token + text.slice(at);
     case 2:
-      return text.slice(0, at) + text.slice(at + 1 + Math.floor(rand() * 80));
+      return text.slice(0, at) + text.slice(at + m.cut);
     case 3:
       return text.slice(0, at);
     default:
@@ -59,102 +63,121 @@ function mutateText(rand: () => number, text: string): string {
   }
 }
 
-function mutateDer(rand: () => number, der: Uint8Array): Uint8Array {
-  const out = Uint8Array.from(der);
-  const flips = 1 + Math.floor(rand() * 4);
-  for (let i = 0; i < flips; i++) {
-    const at = Math.floor(rand() * out.length);
-    // Length and tag octets near the start are the most interesting, so bias toward them.
-    const pos = rand() < 0.5 ? Math.min(at, Math.floor(rand() * 40)) : at;
-    out[pos] = rand() < 0.5 ? out[pos] ^ (1 << Math.floor(rand() * 8)) : Math.floor(rand() * 256);
+/** Byte edits of a DER certificate, biased toward the tag and length octets near the start. */
+const derMutation = fc.record({
+  which: fc.nat(),
+  flips: fc.array(
+    fc.record({ at: fc.oneof(fc.integer({ min: 0, max: 40 }), fc.nat()), xorBit: fc.option(fc.integer({ min: 0, max: 7 })), byte: fc.integer({ min: 0, max: 255 }) }),
+    { minLength: 1, maxLength: 4 },
+  ),
+  truncateAt: sometimes(fc.double({ min: 0, max: 1, noNaN: true }), 5),
+});
+type DerMutation = typeof derMutation extends fc.Arbitrary<infer T> ? T : never;
+
+function mutateDer(m: DerMutation): Uint8Array {
+  const out = Uint8Array.from(ders[m.which % ders.length]);
+  for (const flip of m.flips) {
+    const pos = flip.at % out.length;
+    out[pos] = flip.xorBit === null ? flip.byte : out[pos] ^ (1 << flip.xorBit);
   }
-  return rand() < 0.2 ? out.subarray(0, Math.floor(rand() * out.length)) : out;
+  return m.truncateAt === null ? out : out.subarray(0, Math.floor(m.truncateAt * out.length));
 }
 
-function makeCase(rand: () => number): string {
-  const parts: string[] = [];
-  const blocks = 1 + Math.floor(rand() * 4);
-  for (let i = 0; i < blocks; i++) {
-    const choice = rand();
-    if (choice < 0.45) parts.push(encodePem('CERTIFICATE', mutateDer(rand, ders[Math.floor(rand() * ders.length)])));
-    else parts.push(seeds[Math.floor(rand() * seeds.length)]);
-    if (rand() < 0.3) parts.push(tokens[Math.floor(rand() * tokens.length)]);
-  }
-  let text = parts.join('');
-  const textMutations = Math.floor(rand() * 4);
-  for (let i = 0; i < textMutations; i++) text = mutateText(rand, text);
+/** A bundle: 1-4 blocks, each a mutated certificate or an intact seed (cert or key), now and then with a PEM header, tokens between, then text edits. */
+const bundleCase = fc.record({
+  blocks: fc.array(
+    fc.record({
+      mutated: fc.option(derMutation, { freq: 2 }), // half mutated certificates, half intact seeds
+      seed: fc.integer({ min: 0, max: 4 }),
+      header: sometimes(fc.constantFrom('Proc-Type: 4,ENCRYPTED\n', 'DEK-Info: AES-128-CBC,00\n', 'Comment: x\n'), 8),
+      token: sometimes(fc.constantFrom(...tokens), 3),
+    }),
+    { minLength: 1, maxLength: 4 },
+  ),
+  edits: fc.array(textMutation, { maxLength: 3 }),
+});
+type BundleCase = typeof bundleCase extends fc.Arbitrary<infer T> ? T : never;
+
+function makeCase(c: BundleCase): string {
+  let text = c.blocks
+    .map((b) => {
+      const block = b.mutated ? encodePem('CERTIFICATE', mutateDer(b.mutated)) : seeds[b.seed % seeds.length];
+      // PEM headers (RFC 1421) go right after the BEGIN line.
+      const withHeader = b.header === null ? block : block.replace('-----\n', `-----\n${b.header}`);
+      return withHeader + (b.token ?? '');
+    })
+    .join('');
+  for (const edit of c.edits) text = mutateText(text, edit);
   return text;
 }
 
 describe('hostile input', () => {
-  it('gives findings or a clean result, never an exception, for thousands of mutated bundles', () => {
-    const rand = prng(0x5eed);
+  it('gives findings or a clean result, never an exception, for mutated bundles', () => {
     const seen = new Set<TrustBundleFindingKind>();
-    const started = Date.now();
-    let cases = 0;
     let valid = 0;
-    while (cases < maxCases && Date.now() - started < timeBudgetMs) {
-      const text = makeCase(rand);
-      cases++;
-      const findings = validateTrustBundle(text);
-      expect(Array.isArray(findings)).toBe(true);
-      for (const finding of findings) {
-        seen.add(finding.kind);
-        expect(kinds).toContain(finding.kind);
-        expect(Number.isInteger(finding.index) && finding.index >= -1).toBe(true);
-        expect(typeof finding.detail).toBe('string');
-        expect(finding.detail.length).toBeGreaterThan(0);
-      }
-      if (findings.length === 0) {
-        valid++;
-        // A bundle the validator accepts stays valid after canonicalization.
-        expect(validateTrustBundle(canonicalTrustBundle([text]).pem)).toEqual([]);
-      }
-      // The strict reader and the validator agree: a clean bundle has no PEM problems, and every
-      // PEM problem makes the bundle invalid.
-      const problems = readPemBundle(text).problems;
-      if (findings.length === 0) expect(problems).toEqual([]);
-      if (problems.length > 0) expect(findings.length).toBeGreaterThan(0);
-      expect(canonicalTrustBundle([text, f.caA.certPem]).anchors.length).toBeGreaterThan(0);
-    }
-    expect(cases).toBeGreaterThanOrEqual(minCases);
+    fc.assert(
+      fc.property(bundleCase, (c) => {
+        const text = makeCase(c);
+        const findings = validateTrustBundle(text);
+        expect(Array.isArray(findings)).toBe(true);
+        for (const finding of findings) {
+          seen.add(finding.kind);
+          expect(kinds).toContain(finding.kind);
+          expect(Number.isInteger(finding.index) && finding.index >= -1).toBe(true);
+          expect(typeof finding.detail).toBe('string');
+          expect(finding.detail.length).toBeGreaterThan(0);
+        }
+        if (findings.length === 0) {
+          valid++;
+          // A bundle the validator accepts stays valid after canonicalization.
+          expect(validateTrustBundle(canonicalTrustBundle([text]).pem)).toEqual([]);
+        }
+        // The strict reader and the validator agree: a clean bundle has no PEM problems, and every
+        // PEM problem makes the bundle invalid.
+        const problems = readPemBundle(text).problems;
+        if (findings.length === 0) expect(problems).toEqual([]);
+        if (problems.length > 0) expect(findings.length).toBeGreaterThan(0);
+        expect(canonicalTrustBundle([text, f.caA.certPem]).anchors.length).toBeGreaterThan(0);
+      }),
+      fuzzParameters(1500),
+    );
     expect(valid).toBeGreaterThan(0);
     // The mutations reach every per-entry rule, so the run exercises each branch.
     for (const kind of ['bad-block-type', 'pem-headers', 'malformed-pem', 'not-x509', 'not-ca', 'no-basic-constraints', 'duplicate'] as const) {
       expect(seen).toContain(kind);
     }
-  });
+  }, fuzzTimeoutMs(60_000));
 
-  it('parses thousands of mutated certificates into a result or an error, never an exception', () => {
-    const rand = prng(7);
-    const started = Date.now();
+  it('parses mutated certificates into a result or an error, never an exception', () => {
     let parsedOk = 0;
-    let cases = 0;
-    while (cases < maxCases && Date.now() - started < timeBudgetMs / 2) {
-      const result = parseCertificate(mutateDer(rand, ders[cases % ders.length]));
-      cases++;
-      if (result.ok) {
-        parsedOk++;
-        expect(result.certificate.sha256Fingerprint).toMatch(/^[0-9a-f]{64}$/);
-      } else {
-        expect(result.error).toMatch(/^x509: /);
-      }
-    }
-    expect(cases).toBeGreaterThanOrEqual(minCases);
+    let failed = 0;
+    fc.assert(
+      fc.property(derMutation, (m) => {
+        const result = parseCertificate(mutateDer(m));
+        if (result.ok) {
+          parsedOk++;
+          expect(result.certificate.sha256Fingerprint).toMatch(/^[0-9a-f]{64}$/);
+        } else {
+          failed++;
+          expect(result.error).toMatch(/^x509: /);
+        }
+      }),
+      fuzzParameters(2000),
+    );
     // Flips inside signatures and names leave parseable certificates; both outcomes are exercised.
     expect(parsedOk).toBeGreaterThan(0);
-    expect(parsedOk).toBeLessThan(cases);
-  });
+    expect(failed).toBeGreaterThan(0);
+  }, fuzzTimeoutMs(60_000));
 
-  it('never throws on random bytes decoded as text', () => {
-    const rand = prng(42);
-    for (let i = 0; i < 500; i++) {
-      const bytes = Uint8Array.from({ length: Math.floor(rand() * 400) }, () => Math.floor(rand() * 256));
-      const text = Buffer.from(bytes).toString('latin1');
-      expect(Array.isArray(validateTrustBundle(text))).toBe(true);
-      expect(parseCertificate(bytes).ok).toBe(false);
-    }
-  });
+  it('never throws on random bytes, as DER or decoded as text', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 400 }), (bytes) => {
+        expect(Array.isArray(validateTrustBundle(Buffer.from(bytes).toString('latin1')))).toBe(true);
+        expect(parseCertificate(bytes).ok).toBe(false);
+      }),
+      fuzzParameters(500),
+    );
+  }, fuzzTimeoutMs(30_000));
 
   it('answers non-string input from untyped callers with a finding', () => {
     expect(validateTrustBundle(undefined as unknown as string)[0]?.kind).toBe('empty');

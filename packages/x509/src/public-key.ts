@@ -1,5 +1,5 @@
 import * as asn1js from 'asn1js';
-import { fail, sequenceItems } from './asn1-reader.js';
+import { fail, isInteger, sequenceItems } from './asn1-reader.js';
 
 export type PublicKeyAlgorithm = 'RSA' | 'ECDSA' | 'Ed25519' | 'X25519' | 'DSA' | 'unknown';
 
@@ -46,7 +46,7 @@ export function parsePublicKey(spki: asn1js.AsnType): PublicKeyInfo {
         fail('x509: invalid RSA public key');
       }
       const [modulus, exponent] = seq.valueBlock.value;
-      if (!(modulus instanceof asn1js.Integer) || !(exponent instanceof asn1js.Integer)) fail('x509: invalid RSA public key');
+      if (!isInteger(modulus) || !isInteger(exponent)) fail('x509: invalid RSA public key');
       const n = modulus.valueBlock.valueHexView;
       if (n.length === 0 || (n[0] & 0x80) !== 0) fail('x509: RSA modulus is not a positive number');
       if (exponent.valueBlock.valueDec <= 0) fail('x509: RSA public exponent is not a positive number');
