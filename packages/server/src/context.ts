@@ -137,10 +137,9 @@ export function splitRequestTarget(target: string): { path: string; query: strin
  */
 export class ServerRequestContext implements RequestContext {
   readonly path: string;
-  readonly info: RequestInfo;
-  /** Why the request target cannot be served at all (a malformed percent escape), if so. */
-  readonly malformed?: Error;
-  longRunning: boolean;
+  /** Set by the request info filter, the first step of the chain that reads the request. */
+  info!: RequestInfo;
+  longRunning = false;
   user?: UserInfo;
   authenticatedUser?: UserInfo;
   warnings: string[] = [];
@@ -154,24 +153,12 @@ export class ServerRequestContext implements RequestContext {
     readonly res: OutgoingResponse,
     readonly method: string,
     target: { path: string; query: string; url?: URL },
-    infoFor: (method: string, path: string, query: URLSearchParams) => RequestInfo,
     readonly auditId: string,
     readonly startTime: bigint,
   ) {
     this.path = target.path;
     this.rawQuery = target.query;
     this.parsedUrl = target.url;
-    let info: RequestInfo;
-    try {
-      info = infoFor(method, this.path, this.query);
-    } catch (err) {
-      // Go's HTTP server refuses such a target before any handler runs; the server answers it
-      // without the filter chain (see api-server.ts). The info only labels its metrics.
-      this.malformed = err as Error;
-      info = { isResourceRequest: false, path: this.path, verb: method.toLowerCase(), apiPrefix: '', apiGroup: '', apiVersion: '', namespace: '', resource: '', subresource: '', name: '', parts: [] };
-    }
-    this.info = info;
-    this.longRunning = info.verb === 'watch';
   }
 
   get url(): URL {

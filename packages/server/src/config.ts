@@ -1,0 +1,197 @@
+import type { Registry } from 'prom-client';
+import type { Authenticator, Authorizer } from '@plat/auth';
+import type { Storage } from '@plat/storage';
+import type { Tracing } from '@plat/telemetry';
+import { Discovery } from './discovery.js';
+import type { HealthCheck } from './health.js';
+import { instrumentStorage } from './instrumented-storage.js';
+import { silentLogger, type ServerLogger } from './logger.js';
+import { createServerMetrics, registerStorageMemoryMetrics, type ServerMetrics } from './metrics.js';
+import { allDefinitions } from './openapi/operations.js';
+import { requestInfoFor, type RequestInfo } from './request-info.js';
+import type { ResourceDefinition } from './resource.js';
+import { namespaceLifecycle, servesNamespaces } from './rest/namespace-lifecycle.js';
+import { newResourceScope, type ResourceScope } from './rest/scope.js';
+import { canonicalReviewPath, reviewResources } from './reviews/reviews.js';
+import { SchemaSet } from './schema-walk.js';
+import { defaultConnectionLimits, type ConnectionLimits } from './secure-serving.js';
+import { ServerLifecycle } from './serving.js';
+import { traceAdmission, traceAuthenticator, traceAuthorization, traceStorage } from './tracing.js';
+import { defaultVersionInfo, type VersionInfo } from './version.js';
+
+export interface ServerLimits extends Omit<ConnectionLimits, 'requestReceiveTimeoutMs'> {
+  /** --max-requests-inflight: concurrent read-only requests (0 = unlimited). Default 400. */
+  maxRequestsInFlight: number;
+  /** --max-mutating-requests-inflight: concurrent mutating requests (0 = unlimited). Default 200. */
+  maxMutatingRequestsInFlight: number;
+  /** --request-timeout in ms (0 = none); watches are exempt. Default 60 000. */
+  requestTimeoutMs: number;
+  /** Largest request body; larger ones get 413. Default 3 MiB. */
+  maxBodyBytes: number;
+  /** --min-request-timeout: watches without timeoutSeconds end after [min, 2·min) seconds. Default 1800. */
+  minRequestTimeoutSeconds: number;
+}
+
+export const defaultLimits: ServerLimits = {
+  maxRequestsInFlight: 400,
+  maxMutatingRequestsInFlight: 200,
+  requestTimeoutMs: 60_000,
+  maxBodyBytes: 3 * 1024 * 1024,
+  minRequestTimeoutSeconds: 1800,
+  ...defaultConnectionLimits,
+};
+
+/** What a caller of createApiServer gives: the options, before defaults and wrappers. */
+export interface ApiServerOptions {
+  storage: Storage;
+  authenticator: Authenticator;
+  authorizer: Authorizer;
+  resources: ResourceDefinition[];
+  tls: { cert: string | Buffer; key: string | Buffer; clientCA?: string | Buffer };
+  limits?: Partial<ServerLimits>;
+  logger?: ServerLogger;
+  version?: Partial<VersionInfo>;
+  /** HTTP/2 (ALPN h2) next to HTTP/1.1 on the same port. Default true. */
+  http2?: boolean;
+  /** Honour Impersonate-* headers. Default true. */
+  impersonation?: boolean;
+  /** Bookmark period of watches with allowWatchBookmarks (default: the storage's, about 60 s). */
+  watchBookmarkIntervalMs?: number;
+  /** How long /readyz fails before the listener closes on shutdown. Default 0. */
+  shutdownDelayMs?: number;
+  /** How long close() waits for in-flight requests before cutting connections. Default 30 s. */
+  shutdownTimeoutMs?: number;
+  readyzChecks?: HealthCheck[];
+  livezChecks?: HealthCheck[];
+  /**
+   * Registry for /metrics: the server adds its metrics to it. Pass @plat/telemetry's
+   * createMetricsRegistry() to share one registry with egress and auth; by default the server
+   * creates one the same way (process metrics included).
+   */
+  metricsRegistry?: Registry;
+  /**
+   * Request tracing (@plat/telemetry createTracing): a span per request with children for
+   * authentication, authorization, admission and storage. Off (or disabledTracing()) adds nothing.
+   */
+  tracing?: Tracing;
+  /**
+   * Serve the review APIs (selfsubjectreviews, selfsubjectaccessreviews, subjectaccessreviews;
+   * see src/reviews/). Default true.
+   */
+  reviews?: boolean;
+}
+
+/**
+ * The options completed (kube's CompletedConfig): defaults filled in, and every wrapper applied
+ * here and nowhere else: tracing around the authenticator, the authorizer, admission and storage;
+ * storage latency metrics per resource. What the chain, the routes and serving read.
+ */
+export interface CompletedConfig {
+  /** The authenticator and authorizer as the filters and handlers call them (traced if tracing is on). */
+  authenticator: Authenticator;
+  authorizer: Authorizer;
+  /** The resources as served (their admission traced if tracing is on). */
+  resources: ResourceDefinition[];
+  storage: Storage;
+  limits: ServerLimits;
+  logger: ServerLogger;
+  versionInfo: VersionInfo;
+  metrics: ServerMetrics;
+  /** Only when tracing is enabled: with it off, no filter and no wrapper is installed. */
+  tracing?: Tracing;
+  impersonation: boolean;
+  reviews: boolean;
+  discovery: Discovery;
+  /** REST scopes by `group/version/resource`, their storage instrumented (and traced). */
+  scopes: ReadonlyMap<string, ResourceScope>;
+  /** `group/version/resource` of everything served, for metric labels. */
+  servedResources: ReadonlySet<string>;
+  /** Request info of a method, path and query (kube's RequestInfoFactory). */
+  requestInfo(method: string, path: string, query: URLSearchParams): RequestInfo;
+  readyzChecks: HealthCheck[];
+  livezChecks: HealthCheck[];
+  tls: ApiServerOptions['tls'];
+  http2: boolean;
+  shutdownDelayMs: number;
+  shutdownTimeoutMs: number;
+  /** In-flight requests, watches to end and the shutting-down flag, shared by /readyz, the chain and serving. */
+  lifecycle: ServerLifecycle;
+}
+
+/** Options → completed config: defaults, metrics, every tracing wrapper, the REST scopes. */
+export function completeConfig(options: ApiServerOptions): CompletedConfig {
+  const tracing = options.tracing?.enabled ? options.tracing : undefined;
+  const authenticator = tracing ? traceAuthenticator(tracing, options.authenticator) : options.authenticator;
+  const authorizer = tracing ? traceAuthorization(tracing, options.authorizer) : options.authorizer;
+  const resources = tracing ? options.resources.map((def) => traceAdmission(tracing, def)) : options.resources;
+  const limits: ServerLimits = { ...defaultLimits, ...options.limits };
+  const metrics = createServerMetrics(options.metricsRegistry);
+  const { storage } = options;
+  if (storage.memoryStats) registerStorageMemoryMetrics(metrics.registry, () => storage.memoryStats!());
+  const reviews = options.reviews !== false;
+  const lifecycle = new ServerLifecycle();
+
+  const schemas = new SchemaSet(allDefinitions(resources));
+  const lifecycleAdmission = servesNamespaces(resources) ? namespaceLifecycle(storage) : undefined;
+  const scopes = new Map<string, ResourceScope>();
+  for (const def of resources) {
+    const type = `${def.resource}.${def.group}`;
+    const instrumented = instrumentStorage(storage, metrics, type);
+    scopes.set(
+      `${def.group}/${def.version}/${def.resource}`,
+      newResourceScope(def, {
+        storage: tracing ? traceStorage(tracing, instrumented, type) : instrumented,
+        authorizer,
+        schemas,
+        metrics,
+        namespaceLifecycle: def.namespaced ? lifecycleAdmission : undefined,
+        maxBodyBytes: limits.maxBodyBytes,
+        minRequestTimeoutSeconds: limits.minRequestTimeoutSeconds,
+        watchBookmarkIntervalMs: options.watchBookmarkIntervalMs,
+        trackWatch: (stop) => lifecycle.trackWatch(stop),
+      }),
+    );
+  }
+  const reviewKeys = reviews ? reviewResources.map((r) => `${r.group}/${r.version}/${r.resource}`) : [];
+
+  return {
+    authenticator,
+    authorizer,
+    resources,
+    storage,
+    limits,
+    logger: options.logger ?? silentLogger,
+    versionInfo: defaultVersionInfo(options.version),
+    metrics,
+    tracing,
+    impersonation: options.impersonation !== false,
+    reviews,
+    discovery: new Discovery(resources, reviews ? reviewResources : []),
+    scopes,
+    servedResources: new Set([...scopes.keys(), ...reviewKeys]),
+    requestInfo: (method, path, query) => requestInfoFor(method, path, query, reviews ? canonicalReviewPath : undefined),
+    readyzChecks: [
+      { name: 'ping', check: async () => undefined },
+      { name: 'log', check: async () => undefined },
+      {
+        name: 'storage',
+        check: async () => {
+          if (!(await storage.ready())) throw new Error('storage is not ready');
+        },
+      },
+      ...(options.readyzChecks ?? []),
+      {
+        name: 'shutdown',
+        check: async () => {
+          if (lifecycle.shuttingDown) throw new Error('server is shutting down');
+        },
+      },
+    ],
+    livezChecks: [{ name: 'ping', check: async () => undefined }, { name: 'log', check: async () => undefined }, ...(options.livezChecks ?? [])],
+    tls: options.tls,
+    http2: options.http2 !== false,
+    shutdownDelayMs: options.shutdownDelayMs ?? 0,
+    shutdownTimeoutMs: options.shutdownTimeoutMs ?? 30_000,
+    lifecycle,
+  };
+}

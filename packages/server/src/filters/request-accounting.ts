@@ -1,0 +1,57 @@
+import type { Filter, RequestContext } from '../context.js';
+import { recordRequest, type ServerMetrics } from '../metrics.js';
+import type { ServerLifecycle } from '../serving.js';
+
+function metricVerb(ctx: RequestContext): string {
+  const v = ctx.info.verb;
+  if (!ctx.info.isResourceRequest) return ctx.method;
+  if (v === 'list' || v === 'watch' || v === 'deletecollection') return v.toUpperCase();
+  return ctx.method === 'HEAD' ? 'GET' : ctx.method;
+}
+
+/**
+ * The request's life from the server's side (kube's WithWaitGroup, the request metrics and the
+ * context cancelled when the client goes away): counted in flight for graceful shutdown until
+ * its response is flushed or its connection gone, not merely until the handler returns; its work
+ * cancelled (`ctx.abort`) when the client closes the connection or resets the stream; then
+ * apiserver_request_total and apiserver_request_duration_seconds, labelled from the request info.
+ */
+export function withRequestAccounting(lifecycle: ServerLifecycle, metrics: ServerMetrics, servedResources: ReadonlySet<string>): Filter {
+  const finish = (ctx: RequestContext) => {
+    lifecycle.requestFinished();
+    const { info } = ctx;
+    // Only served resources get their own series: paths that 404 must not grow the label sets.
+    const served = info.isResourceRequest && servedResources.has(`${info.apiGroup}/${info.apiVersion}/${info.resource}`);
+    const labels = {
+      verb: metricVerb(ctx),
+      group: served ? info.apiGroup : '',
+      version: served ? info.apiVersion : '',
+      resource: served ? info.resource : '',
+      subresource: served ? info.subresource : '',
+      scope: info.isResourceRequest ? (info.name ? 'resource' : info.namespace ? 'namespace' : 'cluster') : '',
+      component: 'apiserver',
+    };
+    recordRequest(metrics, labels, ctx.res.statusCode, Number(process.hrtime.bigint() - ctx.startTime) / 1e9);
+  };
+  return (next) => (ctx) => {
+    lifecycle.requestStarted();
+    const { res } = ctx;
+    let handled = false;
+    let closed = false;
+    // One listener for both jobs: cancel the work of a client that went away, and finish. (A
+    // response closes once; `on` spares the wrapper and removal of `once` on every request.)
+    res.on('close', () => {
+      if (!res.writableEnded) ctx.abort(new Error('client closed the connection'));
+      closed = true;
+      if (handled) finish(ctx);
+    });
+    const done = () => {
+      handled = true;
+      if (closed) finish(ctx);
+    };
+    return next(ctx).then(done, (err: unknown) => {
+      done();
+      throw err;
+    });
+  };
+}

@@ -1,0 +1,52 @@
+import type { RequestContext } from '../context.js';
+import type { Discovery } from '../discovery.js';
+import { negotiateOutput } from '../negotiation.js';
+import type { ResourceDefinition } from '../resource.js';
+import { encodeBody, newPathNotFound, wantsPretty, writeBody, writeObject } from '../response.js';
+import type { VersionInfo } from '../version.js';
+import { buildOpenApiV2, buildOpenApiV3, documentHash } from './documents.js';
+
+/**
+ * `/openapi/v2`, `/openapi/v3` and `/openapi/v3/<group-version>`. The documents are built once;
+ * their bytes and hashes are cached. `rest` is the path after `/openapi`.
+ */
+export function openApiHandler(resources: ResourceDefinition[], discovery: Discovery, versionInfo: VersionInfo): (ctx: RequestContext, rest: string[]) => void {
+  const openApiV2 = JSON.stringify(buildOpenApiV2(resources, versionInfo));
+  const openApiV3 = new Map<string, { body: string; hash: string }>();
+  for (const { group, version } of discovery.groupVersions()) {
+    const body = JSON.stringify(buildOpenApiV3(resources, group, version, versionInfo));
+    openApiV3.set(group ? `apis/${group}/${version}` : `api/${version}`, { body, hash: documentHash(body) });
+  }
+
+  return (ctx, rest) => {
+    if (rest[0] === 'v2' && rest.length === 1) {
+      const choice = negotiateOutput(ctx.req.headers.accept, { allowedAs: [] });
+      if (choice.format === 'json') {
+        ctx.res.setHeader('ETag', `"${documentHash(openApiV2).slice(0, 32)}"`);
+        writeBody(ctx, 200, 'application/json', Buffer.from(openApiV2));
+      } else writeObject(ctx, 200, JSON.parse(openApiV2), choice);
+      return;
+    }
+    if (rest[0] === 'v3' && rest.length === 1) {
+      const paths: Record<string, unknown> = {};
+      for (const [key, doc] of openApiV3) paths[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${doc.hash}` };
+      writeObject(ctx, 200, { paths }, negotiateOutput(ctx.req.headers.accept, { allowedAs: [] }));
+      return;
+    }
+    if (rest[0] === 'v3') {
+      const doc = openApiV3.get(rest.slice(1).join('/'));
+      if (!doc) throw newPathNotFound();
+      negotiateOutput(ctx.req.headers.accept, { allowedAs: [] });
+      ctx.res.setHeader('ETag', `"${doc.hash}"`);
+      if (ctx.query.get('hash') === doc.hash) {
+        // The hash names this exact content: clients may cache it for good (as Kubernetes allows).
+        ctx.res.setHeader('Expires', new Date(Date.now() + 365 * 86400_000).toUTCString());
+        ctx.res.setHeader('Cache-Control', 'public, immutable');
+      }
+      const body = wantsPretty(ctx) ? Buffer.from(encodeBody(JSON.parse(doc.body), 'json', true)) : Buffer.from(doc.body);
+      writeBody(ctx, 200, 'application/json', body);
+      return;
+    }
+    throw newPathNotFound();
+  };
+}

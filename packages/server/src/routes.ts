@@ -1,0 +1,90 @@
+import type { Handler, RequestContext } from './context.js';
+import type { CompletedConfig } from './config.js';
+import { serveDiscovery } from './discovery.js';
+import { serveHealth } from './health.js';
+import { negotiateOutput } from './negotiation.js';
+import { openApiHandler } from './openapi/serve.js';
+import { newPathNotFound, writeBody, writeError, writeObject } from './response.js';
+import { dispatchResource } from './rest/dispatch.js';
+import { isReviewRequest, serveReview } from './reviews/reviews.js';
+
+/** A path outside the resource API: `segments` is the decoded path split on `/`. */
+interface NonResourceRoute {
+  name: string;
+  matches(segments: string[], ctx: RequestContext): boolean;
+  serve(ctx: RequestContext, segments: string[]): Promise<void> | void;
+}
+
+const healthKinds = new Set(['healthz', 'livez', 'readyz']);
+
+/** The paths outside the resource API, tried in order (GET and HEAD only; anything else is 404). */
+function nonResourceRoutes(config: CompletedConfig): NonResourceRoute[] {
+  const { metrics, versionInfo, discovery, lifecycle } = config;
+  const openApi = openApiHandler(config.resources, discovery, versionInfo);
+  return [
+    {
+      name: 'health',
+      matches: (s) => healthKinds.has(s[0] ?? ''),
+      serve: (ctx, [kind, check, ...more]) => {
+        if (more.length) throw newPathNotFound();
+        return serveHealth(ctx, kind!, check ?? '', kind === 'readyz' ? config.readyzChecks : config.livezChecks);
+      },
+    },
+    {
+      name: 'version',
+      matches: (s) => s.length === 1 && s[0] === 'version',
+      serve: (ctx) => writeObject(ctx, 200, versionInfo, negotiateOutput(ctx.req.headers.accept, { allowedAs: [] })),
+    },
+    {
+      name: 'metrics',
+      matches: (s) => s.length === 1 && s[0] === 'metrics',
+      serve: async (ctx) => writeBody(ctx, 200, metrics.registry.contentType, Buffer.from(await metrics.registry.metrics())),
+    },
+    { name: 'openapi', matches: (s) => s[0] === 'openapi', serve: (ctx, s) => openApi(ctx, s.slice(1)) },
+    {
+      name: 'discovery',
+      matches: (_, ctx) => ctx.info.apiPrefix !== '',
+      serve: (ctx) => {
+        const address = lifecycle.address ? `${lifecycle.address.host}:${lifecycle.address.port}` : '';
+        if (!serveDiscovery(discovery, ctx, address)) throw newPathNotFound();
+      },
+    },
+  ];
+}
+
+/**
+ * The handler at the bottom of the chain (kube's director): resource requests go to the review
+ * APIs or to their resource's REST handler; other paths to the table above. What a route throws
+ * becomes a Status (the REST handlers answer their own errors).
+ */
+export function buildRoutes(config: CompletedConfig): Handler {
+  const { scopes, reviews, authorizer, limits, logger } = config;
+  const table = nonResourceRoutes(config);
+
+  const routeNonResource: Handler = async (ctx) => {
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw newPathNotFound();
+    const segments = ctx.info.path.split('/').filter(Boolean);
+    for (const route of table) if (route.matches(segments, ctx)) return route.serve(ctx, segments);
+    throw newPathNotFound();
+  };
+
+  // Resource requests go straight to their handler's promise (no async frame in between; a
+  // synchronous throw reaches the caller's try/await like a rejection).
+  const route: Handler = (ctx) => {
+    if (!ctx.info.isResourceRequest) return routeNonResource(ctx);
+    if (reviews && isReviewRequest(ctx)) return serveReview(ctx, authorizer, limits.maxBodyBytes);
+    return dispatchResource(scopes, ctx);
+  };
+
+  return async (ctx) => {
+    try {
+      await route(ctx);
+    } catch (err) {
+      if (!ctx.res.headersSent) writeError(ctx, err);
+      else ctx.res.destroy?.();
+      if (!(err instanceof Error && 'status' in err)) {
+        logger.error('request failed', { URI: ctx.url.pathname, auditID: ctx.auditId, err: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+      }
+    }
+  };
+}
