@@ -3,7 +3,7 @@ import { gzipSync } from 'node:zlib';
 import { RestClient } from './rest-client.js';
 import type { RestConfig } from './rest-config.js';
 import { readWatchEvents } from './watch-events.js';
-import { makePki, sendJson, startHttpsServer, type Pki, type RecordedRequest, type TestServer } from '../test/tls-fixture.js';
+import { makePki, restConfigFor, sendJson, startHttpsServer, type Pki, type RecordedRequest, type TestServer } from '../test/tls-fixture.js';
 
 let pki: Pki;
 let server: TestServer;
@@ -20,22 +20,7 @@ beforeEach(() => {
   server.requests.length = 0;
 });
 
-function config(over: Partial<RestConfig> = {}): RestConfig {
-  return {
-    server: server.url,
-    contextName: '',
-    clusterName: '',
-    userName: '',
-    namespace: 'default',
-    namespaceExplicit: false,
-    ca: pki.ca,
-    insecureSkipTlsVerify: false,
-    timeoutMs: 0,
-    disableCompression: false,
-    userAgent: 'clientctl/test',
-    ...over,
-  };
-}
+const config = (over: Partial<RestConfig> = {}): RestConfig => restConfigFor(server, pki, over);
 
 const line = (type: string, rv: string) => JSON.stringify({ type, object: { kind: 'Thing', metadata: { resourceVersion: rv } } }) + '\n';
 

@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import { RestClient, parseWarningHeader } from './rest-client.js';
 import type { RestConfig } from './rest-config.js';
-import { makePki, sendJson, startHttpsServer, type Pki, type RecordedRequest, type TestServer } from '../test/tls-fixture.js';
+import { makePki, restConfigFor, sendJson, startHttpsServer, type Pki, type RecordedRequest, type TestServer } from '../test/tls-fixture.js';
 import type { ServerResponse } from 'node:http';
 
 let pki: Pki;
@@ -19,22 +19,7 @@ beforeEach(() => {
   server.requests.length = 0;
 });
 
-function config(over: Partial<RestConfig> = {}): RestConfig {
-  return {
-    server: server.url,
-    contextName: '',
-    clusterName: '',
-    userName: '',
-    namespace: 'default',
-    namespaceExplicit: false,
-    ca: pki.ca,
-    insecureSkipTlsVerify: false,
-    timeoutMs: 0,
-    disableCompression: false,
-    userAgent: 'clientctl/test',
-    ...over,
-  };
-}
+const config = (over: Partial<RestConfig> = {}): RestConfig => restConfigFor(server, pki, over);
 
 describe('RestClient', () => {
   it('sends the bearer token, impersonation headers and user agent, and decodes JSON', async () => {

@@ -5,6 +5,7 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import type { RestConfig } from '../src/rest-config.js';
 
 export interface Pki {
   dir: string;
@@ -94,4 +95,22 @@ export function sendJson(res: ServerResponse, code: number, body: unknown, heade
   const text = JSON.stringify(body);
   res.writeHead(code, { 'content-type': 'application/json', ...headers });
   res.end(text);
+}
+
+/** A RestConfig for a test server: its URL, trusting its CA, no credentials, namespace `default`. */
+export function restConfigFor(server: TestServer, pki: Pki, over: Partial<RestConfig> = {}): RestConfig {
+  return {
+    server: server.url,
+    contextName: '',
+    clusterName: '',
+    userName: '',
+    namespace: 'default',
+    namespaceExplicit: false,
+    ca: pki.ca,
+    insecureSkipTlsVerify: false,
+    timeoutMs: 0,
+    disableCompression: false,
+    userAgent: 'clientctl/test',
+    ...over,
+  };
 }
