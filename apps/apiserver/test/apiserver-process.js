@@ -1,11 +1,10 @@
-// One way to start the real apiserver binary (the esbuild bundle of apps/apiserver) as a child
-// process, shared by the end-to-end tests (jest) and the benchmarks under tools/bench (plain
-// node): plain JavaScript, so both load it as it is; its types are in apiserver-process.d.ts.
-import { spawn } from 'node:child_process';
+// The apiserver's end-to-end tests start the binary through tools/e2e/apiserver-process.mjs (shared
+// with clientctl's process tests and the benchmarks); this adds the bundle the jest global setup
+// built. Plain JavaScript, so plain node loads it too; its types are in apiserver-process.d.ts.
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { parse } from 'yaml';
+import { startApiServer as startBundle } from '../../../tools/e2e/apiserver-process.mjs';
+
+export { adminCredentials, tempDir } from '../../../tools/e2e/apiserver-process.mjs';
 
 /** The bundle the jest global setup (test/global-setup.mjs) built, from PLAT_APISERVER_BUNDLE. */
 export function bundlePath() {
@@ -21,71 +20,7 @@ export async function buildApiServerBundle() {
   return bundlePath();
 }
 
-/** The admin credentials from admin.conf, as any kubeconfig client would read them (for an undici Agent's `connect`). */
-export function adminCredentials(kubeconfig) {
-  const doc = parse(fs.readFileSync(kubeconfig, 'utf8'));
-  const b64 = (s) => Buffer.from(s, 'base64').toString('utf8');
-  return {
-    ca: b64(doc.clusters[0].cluster['certificate-authority-data']),
-    cert: b64(doc.users[0].user['client-certificate-data']),
-    key: b64(doc.users[0].user['client-key-data']),
-  };
-}
-
-export function tempDir(prefix) {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-}
-
-/**
- * Starts the bundled apiserver on a free port and waits (at most `timeoutMs`) until it prints
- * its URL. Extra flags are appended after the defaults (--secure-port=0, --data-dir); `nodeArgs`
- * go to node before the bundle.
- */
-export async function startApiServer({ dataDir, args = [], nodeArgs = [], timeoutMs = 30_000, cwd, bundle = bundlePath() }) {
-  const child = spawn(process.execPath, [...nodeArgs, bundle, '--secure-port=0', `--data-dir=${dataDir}`, ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    cwd,
-    env: { ...process.env, NODE_OPTIONS: '' },
-  });
-  let out = '';
-  let err = '';
-  child.stdout.setEncoding('utf8').on('data', (c) => (out += c));
-  child.stderr.setEncoding('utf8').on('data', (c) => (err += c));
-  const exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
-  const url = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`apiserver did not start within ${timeoutMs} ms\nstdout:\n${out}\nstderr:\n${err}`));
-    }, timeoutMs);
-    const poll = setInterval(() => {
-      const m = /is serving at (https:\/\/\S+)/.exec(out);
-      if (m) {
-        clearInterval(poll);
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    }, 20);
-    void exited.then((code) => {
-      clearInterval(poll);
-      clearTimeout(timer);
-      reject(new Error(`apiserver exited with ${code} before serving\nstdout:\n${out}\nstderr:\n${err}`));
-    });
-  });
-  return {
-    url,
-    port: Number(new URL(url).port),
-    kubeconfig: path.resolve(cwd ?? process.cwd(), dataDir, 'admin.conf'),
-    dataDir,
-    child,
-    stdout: () => out,
-    stderr: () => err,
-    async stop(signal = 'SIGTERM') {
-      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
-      child.kill(signal);
-      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-      const code = await exited;
-      clearTimeout(timer);
-      return code;
-    },
-  };
+/** Starts the bundled apiserver (by default the one the jest global setup built) on a free port. */
+export function startApiServer({ bundle = bundlePath(), ...opts }) {
+  return startBundle({ bundle, ...opts });
 }

@@ -32,46 +32,10 @@ export interface ApiserverProcess {
 
 /** Starts the apiserver bundle on SQLite in `dataDir`, on `port` (0: a free one), and waits until it serves. */
 export async function startApiserver(bundle: string, dataDir: string, port = 0): Promise<ApiserverProcess> {
-  const child = spawn(process.execPath, [bundle, `--secure-port=${port}`, `--data-dir=${dataDir}`, '--storage-backend=sqlite'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NODE_OPTIONS: '' },
-  });
-  let out = '';
-  let err = '';
-  child.stdout!.setEncoding('utf8').on('data', (c: string) => (out += c));
-  child.stderr!.setEncoding('utf8').on('data', (c: string) => (err += c));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`apiserver did not start in 30 s\n${out}\n${err}`));
-    }, 30_000);
-    const poll = setInterval(() => {
-      const m = /is serving at (https:\/\/\S+)/.exec(out);
-      if (!m) return;
-      clearInterval(poll);
-      clearTimeout(timer);
-      resolve(m[1]);
-    }, 20);
-    void exited.then((code) => {
-      clearInterval(poll);
-      clearTimeout(timer);
-      reject(new Error(`apiserver exited with ${code}\n${out}\n${err}`));
-    });
-  });
-  return {
-    url,
-    port: Number(new URL(url).port),
-    kubeconfig: path.join(dataDir, 'admin.conf'),
-    async stop(signal: NodeJS.Signals = 'SIGTERM') {
-      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
-      child.kill(signal);
-      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-      const code = await exited;
-      clearTimeout(timer);
-      return code;
-    },
-  };
+  // tools/ is no project: loaded by path, as buildBundles loads bundle-app.mjs.
+  const script = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../tools/e2e/apiserver-process.mjs');
+  const { startApiServer } = (await import(script)) as typeof import('../../../tools/e2e/apiserver-process.mjs');
+  return startApiServer({ bundle, dataDir, port, args: ['--storage-backend=sqlite'] });
 }
 
 export interface RunningProcess {

@@ -1,7 +1,7 @@
 // What the benchmarks that drive a started apiserver share: command-line flags, the CPU time of a
 // process from /proc, CPU pinning and autocannon runs. The bundle of apps/apiserver, the server as
 // a child process and the admin credentials from its admin.conf come from the end-to-end tests'
-// harness (apps/apiserver/test/apiserver-process.js), re-exported here: one way to start it.
+// harness (tools/e2e/apiserver-process.mjs), re-exported here: one way to start it.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -10,7 +10,8 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { request } from 'undici';
 
-export { adminCredentials, buildApiServerBundle, startApiServer } from '../../../apps/apiserver/test/apiserver-process.js';
+export { adminCredentials, startApiServer } from '../../e2e/apiserver-process.mjs';
+export { buildApiServerBundle } from '../../../apps/apiserver/test/apiserver-process.js';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
