@@ -13,7 +13,7 @@
  *   bigint beyond); `.inf` and `.nan` are refused, as JSON cannot carry them;
  * - the result is a plain tree (aliases expanded into copies), so no two paths share an object.
  */
-import { Composer, Parser, type DocumentOptions, type ParseOptions, type SchemaOptions, type Tags } from 'yaml';
+import { Composer, Parser, type Document, type DocumentOptions, type ParseOptions, type SchemaOptions, type Tags } from 'yaml';
 import { isInt64, maxNestingDepth } from './json-decode.js';
 
 export type YamlDecodeErrorCode = 'syntax' | 'depth' | 'alias' | 'number';
@@ -162,8 +162,8 @@ function toPlainTree(root: unknown, opts: { maxDepth: number; budget: { left: nu
   return holder.v;
 }
 
-/** The first line of a library message with its line, as go-yaml words syntax errors. */
-function syntaxMessage(text: string, error: { message: string; pos: [number, number] }): string {
+/** The first line of a yaml library error with its line, as go-yaml words syntax errors (`yaml: line 3: ...`). */
+export function yamlSyntaxMessage(text: string, error: { message: string; pos: [number, number] }): string {
   const first = (error.message.split('\n')[0] ?? error.message).replace(/ at line \d+, column \d+:?$/, '');
   // An error at the end of the text sits on its last line, as go-yaml counts (not the empty one after it).
   return `yaml: line ${lineOf(text, Math.min(error.pos[0], text.length - 1))}: ${first}`;
@@ -200,15 +200,41 @@ export function decodeYamlDocuments(text: string, opts: DecodeYamlOptions = {}):
   return decodeDocuments(text, opts, 'all');
 }
 
-function decodeDocuments(text: string, opts: DecodeYamlOptions, count: 'one' | 'all'): DecodedYaml[] {
-  const maxDepth = opts.maxDepth ?? maxNestingDepth;
+/** How {@link composeYamlDocuments} reads a text. */
+export interface ComposeYamlOptions {
+  /** Deepest nesting accepted (default {@link maxNestingDepth}). */
+  maxDepth?: number;
+  /** Read YAML 1.1 as go-yaml v2 does (see {@link DecodeYamlOptions.goYaml}). */
+  goYaml?: boolean;
+  /** Report repeated mapping keys as DUPLICATE_KEY errors of the documents. */
+  uniqueKeys?: boolean;
+}
+
+/**
+ * The yaml library's documents of a text, composed only after the nesting bounds hold: for
+ * callers that need the syntax tree (configuration files report duplicate keys by field path).
+ * Syntax problems are left in each document's `errors` ({@link yamlSyntaxMessage} words them);
+ * throws {@link YamlDecodeError} (`depth`) for nesting beyond `maxDepth`.
+ */
+export function composeYamlDocuments(text: string, opts: ComposeYamlOptions = {}): Document.Parsed[] {
+  return composeBounded(text, opts.maxDepth ?? maxNestingDepth)(opts.uniqueKeys ?? false, opts.goYaml ?? false);
+}
+
+function composeBounded(text: string, maxDepth: number): (uniqueKeys: boolean, goYaml: boolean) => Document.Parsed[] {
   if (nestingBeyondPreScan(text)) throw new YamlDecodeError('depth', `yaml: exceeded max depth of ${maxDepth}`);
   const tokens = [...new Parser().parse(text)] as unknown as CstNode[];
   if (cstDepthExceeds(tokens, maxDepth)) throw new YamlDecodeError('depth', `yaml: exceeded max depth of ${maxDepth}`);
+  return (uniqueKeys, goYaml) => {
+    const options: DocumentOptions & SchemaOptions & ParseOptions = { uniqueKeys, intAsBigInt: true, prettyErrors: false, ...(goYaml ? goYamlOptions : {}) };
+    return [...new Composer(options).compose(tokens as never, true, text.length)] as Document.Parsed[];
+  };
+}
 
+function decodeDocuments(text: string, opts: DecodeYamlOptions, count: 'one' | 'all'): DecodedYaml[] {
+  const maxDepth = opts.maxDepth ?? maxNestingDepth;
+  const composeWith = composeBounded(text, maxDepth);
   const compose = (uniqueKeys: boolean) => {
-    const options: DocumentOptions & SchemaOptions & ParseOptions = { uniqueKeys, intAsBigInt: true, prettyErrors: false, ...(opts.goYaml ? goYamlOptions : {}) };
-    const docs = [...new Composer(options).compose(tokens as never, true, text.length)];
+    const docs = composeWith(uniqueKeys, opts.goYaml ?? false);
     if (count === 'one' && docs.length > 1) throw new YamlDecodeError('syntax', 'yaml: the body holds more than one YAML document');
     return docs;
   };
@@ -216,7 +242,7 @@ function decodeDocuments(text: string, opts: DecodeYamlOptions, count: 'one' | '
   const budget = { left: 10 * text.length + 1000 };
   const out = compose(false).map((doc): DecodedYaml => {
     const firstError = doc.errors[0];
-    if (firstError) throw new YamlDecodeError('syntax', syntaxMessage(text, firstError));
+    if (firstError) throw new YamlDecodeError('syntax', yamlSyntaxMessage(text, firstError));
     let raw: unknown;
     try {
       raw = doc.toJS({ maxAliasCount: 100 });

@@ -5,7 +5,8 @@
  * by the schemas). Explicit nulls mean "not set", as in Go's JSON decoding.
  */
 import { FieldError, FieldErrorType, omitValue } from '@plat/api-model';
-import { isMap, isPair, isScalar, isSeq, parseDocument, type Node as YamlNode } from 'yaml';
+import { composeYamlDocuments, yamlSyntaxMessage } from '@plat/api-model/yaml';
+import { isMap, isPair, isScalar, isSeq, type Document, type Node as YamlNode } from 'yaml';
 
 /** Largest configuration file accepted, in bytes. */
 export const maxConfigFileBytes = 4 * 1024 * 1024;
@@ -78,53 +79,29 @@ function dropNulls(value: unknown, depth = 0): unknown {
   return value;
 }
 
-/** Deepest nesting accepted; real configuration files stay under ten levels. */
+/**
+ * Deepest nesting accepted; real configuration files stay under ten levels. @plat/api-model's
+ * YAML composer checks it (a linear pre-scan, then the syntax tree) before any value is built, as
+ * for request bodies.
+ */
 export const maxNestingDepth = 100;
 
-/**
- * A cheap pre-scan for nesting the YAML parser would recurse into: flow brackets (quotes are
- * ignored, which can only overcount), block indentation and compact `- - -` sequences. The
- * parser recurses per level, and thousands of levels exhaust the stack, which in V8 can abort the
- * whole process (a fatal error inside the RegExp compiler) instead of throwing.
- */
-function nestingTooDeep(text: string): boolean {
-  let depth = 0;
-  let lineStart = true;
-  let indent = 0;
-  let dashes = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x0a) {
-      lineStart = true;
-      indent = 0;
-      dashes = 0;
-      continue;
-    }
-    if (lineStart) {
-      if (c === 0x20 || c === 0x09) {
-        if (++indent > maxNestingDepth * 10) return true;
-        continue;
-      }
-      if (c === 0x2d && (text.charCodeAt(i + 1) === 0x20 || text.charCodeAt(i + 1) === 0x09)) {
-        if (++dashes > maxNestingDepth) return true;
-        i++;
-        continue;
-      }
-      lineStart = false;
-    }
-    if (c === 0x5b || c === 0x7b) {
-      if (++depth > maxNestingDepth) return true;
-    } else if ((c === 0x5d || c === 0x7d) && depth > 0) depth--;
-  }
-  return false;
+/** The line (1-based) of an offset. */
+function lineOf(text: string, offset: number): number {
+  let line = 1;
+  for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) line++;
+  return line;
 }
 
-/** The first line of a yaml library message, with its position, in Go yaml's style. */
-function syntaxMessage(error: { message: string; linePos?: [{ line: number; col: number }, ...unknown[]] }): string {
-  const first = error.message.split('\n')[0] ?? error.message;
-  const line = error.linePos?.[0]?.line;
-  const text = first.replace(/ at line \d+, column \d+:?$/, '');
-  return line ? `yaml: line ${line}: ${text}` : `yaml: ${text}`;
+/** The composer reads integers as bigint (exact); configuration values are plain numbers. */
+function toNumbers(value: unknown, depth = 0): unknown {
+  // Beyond 2^53 they round as Go's float64 would; no configuration field holds such a number.
+  if (typeof value === 'bigint') return Number(value);
+  if (depth > maxNestingDepth + 1 || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((v) => toNumbers(v, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = toNumbers(v, depth + 1);
+  return out;
 }
 
 /**
@@ -134,27 +111,24 @@ export function decodeConfigText(text: string): DecodeResult {
   if (Buffer.byteLength(text, 'utf8') > maxConfigFileBytes) {
     return { ok: false, errors: [new DecodeError('', `file is too large: more than ${maxConfigFileBytes} bytes`)] };
   }
-  if (nestingTooDeep(text)) {
-    return { ok: false, errors: [new DecodeError('', `yaml: nesting too deep: more than ${maxNestingDepth} levels`)] };
-  }
-  let doc: ReturnType<typeof parseDocument>;
+  let docs: Document.Parsed[];
   try {
-    // YAML 1.1, as Kubernetes' decoder (go-yaml v2) reads it: `yes`/`on` are booleans, `0755` octal.
-    // Like go-yaml v2 decoding into interface{}, timestamp-looking scalars stay strings.
-    doc = parseDocument(text, {
-      uniqueKeys: false,
-      prettyErrors: true,
-      strict: true,
-      version: '1.1',
-      customTags: (tags) => tags.filter((t) => typeof t === 'string' || t.tag !== 'tag:yaml.org,2002:timestamp'),
-    });
+    // YAML 1.1 as Kubernetes' decoder (go-yaml v2) reads it: `yes`/`on` are booleans, `0755` octal,
+    // timestamp-looking scalars stay strings.
+    docs = composeYamlDocuments(text, { maxDepth: maxNestingDepth, goYaml: true });
   } catch (error) {
-    // The parser reports problems as doc.errors; a throw (for example a stack overflow on absurd
-    // nesting) is still a decode error, never an exception for the caller.
-    return { ok: false, errors: [new DecodeError('', `yaml: ${(error as Error).message}`)] };
+    // Nesting beyond the bound (a YamlDecodeError), or anything the library throws, is a decode
+    // error, never an exception for the caller.
+    const message = (error as Error).message;
+    return { ok: false, errors: [new DecodeError('', message.startsWith('yaml: ') ? message : `yaml: ${message}`)] };
+  }
+  const [doc, second] = docs;
+  if (doc === undefined) return { ok: true, value: undefined };
+  if (second !== undefined) {
+    return { ok: false, errors: [new DecodeError('', `yaml: line ${lineOf(text, second.range[0])}: the file holds more than one YAML document`)] };
   }
   if (doc.errors.length > 0) {
-    return { ok: false, errors: doc.errors.map((e) => new DecodeError('', syntaxMessage(e as Parameters<typeof syntaxMessage>[0]))) };
+    return { ok: false, errors: doc.errors.map((e) => new DecodeError('', yamlSyntaxMessage(text, e))) };
   }
   const errors: FieldError[] = [];
   findDuplicateKeys(doc.contents as YamlNode | null, [], errors);
@@ -165,5 +139,5 @@ export function decodeConfigText(text: string): DecodeResult {
   } catch (error) {
     return { ok: false, errors: [new DecodeError('', `yaml: ${(error as Error).message}`)] };
   }
-  return { ok: true, value: value === null ? undefined : dropNulls(value) };
+  return { ok: true, value: value === null ? undefined : dropNulls(toNumbers(value)) };
 }
