@@ -3,7 +3,7 @@ import type { Authenticator, Authorizer } from '@plat/auth';
 import type { Storage } from '@plat/storage';
 import type { Tracing } from '@plat/telemetry';
 import { Discovery } from './discovery.js';
-import type { HealthCheck } from './health.js';
+import { HealthCheckError, type HealthCheck } from './health.js';
 import { instrumentStorage } from './instrumented-storage.js';
 import { silentLogger, type ServerLogger } from './logger.js';
 import { createServerMetrics, registerStorageMemoryMetrics, type ServerMetrics } from './metrics.js';
@@ -176,14 +176,14 @@ export function completeConfig(options: ApiServerOptions): CompletedConfig {
       {
         name: 'storage',
         check: async () => {
-          if (!(await storage.ready())) throw new Error('storage is not ready');
+          if (!(await storage.ready())) throw new HealthCheckError('storage is not ready');
         },
       },
       ...(options.readyzChecks ?? []),
       {
         name: 'shutdown',
         check: async () => {
-          if (lifecycle.shuttingDown) throw new Error('server is shutting down');
+          if (lifecycle.shuttingDown) throw new HealthCheckError('server is shutting down');
         },
       },
     ],

@@ -1,10 +1,19 @@
 import type { RequestContext } from './context.js';
 import { newPathNotFound, writeText } from './response.js';
 
-/** A named check behind /healthz, /livez or /readyz; it throws (or rejects) when failing. */
+/** A named check behind /healthz, /livez or /readyz; it rejects when failing (with a HealthCheckError, say). */
 export interface HealthCheck {
   name: string;
   check(signal: AbortSignal): Promise<void>;
+}
+
+/** A check that fails: the message is the reason `/<kind>/<check>` prints. */
+export class HealthCheckError extends Error {
+  readonly code = 'ERR_HEALTH_CHECK';
+  constructor(message: string) {
+    super(message);
+    this.name = 'HealthCheckError';
+  }
 }
 
 const checkTimeoutMs = 5_000;

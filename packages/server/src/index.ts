@@ -7,7 +7,7 @@ export {
   type ServerLimits,
 } from './api-server.js';
 export type { ServerLogger } from './logger.js';
-export type { HealthCheck } from './health.js';
+export { HealthCheckError, type HealthCheck } from './health.js';
 export { defaultVersionInfo, type VersionInfo } from './version.js';
 export {
   allVerbs,
