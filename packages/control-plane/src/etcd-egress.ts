@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import type { Dialer } from '@plat/egress';
+import { EgressConfigError, type Dialer } from '@plat/egress';
 import type { ServerLogger } from '@plat/server';
 
 /**
@@ -33,7 +33,7 @@ export async function startEtcdEgress(dialer: Dialer, servers: string[], logger:
   const targets = servers.map(hostAndPort);
   const tlsNames = new Set(targets.filter((t) => t.tls).map((t) => t.host));
   if (tlsNames.size > 1) {
-    throw new Error(
+    throw new EgressConfigError(
       `etcd servers through egress with TLS must share one host name (the etcd client checks one name for all servers), got ${[...tlsNames].join(', ')}`,
     );
   }

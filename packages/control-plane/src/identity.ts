@@ -5,7 +5,7 @@ import type { Authenticator, Authorizer } from '@plat/auth';
 import type { AuthOptions } from './auth-options.js';
 import { buildAuthentication, jwtNotReady, loadAuthentication, type AuthenticationParts } from './authentication.js';
 import { buildAuthorization, loadAuthorization, type AuthorizationHooks } from './authorization.js';
-import { IdentityFileError } from './identity-errors.js';
+import { AuthenticationConfigError, IdentityFileError } from './identity-errors.js';
 import { ServerIdentity } from './server-identity.js';
 
 export interface IdentityOptions extends AuthenticationParts {
@@ -98,7 +98,7 @@ export async function startIdentity(auth: AuthOptions, opts: IdentityOptions): P
           if (!(await waitForIssuers(next, opts.reloadReadyTimeoutMs ?? 10_000))) {
             const problem = jwtNotReady(next.jwt);
             await next.close();
-            throw new Error(problem);
+            throw new AuthenticationConfigError(problem ?? '');
           }
           identity.setAuthentication(next);
         },

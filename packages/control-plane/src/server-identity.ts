@@ -1,3 +1,4 @@
+import { ok as assert } from 'node:assert';
 import { Reloadable, type Authenticator, type Authorizer } from '@plat/auth';
 import { requestOfCarrier, type RequestCarrier } from '@plat/server';
 import type { AuthenticationInstance } from './authentication.js';
@@ -89,7 +90,7 @@ export class ServerIdentity {
   }
 
   private current<T>(holder: Reloadable<T> | undefined): T {
-    if (!holder) throw new Error('the server identity is used before it was configured');
+    assert(holder, 'the server identity is used before it was configured'); // an invariant: createIdentity configures it before serving
     return holder.current;
   }
 
