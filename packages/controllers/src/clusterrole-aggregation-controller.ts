@@ -10,9 +10,8 @@ import {
   type PolicyRule,
 } from '@plat/api-model';
 import { apply } from '@plat/patch';
-import { collectionPrefix, objectKey, type Storage } from '@plat/storage';
+import { Reflector, collectionPrefix, objectKey, type Storage } from '@plat/storage';
 import { silentControllerLogger, type ControllerLogger } from './controller-logger.js';
-import { Reflector } from './reflector.js';
 
 /** The field manager of the aggregated rules (Kubernetes' own name for this controller). */
 export const aggregationFieldManager = 'clusterrole-aggregation-controller';

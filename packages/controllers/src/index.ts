@@ -1,5 +1,5 @@
 export { silentControllerLogger, type ControllerLogger } from './controller-logger.js';
-export { Reflector, type ReflectorHandlers, type ReflectorOptions } from './reflector.js';
+export { Reflector, type ReflectorHandlers, type ReflectorOptions } from '@plat/storage';
 export { RbacPolicyFeed } from './rbac-policy-feed.js';
 export { apiserverFieldManager, ensureSystemNamespaces, reconcileBootstrapPolicy, type BootstrapOptions } from './bootstrap-policy.js';
 export { ClusterRoleAggregationController, aggregatedRules, aggregationFieldManager } from './clusterrole-aggregation-controller.js';

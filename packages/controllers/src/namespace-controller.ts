@@ -1,7 +1,6 @@
 import { finalizerKubernetes, isStatusError, namespacesResource, type ApiObject, type Namespace } from '@plat/api-model';
-import { collectionPrefix, objectKey, type Storage } from '@plat/storage';
+import { Reflector, collectionPrefix, objectKey, type Storage } from '@plat/storage';
 import { silentControllerLogger, type ControllerLogger } from './controller-logger.js';
-import { Reflector } from './reflector.js';
 import { apiserverFieldManager } from './bootstrap-policy.js';
 import { updateStored } from './stored-objects.js';
 

@@ -1,8 +1,7 @@
 import { clusterRoleBindingResource, clusterRoleResource, rbacGroup, roleBindingResource, roleResource, type ApiObject, type ClusterRole, type RoleBinding } from '@plat/api-model';
 import type { RbacKind, RbacPolicyStore } from '@plat/auth';
-import { collectionPrefix, type Storage } from '@plat/storage';
+import { Reflector, collectionPrefix, type Storage } from '@plat/storage';
 import type { ControllerLogger } from './controller-logger.js';
-import { Reflector } from './reflector.js';
 
 const kinds: ReadonlyArray<[RbacKind, string]> = [
   ['ClusterRole', clusterRoleResource],

@@ -14,3 +14,4 @@ export {
 export { WatchCache, defaultWatchCacheCapacity, defaultWatchCacheCapacityBytes, type WatchCacheOptions } from './watch-cache.js';
 export { optimisticLockErrorMsg, optimisticLockConflict } from './storage-errors.js';
 export { collectionPrefix, keyInfo, objectKey, type KeyInfo } from './storage-key.js';
+export { Reflector, type ReflectorHandlers, type ReflectorLogger, type ReflectorOptions } from './reflector.js';

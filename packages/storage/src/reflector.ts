@@ -1,16 +1,23 @@
 import { isStatusError, type ApiObject } from '@plat/api-model';
-import type { Storage, Watch } from '@plat/storage';
-import { silentControllerLogger, type ControllerLogger } from './controller-logger.js';
+import type { Storage, Watch } from './interface.js';
 
 /** What a reflector keeps current: the whole set after each (re-)list, then every change. */
 export interface ReflectorHandlers {
   replace(items: readonly ApiObject[]): void;
-  upsert(obj: ApiObject): void;
+  /** An object added or changed; `prev` is its state before a change, when the store sends it. */
+  upsert(obj: ApiObject, prev?: ApiObject): void;
   delete(obj: ApiObject): void;
 }
 
+/** Where a reflector reports re-lists and failures (a controller's or the apiserver's logger fits). */
+export interface ReflectorLogger {
+  /** `verbosity` as klog's V(n). */
+  info(message: string, fields: Record<string, unknown>, verbosity: number): void;
+  error(message: string, fields: Record<string, unknown>): void;
+}
+
 export interface ReflectorOptions {
-  logger?: ControllerLogger;
+  logger?: ReflectorLogger;
   /** First delay before a retry after a failed list or watch; doubled up to 30 s. Default 1 s. */
   retryDelayMs?: number;
 }
@@ -54,7 +61,7 @@ export class Reflector {
   }
 
   private async run(): Promise<void> {
-    const logger = this.opts.logger ?? silentControllerLogger;
+    const logger = this.opts.logger;
     const firstDelay = this.opts.retryDelayMs ?? 1000;
     let delay = firstDelay;
     while (!this.stopped) {
@@ -68,10 +75,10 @@ export class Reflector {
         if (this.stopped) watch.stop();
         delay = firstDelay;
         for await (const ev of watch) {
-          if (ev.type === 'ADDED' || ev.type === 'MODIFIED') this.handlers.upsert(ev.object as ApiObject);
+          if (ev.type === 'ADDED' || ev.type === 'MODIFIED') this.handlers.upsert(ev.object as ApiObject, ev.prevObject);
           else if (ev.type === 'DELETED') this.handlers.delete(ev.object as ApiObject);
           else if (ev.type === 'ERROR') {
-            logger.info('Watch ended, listing again', { prefix: this.prefix, status: ev.object }, 2);
+            logger?.info('Watch ended, listing again', { prefix: this.prefix, status: ev.object }, 2);
             break;
           }
         }
@@ -80,7 +87,7 @@ export class Reflector {
         if (this.stopped) return;
         // A revision compacted away between the list and the watch: list again at once.
         if (isStatusError(err) && (err.code === 410 || isStatusError(err, 'Expired'))) continue;
-        logger.error('Cannot list or watch, retrying', { prefix: this.prefix, err: (err as Error).message, retryInMs: delay });
+        logger?.error('Cannot list or watch, retrying', { prefix: this.prefix, err: (err as Error).message, retryInMs: delay });
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, delay);
           this.wake = () => {
