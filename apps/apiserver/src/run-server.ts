@@ -11,7 +11,7 @@ import {
   type EgressTracing,
   type Identity,
 } from '@plat/control-plane';
-import { clusterTrustBundleResource, createApiServer, type ServerAddress } from '@plat/server';
+import { clusterTrustBundleResource, createApiServer, startClusterTrustBundleMetrics, type ServerAddress } from '@plat/server';
 import { openStorage, type BackendOptions, type Storage } from '@plat/storage';
 import { adminKubeconfig, clientURL, writeAdminKubeconfig } from './admin-kubeconfig.js';
 import { ConfigFileError, loadEgressConfigFile, loadTracingConfigFile } from './config-file.js';
@@ -203,6 +203,9 @@ export async function runServer(o: ServerRunOptions, deps: { logger: Logger; ver
       await writeAdminKubeconfig(kubeconfigFile, adminKubeconfig({ server: url, ca: tls.devPki.ca, admin: tls.devPki.admin }));
     }
 
+    // Per-signer gauges of the stored ClusterTrustBundles on /metrics, fed by a watch of the store.
+    const trustBundleMetrics = startClusterTrustBundleMetrics({ storage, registry: server.metrics, logger });
+    opened.push(() => trustBundleMetrics.stop());
     let stopping: Promise<void> | undefined;
     return {
       url,

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createCertificateAuthority } from '@plat/x509';
+import { createCertificate, createCertificateAuthority, trustAnchorFacts } from '@plat/x509';
 import { startClientctlServer, type ClientctlServer } from '../test/clientctl-server.js';
 import { clientctl } from '../test/harness.js';
 
@@ -236,6 +236,25 @@ describe('clientctl against a started API server', () => {
     const asError = await clientctl(['create', '-f', file, '--validate=warn', '--dry-run=server', '--warnings-as-errors'], env);
     expect(asError.code).toBe(1);
     expect(asError.stderr).toMatch(/error: 1 warning received\n$/);
+  });
+
+  it('prints the expiry warnings of a bundle with an expired anchor and shows ANCHORS and NOT-AFTER with -o wide', async () => {
+    const expired = (await createCertificate({ commonName: 'expired-root', basicConstraints: 'ca', notBefore: new Date(Date.now() - 60 * 86400_000), validityDays: 10 })).certPem;
+    const old = trustAnchorFacts(expired).anchors[0]!;
+    const notAfter = old.notAfter.toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const file = path.join(tmp, 'expired.yaml');
+    writeFileSync(file, ctb('bundle-expired', anchor + expired));
+    const created = await clientctl(['create', '-f', file], env);
+    expect(created).toEqual({
+      code: 0,
+      stdout: 'clustertrustbundle.certificates.plat.io/bundle-expired created\n',
+      stderr: `Warning: spec.trustBundle: trust anchor "CN=expired-root" (sha256 ${old.sha256.slice(0, 16)}) expired at ${notAfter}\n`,
+    });
+    const wide = await clientctl(['get', 'ctb', 'bundle-expired', '-o', 'wide'], env);
+    const [header, row] = wide.stdout.split('\n');
+    expect(header!.split(/\s+/)).toEqual(['NAME', 'SIGNERNAME', 'AGE', 'ANCHORS', 'NOT-AFTER']);
+    expect(row!.split(/\s+/)).toEqual(['bundle-expired', '<none>', expect.stringMatching(/^\d+s$/), '2', notAfter]);
+    expect((await clientctl(['get', 'ctb', 'bundle-expired'], env)).stdout.split('\n')[0]!.split(/\s+/)).toEqual(['NAME', 'SIGNERNAME', 'AGE']);
   });
 
   it('answers auth whoami and auth can-i from the server', async () => {

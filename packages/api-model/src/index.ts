@@ -8,6 +8,7 @@ export {
   type ParsedDuration,
 } from './go-duration.js';
 export { humanDuration } from './human-duration.js';
+export { formatMetaTime } from './meta-time.js';
 export { compareGoStrings } from './go-string-order.js';
 export {
   FieldError,

@@ -20,10 +20,20 @@ export {
 export { ageCell, ageColumn, nameColumn } from './table.js';
 export type { OpenApiParameter, OpenApiSchema } from './openapi/types.js';
 export {
+  anchorExpiryWarningWindowMs,
   clusterTrustBundleResource,
   clusterTrustBundleStrategy,
+  clusterTrustBundleWarnings,
   isAuthorizedForSigner,
 } from './resources/cluster-trust-bundle.js';
+export {
+  ClusterTrustBundleSignerStats,
+  clusterTrustBundleMetricNames,
+  maxClusterTrustBundleSignerSeries,
+  otherSignersLabel,
+  startClusterTrustBundleMetrics,
+  type ClusterTrustBundleMetrics,
+} from './resources/cluster-trust-bundle-metrics.js';
 export { rbacResources, type RbacResourcesOptions } from './resources/rbac-resources.js';
 export { namespaceResource, namespaceStrategy } from './resources/namespace.js';
 export { requestInfoFor, type RequestInfo } from './request-info.js';

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { humanDuration, parseToLabelSelectorObject } from '@plat/api-model';
+import { formatMetaTime as rfc3339, humanDuration, parseToLabelSelectorObject } from '@plat/api-model';
 import { goJson, goYaml, parseDuration } from '@plat/client';
 import {
   anchorsExpiringWithin,
@@ -17,9 +17,6 @@ import { CommandError, errorText } from '../errors.js';
 import { FlagError } from '../flags.js';
 import type { Io } from '../io.js';
 import { formatColumns } from './table.js';
-
-/** RFC 3339 in UTC without fractions, as Kubernetes prints times. */
-const rfc3339 = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 /** The selection of NAME, or of --signer with -l (--signer alone passes `{}`: all of the signer's bundles). */
 function selectionOf(ctx: CommandContext, allowFile = false): TrustAnchorSelection | undefined {

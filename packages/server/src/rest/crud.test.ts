@@ -271,7 +271,7 @@ describe('get', () => {
     expect(none.json['reason']).toBe('NotAcceptable');
   });
 
-  it('answers a one-row Table with NAME, SIGNERNAME and AGE for kubectl', async () => {
+  it('answers a one-row Table with NAME, SIGNERNAME and AGE for kubectl (and the wide ANCHORS, NOT-AFTER)', async () => {
     const res = await c.req('reader', 'GET', `${ctbPath}/pretty`, {
       headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json' },
     });
@@ -280,7 +280,7 @@ describe('get', () => {
     const table = res.json as { kind: string; apiVersion: string; columnDefinitions: Array<{ name: string }>; rows: Array<{ cells: unknown[]; object: { kind: string } }> };
     expect(table.kind).toBe('Table');
     expect(table.apiVersion).toBe('meta.k8s.io/v1');
-    expect(table.columnDefinitions.map((col) => col.name)).toEqual(['Name', 'SignerName', 'Age']);
+    expect(table.columnDefinitions.map((col) => col.name)).toEqual(['Name', 'SignerName', 'Age', 'Anchors', 'Not-After']);
     expect(table.rows[0]!.cells[0]).toBe('pretty');
     expect(table.rows[0]!.cells[1]).toBe('<none>');
     expect(table.rows[0]!.cells[2]).toMatch(/^\d+s$/);
