@@ -312,7 +312,7 @@ describe('watch', () => {
     });
     await w.waitFor(() => w.events.length >= 2);
     expect(w.events[0]!.object.kind).toBe('Table');
-    expect(w.events[0]!.object.columnDefinitions).toHaveLength(3);
+    expect(w.events[0]!.object.columnDefinitions).toHaveLength(5);
     expect(w.events[1]!.object.columnDefinitions).toBeNull();
     expect(w.events[1]!.object.rows).toHaveLength(1);
     await w.stop();
