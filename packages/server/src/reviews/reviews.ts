@@ -25,7 +25,6 @@ import type { RequestContext } from '../context.js';
 import { negotiateOutput, type MediaTypeChoice } from '../negotiation.js';
 import { contentTypeOf, decodeObjectBody, readBody } from '../request-body.js';
 import { newPathNotFound, writeObject } from '../response.js';
-import { decodeProtobufReview, protobufMediaType } from './protobuf.js';
 
 /**
  * The review APIs (Kubernetes' authentication.k8s.io and authorization.k8s.io, here under the
@@ -143,8 +142,7 @@ function validateEmptyMetadata(metadata: unknown): FieldError[] {
 async function decodeReview(ctx: RequestContext, maxBodyBytes: number, kind: string): Promise<Record<string, unknown>> {
   const body = await readBody(ctx, maxBodyBytes);
   const contentType = contentTypeOf(ctx) || 'application/json';
-  const obj =
-    contentType === protobufMediaType ? decodeProtobufReview(body) : (decodeObjectBody(body, contentType, false, kind).value as Record<string, unknown>);
+  const obj = decodeObjectBody(body, contentType, false, kind).value as Record<string, unknown>;
   const group = requestedGroup(ctx);
   if (obj.kind !== undefined && obj.kind !== kind) {
     throw newBadRequest(`the kind of the body ${encodeJson(obj.kind)} does not match the resource: expected ${JSON.stringify(kind)}`);
