@@ -7,7 +7,7 @@ async function complete(...args: string[]) {
 }
 
 describe('authentication and authorization flags', () => {
-  it('defaults: AlwaysDeny, anonymous not set (Kubernetes default on), RS256 for --oidc-*', async () => {
+  it('defaults: RBAC, anonymous not set (Kubernetes default on), RS256 for --oidc-*', async () => {
     const { options, errors } = await complete();
     expect(errors).toEqual([]);
     expect(options!.auth).toEqual({
@@ -15,7 +15,7 @@ describe('authentication and authorization flags', () => {
       authorizationConfigFile: undefined,
       anonymousAuth: undefined,
       oidc: expect.objectContaining({ signingAlgs: ['RS256'], requiredClaims: {} }),
-      authorization: expect.objectContaining({ modes: ['AlwaysDeny'] }),
+      authorization: expect.objectContaining({ modes: ['RBAC'] }),
       setFlags: [],
     });
   });

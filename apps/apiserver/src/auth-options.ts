@@ -80,13 +80,13 @@ export function declareAuthFlags<T>(y: Argv<T>): Argv<T> {
     .option('authorization-config', {
       type: 'string',
       description:
-        'File with an AuthorizationConfiguration (apiserver.plat.io/v1beta1): the ordered authorizers (Webhook, AlwaysAllow, AlwaysDeny) after the built-in rules. Reloaded automatically when it changes. Excludes --authorization-mode and --authorization-webhook-*.',
+        'File with an AuthorizationConfiguration (apiserver.plat.io/v1beta1): the ordered authorizers (RBAC, Node, Webhook, AlwaysAllow, AlwaysDeny) after the built-in rule (system:masters may do everything). Reloaded automatically when it changes. Excludes --authorization-mode and --authorization-webhook-*.',
     })
     .option('authorization-mode', {
       type: 'string',
       defaultDescription: `"${defaultAuthorizationMode}"`,
       description:
-        'Ordered list of plug-ins to do authorization on secure port, after the built-in rules (system:masters may do everything; authenticated users read clustertrustbundles, discovery, OpenAPI, version and health). Comma-delimited list of: AlwaysAllow,AlwaysDeny,Webhook.',
+        "Ordered list of plug-ins to do authorization on secure port, after the built-in rule (system:masters may do everything). Comma-delimited list of: AlwaysAllow,AlwaysDeny,Node,RBAC,Webhook. Without RBAC, built-in rules also let authenticated users read clustertrustbundles, discovery, OpenAPI, version and health; with RBAC that is the bootstrap policy's.",
     })
     .option('authorization-webhook-config-file', {
       type: 'string',

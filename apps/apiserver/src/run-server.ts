@@ -4,14 +4,16 @@ import { createStaticTokenAuthenticator, createX509Authenticator, parseTokenFile
 import {
   AuthenticationConfigError,
   AuthorizationConfigError,
+  BootstrapPolicyError,
   EgressSetupError,
   IdentityFileError,
   setupEgressTracing,
   startIdentity,
+  startServedResources,
   type EgressTracing,
   type Identity,
 } from '@plat/control-plane';
-import { clusterTrustBundleResource, createApiServer, startClusterTrustBundleMetrics, type ServerAddress } from '@plat/server';
+import { createApiServer, startClusterTrustBundleMetrics, type ServerAddress } from '@plat/server';
 import { openStorage, type BackendOptions, type Storage } from '@plat/storage';
 import { adminKubeconfig, clientURL, writeAdminKubeconfig } from './admin-kubeconfig.js';
 import { ConfigFileError, loadEgressConfigFile, loadTracingConfigFile } from './config-file.js';
@@ -50,7 +52,8 @@ function asStartupError(err: unknown): unknown {
     err instanceof EgressSetupError ||
     err instanceof AuthenticationConfigError ||
     err instanceof AuthorizationConfigError ||
-    err instanceof IdentityFileError;
+    err instanceof IdentityFileError ||
+    err instanceof BootstrapPolicyError;
   return operatorError ? new StartupError((err as Error).message) : err;
 }
 
@@ -158,6 +161,9 @@ export async function runServer(o: ServerRunOptions, deps: { logger: Logger; ver
     const { x509, tokenFile } = await flagAuthenticators(o, tls.clientCA, logger);
     const storage = await storageFor(o, egressTracing);
     opened.push(() => storage.close());
+    // The bootstrap policy reconciled, the RBAC objects listed, the controllers running.
+    const served = await startServedResources(storage, { logger });
+    opened.push(() => served.stop());
     // Authentication and authorization are reloadable; the server sees stable wrappers.
     const identity: Identity = await startIdentity(o.auth, {
       x509,
@@ -166,6 +172,7 @@ export async function runServer(o: ServerRunOptions, deps: { logger: Logger; ver
       logger,
       requestTimeoutMs: o.requestTimeoutMs,
       authorizerHooks: egressTracing.authorizerHooks,
+      rbacResolver: served.rbacResolver,
       ...deps.identity,
     });
     opened.push(() => identity.close());
@@ -173,7 +180,7 @@ export async function runServer(o: ServerRunOptions, deps: { logger: Logger; ver
       storage,
       authenticator: identity.authenticator,
       authorizer: identity.authorizer,
-      resources: [clusterTrustBundleResource()],
+      resources: served.resources,
       tls: { cert: tls.cert, key: tls.key, ...(tls.clientCA ? { clientCA: tls.clientCA } : {}) },
       limits: {
         maxRequestsInFlight: o.maxRequestsInflight,

@@ -159,12 +159,15 @@ describe('apiserver validate through yargs', () => {
     process.exitCode = undefined;
   });
 
-  it('accepts the authorizer types this server builds: Node yes, RBAC not yet', async () => {
-    const file = write('authz-types.yaml', 'apiVersion: apiserver.plat.io/v1beta1\nkind: AuthorizationConfiguration\nauthorizers:\n- {type: Node, name: node}\n- {type: RBAC, name: rbac}\n');
+  it('accepts the authorizer types this server builds: Node and RBAC yes, ABAC no', async () => {
+    const file = write(
+      'authz-types.yaml',
+      'apiVersion: apiserver.plat.io/v1beta1\nkind: AuthorizationConfiguration\nauthorizers:\n- {type: Node, name: node}\n- {type: RBAC, name: rbac}\n- {type: ABAC, name: abac}\n',
+    );
     expect(await run({ authorizationConfig: file })).toEqual({
       code: 1,
       stdout: '',
-      stderr: 'authorizers[1].type: Unsupported value: "RBAC": supported values: "AlwaysAllow", "AlwaysDeny", "Node", "Webhook"\n',
+      stderr: 'authorizers[2].type: Unsupported value: "ABAC": supported values: "AlwaysAllow", "AlwaysDeny", "Node", "RBAC", "Webhook"\n',
     });
   });
 

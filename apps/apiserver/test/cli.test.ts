@@ -91,11 +91,11 @@ describe('apiserver command line', () => {
     const unknown = await run(['--no-such-flag=1']);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('Error: unknown flag: --no-such-flag');
-    const bad = await run(['--secure-port=abc', '--authorization-mode=RBAC']);
+    const bad = await run(['--secure-port=abc', '--authorization-mode=ABAC']);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toBe(
       'Error: invalid argument "abc" for "--secure-port" flag: strconv.ParseInt: parsing "abc": invalid syntax\n' +
-        'Error: authorization-mode "RBAC" is not a valid mode\n' +
+        'Error: authorization-mode "ABAC" is not a valid mode\n' +
         'Run "apiserver --help" for the flags.\n',
     );
   });

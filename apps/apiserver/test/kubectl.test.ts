@@ -166,7 +166,7 @@ if (!hasKubectl) {
       expect(create.stderr.trim()).toBe(
         'Error from server (Forbidden): error when creating "' +
           file +
-          '": clustertrustbundles.certificates.plat.io is forbidden: User "reader" cannot create resource "clustertrustbundles" in API group "certificates.plat.io" at the cluster scope: Everything is forbidden.',
+          '": clustertrustbundles.certificates.plat.io is forbidden: User "reader" cannot create resource "clustertrustbundles" in API group "certificates.plat.io" at the cluster scope',
       );
       const badToken = await kubectl({ ...env, kubeconfig: tokenKubeconfig('wrong') }, ['get', 'ctb']);
       expect(badToken.code).toBe(1);
@@ -177,7 +177,7 @@ if (!hasKubectl) {
       const r = await kubectl(env, ['--as', 'reader', 'delete', 'ctb', 'first']);
       expect(r.code).toBe(1);
       expect(r.stderr.trim()).toBe(
-        'Error from server (Forbidden): clustertrustbundles.certificates.plat.io "first" is forbidden: User "reader" cannot delete resource "clustertrustbundles" in API group "certificates.plat.io" at the cluster scope: Everything is forbidden.',
+        'Error from server (Forbidden): clustertrustbundles.certificates.plat.io "first" is forbidden: User "reader" cannot delete resource "clustertrustbundles" in API group "certificates.plat.io" at the cluster scope',
       );
       const read = await kubectl(env, ['--as', 'system:serviceaccount:ns:app', 'get', 'ctb', 'first', '-o', 'name']);
       expect(read.stdout.trim()).toBe('clustertrustbundle.certificates.plat.io/first');
@@ -187,7 +187,7 @@ if (!hasKubectl) {
       expect(escalate.code).toBe(1);
       // kubectl also logs its failed discovery attempts before the error; the error is the last line.
       expect(escalate.stderr.trim().split('\n').pop()).toBe(
-        'Error from server (Forbidden): users "plat-admin" is forbidden: User "reader" cannot impersonate resource "users" in API group "" at the cluster scope: Everything is forbidden.',
+        'Error from server (Forbidden): users "plat-admin" is forbidden: User "reader" cannot impersonate resource "users" in API group "" at the cluster scope',
       );
     });
   });

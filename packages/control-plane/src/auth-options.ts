@@ -22,11 +22,15 @@ export interface AuthOptions {
   setFlags: string[];
 }
 
-/** kube-apiserver's default of --authorization-mode is AlwaysAllow; plat's server denies what the built-in rules do not allow. */
-export const defaultAuthorizationMode = 'AlwaysDeny';
+/**
+ * kube-apiserver's default of --authorization-mode is AlwaysAllow (every installer passes
+ * `Node,RBAC`); plat's server defaults to RBAC over the bootstrap policy, so the admin
+ * (system:masters) may do everything and other users what bindings give them.
+ */
+export const defaultAuthorizationMode = 'RBAC';
 
 /** The authorizer types {@link buildAuthorization} builds, after the built-in rules. */
-export const supportedAuthorizerTypes: readonly string[] = ['AlwaysAllow', 'AlwaysDeny', 'Node', 'Webhook'];
+export const supportedAuthorizerTypes: readonly string[] = ['AlwaysAllow', 'AlwaysDeny', 'Node', 'RBAC', 'Webhook'];
 
 /** --oidc-signing-algs when not given (kube-apiserver's default). */
 export const defaultOidcSigningAlgs: readonly string[] = ['RS256'];

@@ -1,4 +1,5 @@
 import {
+  RbacAuthorizer,
   WebhookAuthorizer,
   type WebhookMetrics,
   createAlwaysAllowAuthorizer,
@@ -6,8 +7,10 @@ import {
   createAuthorizerChain,
   createBuiltinAuthorizer,
   createNodeAuthorizer,
+  forwardRulesFor,
   type Authorizer,
   type NamedAuthorizer,
+  type RbacRuleResolver,
   type WebhookAuthorizerOptions,
   type WebhookConnection,
 } from '@plat/auth';
@@ -59,6 +62,7 @@ export function loadAuthorization(auth: AuthOptions, text: string | undefined, l
 function counted(type: string, name: string, authorizer: Authorizer, metrics: WebhookMetrics): Authorizer {
   const count = metrics.decisionCounter(type, name);
   return {
+    rulesFor: forwardRulesFor(authorizer),
     async authorize(attrs, opts) {
       const result = await authorizer.authorize(attrs, opts);
       count(result.decision);
@@ -71,16 +75,24 @@ function counted(type: string, name: string, authorizer: Authorizer, metrics: We
  * The authorizer chain of one configuration (Kubernetes' pkg/kubeapiserver/authorizer): the
  * built-in rules first, then each configured authorizer in order (first Allow or Deny wins; no
  * opinion from all is a denial). Webhooks get their connection from their PlatConfig file
- * ({@link webhookConnection}) and the match conditions @plat/config compiled.
+ * ({@link webhookConnection}) and the match conditions @plat/config compiled. `type: RBAC` reads
+ * the server's RBAC objects through `rbacResolver` (see startServedResources); with it, as in
+ * Kubernetes, only system:masters is built in and everything else is bootstrap policy.
  */
-export function buildAuthorization(config: AuthorizationConfiguration, metrics: WebhookMetrics, hooks?: AuthorizationHooks): AuthorizationInstance {
+export function buildAuthorization(
+  config: AuthorizationConfiguration,
+  metrics: WebhookMetrics,
+  hooks?: AuthorizationHooks,
+  rbacResolver?: RbacRuleResolver,
+): AuthorizationInstance {
   const webhooks: WebhookAuthorizer[] = [];
   const chain: NamedAuthorizer[] = [];
   const add = (type: string, name: string, authorizer: Authorizer) => {
     const traced = hooks ? hooks.trace(type, name, authorizer) : authorizer;
     chain.push({ name, authorizer: type === 'Webhook' ? traced : counted(type, name, traced, metrics) });
   };
-  add('Builtin', 'builtin', createBuiltinAuthorizer());
+  const rbac = config.authorizers.some((a) => a.type === 'RBAC');
+  add('Builtin', 'builtin', createBuiltinAuthorizer(rbac ? { roles: [] } : {}));
   try {
     for (const a of config.authorizers) {
       switch (a.type) {
@@ -92,6 +104,10 @@ export function buildAuthorization(config: AuthorizationConfiguration, metrics: 
           break;
         case 'Node':
           add(a.type, a.name, createNodeAuthorizer());
+          break;
+        case 'RBAC':
+          if (!rbacResolver) throw new AuthorizationConfigError(`authorizer ${JSON.stringify(a.name)}: type RBAC needs the server's RBAC objects (an RbacRuleResolver)`);
+          add(a.type, a.name, new RbacAuthorizer(rbacResolver));
           break;
         case 'Webhook': {
           const w = a.webhook!;

@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import type { Registry } from 'prom-client';
-import { ConfigReloader, WebhookMetrics } from '@plat/auth';
+import { ConfigReloader, WebhookMetrics, type RbacRuleResolver } from '@plat/auth';
 import type { Authenticator, Authorizer } from '@plat/auth';
 import type { AuthOptions } from './auth-options.js';
 import { buildAuthentication, jwtNotReady, loadAuthentication, type AuthenticationParts } from './authentication.js';
@@ -21,6 +21,8 @@ export interface IdentityOptions extends AuthenticationParts {
   reloadReadyTimeoutMs?: number;
   /** Egress (controlplane dialer) and tracing for the authorizers. */
   authorizerHooks?: AuthorizationHooks;
+  /** The server's RBAC objects, for `type: RBAC` (startServedResources' `rbacResolver`). */
+  rbacResolver?: RbacRuleResolver;
 }
 
 async function readText(flag: string, file: string | undefined): Promise<string | undefined> {
@@ -66,7 +68,7 @@ export async function startIdentity(auth: AuthOptions, opts: IdentityOptions): P
   const authn = buildAuthentication(await loadAuthentication(auth, authnText, logger), auth, opts);
   let authz;
   try {
-    authz = buildAuthorization(loadAuthorization(auth, authzText, logger), webhookMetrics, opts.authorizerHooks);
+    authz = buildAuthorization(loadAuthorization(auth, authzText, logger), webhookMetrics, opts.authorizerHooks, opts.rbacResolver);
   } catch (err) {
     await authn.close();
     throw err;
@@ -116,7 +118,7 @@ export async function startIdentity(auth: AuthOptions, opts: IdentityOptions): P
         intervalMs: opts.reloadIntervalMs,
         registry,
         load: async (text) => loadAuthorization(auth, text, logger),
-        apply: (config) => identity.setAuthorization(buildAuthorization(config, webhookMetrics, opts.authorizerHooks)),
+        apply: (config) => identity.setAuthorization(buildAuthorization(config, webhookMetrics, opts.authorizerHooks, opts.rbacResolver)),
         onReload: onReload('authorization', auth.authorizationConfigFile),
       }) as ConfigReloader<unknown>,
     );

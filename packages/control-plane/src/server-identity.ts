@@ -51,6 +51,10 @@ export class ServerIdentity {
       const authz = (key && this.pinned.get(key)) || this.current(this.authz);
       return authz.authorizer.authorize(attrs, opts);
     },
+    rulesFor: (user, namespace) => {
+      const { authorizer } = this.current(this.authz);
+      return authorizer.rulesFor ? authorizer.rulesFor(user, namespace) : { resourceRules: [], nonResourceRules: [], incomplete: true };
+    },
   };
 
   get authentication(): AuthenticationInstance {

@@ -1,0 +1,54 @@
+import { RbacPolicyStore, RbacRuleResolver } from '@plat/auth';
+import { startControllers, type ControllerLogger } from '@plat/controllers';
+import { clusterTrustBundleResource, namespaceResource, rbacResources, type ResourceDefinition } from '@plat/server';
+import type { Storage } from '@plat/storage';
+
+/** The bootstrap policy or the first list of the RBAC objects failed at start (storage refused them). */
+export class BootstrapPolicyError extends Error {
+  readonly code = 'ERR_BOOTSTRAP_POLICY';
+
+  constructor(message: string) {
+    super(message);
+    this.name = 'BootstrapPolicyError';
+  }
+}
+
+/** What plat-apiserver serves over its storage, and what keeps it consistent. */
+export interface ServedResources {
+  /** For createApiServer: ClusterTrustBundle, core v1 Namespace and the four RBAC resources (under both RBAC groups). */
+  readonly resources: ResourceDefinition[];
+  /**
+   * The rules the stored RBAC objects grant, kept current from storage: the RBAC authorizer's
+   * (startIdentity's `rbacResolver`) and the escalation checks' source.
+   */
+  readonly rbacResolver: RbacRuleResolver;
+  /** Stops the controllers (after the server closed, before storage closes). */
+  stop(): Promise<void>;
+}
+
+export interface ServedResourcesOptions {
+  logger?: ControllerLogger;
+  /** Reconcile the bootstrap RBAC policy and create the system namespaces (default true). */
+  bootstrap?: boolean;
+}
+
+/**
+ * The resources of plat-apiserver and the controllers it runs inside itself (Kubernetes' RBAC
+ * bootstrap-roles and system-namespaces post-start hooks, the clusterrole aggregation and
+ * namespace controllers). Resolves once the bootstrap policy is reconciled and the RBAC objects
+ * are listed, so that the RBAC authorizer never starts from an empty policy; the caller then
+ * builds identity and the server. Storage errors reject with a BootstrapPolicyError (nothing is
+ * left running).
+ */
+export async function startServedResources(storage: Storage, opts: ServedResourcesOptions = {}): Promise<ServedResources> {
+  const rbacPolicy = new RbacPolicyStore();
+  const rbacResolver = new RbacRuleResolver(rbacPolicy);
+  const resources = [clusterTrustBundleResource(), namespaceResource(), ...rbacResources({ resolver: rbacResolver })];
+  let controllers;
+  try {
+    controllers = await startControllers({ storage, rbacPolicy, resources, logger: opts.logger, bootstrap: opts.bootstrap });
+  } catch (err) {
+    throw new BootstrapPolicyError(`cannot reconcile the bootstrap RBAC policy: ${(err as Error).message}`);
+  }
+  return { resources, rbacResolver, stop: () => controllers.stop() };
+}
