@@ -236,9 +236,10 @@ export async function parseFlags(args: string[]): Promise<RawFlags> {
   return (await declareServeFlags(yargs(args).parserConfiguration({ 'camel-case-expansion': false })).parseAsync()) as unknown as RawFlags;
 }
 
-/** The apiserver in process (memory storage, development PKI in `dataDir`, a free port), with `args` as flags. */
+/** The apiserver in process (memory storage unless `args` name one, development PKI in `dataDir`, a free port), with `args` as flags. */
 export async function startServer(dataDir: string, args: string[], identity: IdentityTuning = {}): Promise<TestServer> {
-  const { options, errors } = completeServeOptions(await parseFlags(['--secure-port=0', '--storage-backend=memory', `--data-dir=${dataDir}`, ...args]));
+  const storage = args.some((a) => a.startsWith('--storage-backend=')) ? [] : ['--storage-backend=memory'];
+  const { options, errors } = completeServeOptions(await parseFlags(['--secure-port=0', ...storage, `--data-dir=${dataDir}`, ...args]));
   if (!options) throw new Error(errors.join('\n'));
   const logs: string[] = [];
   const logger: Logger = {

@@ -30,12 +30,12 @@ export interface ApiserverProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts the apiserver bundle on SQLite in `dataDir`, on `port` (0: a free one), and waits until it serves. */
-export async function startApiserver(bundle: string, dataDir: string, port = 0): Promise<ApiserverProcess> {
+/** Starts the apiserver bundle on SQLite in `dataDir`, on `port` (0: a free one), with `args` as more flags, and waits until it serves. */
+export async function startApiserver(bundle: string, dataDir: string, port = 0, args: string[] = []): Promise<ApiserverProcess> {
   // tools/ is no project: loaded by path, as buildBundles loads bundle-app.mjs.
   const script = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../tools/e2e/apiserver-process.mjs');
   const { startApiServer } = (await import(script)) as typeof import('../../../tools/e2e/apiserver-process.mjs');
-  return startApiServer({ bundle, dataDir, port, args: ['--storage-backend=sqlite'] });
+  return startApiServer({ bundle, dataDir, port, args: ['--storage-backend=sqlite', ...args] });
 }
 
 export interface RunningProcess {
