@@ -1,6 +1,6 @@
 import type { ClusterRole, ClusterRoleBinding, Role, RoleBinding, Subject } from '@plat/api-model';
 import type { Attributes, UserInfo } from '../interface.js';
-import { RbacAuthorizer } from './rbac-authorizer.js';
+import { RbacAuthorizer, decisionCacheSize } from './rbac-authorizer.js';
 import { RbacPolicyStore } from './rule-source.js';
 
 const k8s = 'rbac.authorization.k8s.io';
@@ -170,5 +170,33 @@ describe('RbacAuthorizer.rulesFor (SelfSubjectRulesReview)', () => {
       nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/api', '/api/*'] }],
       incomplete: false,
     });
+  });
+});
+
+describe('RbacAuthorizer decisions across changes', () => {
+  it('answers from the objects as they are now: every change of the store is seen by the next request', async () => {
+    const store = new RbacPolicyStore({ clusterRoles: [clusterRole('bundle-reader', readBundles)] });
+    const authorizer = new RbacAuthorizer(store);
+    const get = request(user('carol', 'readers'), 'get', ctb, 'clustertrustbundles');
+    expect((await authorizer.authorize(get)).decision).toBe('NoOpinion');
+    store.upsert('ClusterRoleBinding', crb('readers', 'bundle-reader', [groupSubject('readers')]));
+    expect(await authorizer.authorize(get)).toEqual({ decision: 'Allow', reason: 'RBAC: allowed by ClusterRoleBinding "readers" of ClusterRole "bundle-reader" to Group "readers"' });
+    // The same user in other groups is another request.
+    expect((await authorizer.authorize(request(user('carol'), 'get', ctb, 'clustertrustbundles'))).decision).toBe('NoOpinion');
+    store.upsert('ClusterRole', clusterRole('bundle-reader', readConfig));
+    expect((await authorizer.authorize(get)).decision).toBe('NoOpinion');
+    store.upsert('ClusterRole', clusterRole('bundle-reader', readBundles));
+    expect((await authorizer.authorize(get)).decision).toBe('Allow');
+    store.delete('ClusterRoleBinding', crb('readers', 'bundle-reader', []));
+    expect((await authorizer.authorize(get)).decision).toBe('NoOpinion');
+  });
+
+  it('keeps a bounded number of decisions and still answers past the bound', async () => {
+    const authorizer = new RbacAuthorizer(fixture());
+    for (let i = 0; i < decisionCacheSize + 10; i++) {
+      expect((await authorizer.authorize(request(user(`user-${i}`), 'get', ctb, 'clustertrustbundles'))).decision).toBe('NoOpinion');
+    }
+    expect((await authorizer.authorize(request(user('alice'), 'get', ctb, 'clustertrustbundles'))).decision).toBe('Allow');
+    expect((authorizer as unknown as { decisions: Map<string, unknown> }).decisions.size).toBeLessThanOrEqual(decisionCacheSize);
   });
 });

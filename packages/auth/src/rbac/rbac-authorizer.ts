@@ -17,12 +17,35 @@ export class RbacAuthorizer implements Authorizer {
   readonly resolver: RbacRuleResolver;
   /** Reasons by origin (the resolver reuses an origin object while its binding is unchanged). */
   private readonly reasons = new WeakMap<RuleOrigin, string>();
+  /**
+   * Decisions by request (user, groups and what RBAC matches on), valid for one revision of the
+   * RBAC objects: any change clears it, so an answer is always the one the objects give now.
+   * At most {@link decisionCacheSize} entries (cleared when full).
+   */
+  private readonly decisions = new Map<string, AuthorizationResult>();
+  private decisionsRevision = -1;
 
   constructor(source: RbacRuleSource | RbacRuleResolver) {
     this.resolver = source instanceof RbacRuleResolver ? source : new RbacRuleResolver(source);
   }
 
   async authorize(attrs: Attributes): Promise<AuthorizationResult> {
+    const revision = this.resolver.revision;
+    if (revision !== this.decisionsRevision) {
+      this.decisions.clear();
+      this.decisionsRevision = revision;
+    }
+    const key = decisionKey(attrs);
+    let result = this.decisions.get(key);
+    if (!result) {
+      result = this.decide(attrs);
+      if (this.decisions.size >= decisionCacheSize) this.decisions.clear();
+      this.decisions.set(key, result);
+    }
+    return result;
+  }
+
+  private decide(attrs: Attributes): AuthorizationResult {
     const req = ruleRequest(attrs);
     let allowedBy: RuleOrigin | undefined;
     let errors: string[] | undefined;
@@ -62,6 +85,17 @@ export class RbacAuthorizer implements Authorizer {
     if (errors.length > 0) out.evaluationError = aggregateMessages(errors.map((e) => e.message));
     return out;
   }
+}
+
+/** How many decisions an RbacAuthorizer keeps (per revision of the RBAC objects). */
+export const decisionCacheSize = 4096;
+
+/** What an RBAC decision depends on: the user's name and groups, and the request's attributes rules match. */
+function decisionKey(attrs: Attributes): string {
+  const { user } = attrs;
+  const who = `${user.username}\u0000${user.groups.join('\u0001')}`;
+  if (!attrs.resourceRequest) return `${who}\u0000N\u0000${attrs.verb}\u0000${attrs.path}`;
+  return `${who}\u0000R\u0000${attrs.verb}\u0000${attrs.apiGroup}\u0000${attrs.resource}\u0000${attrs.subresource}\u0000${attrs.namespace}\u0000${attrs.name}`;
 }
 
 function toResourceRule(rule: PolicyRule): ResourceRule {

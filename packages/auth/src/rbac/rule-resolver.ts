@@ -60,6 +60,11 @@ export class RbacRuleResolver {
 
   constructor(private readonly source: RbacRuleSource) {}
 
+  /** The source's revision: it changes with every change of the RBAC objects. */
+  get revision(): number {
+    return this.source.revision;
+  }
+
   /** The index for the source as it is now. */
   private current(): SubjectIndex {
     const revision = this.source.revision;
