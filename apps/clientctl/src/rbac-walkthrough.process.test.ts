@@ -1,9 +1,7 @@
-import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { buildBundles, clientctlShim, startApiserver, waitUntil, type ApiserverProcess } from '../test/processes.js';
+import { bash, buildBundles, clientctlShim, startApiserver, waitUntil, walkthroughBlocks, type ApiserverProcess } from '../test/processes.js';
 
 // docs/authentication-authorization.md, "Let a team publish bundles for its signer" and "Read
 // bundles through a service account", run block by block with bash (the real kubectl and
@@ -11,30 +9,13 @@ import { buildBundles, clientctlShim, startApiserver, waitUntil, type ApiserverP
 // `run` blocks must succeed; `check` blocks are retried until they do (an RBAC change reaches the
 // authorizer through a watch, a moment after it is written); `denied` blocks must fail with the
 // error their comment shows.
-const docs = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../docs/authentication-authorization.md');
 const hasKubectl = existsSync('/usr/bin/kubectl');
 let dir: string;
 let apiserver: ApiserverProcess;
 let shimDir: string;
 
-interface Block {
-  mark: string;
-  code: string;
-}
 
-function walkthroughBlocks(): Block[] {
-  const text = readFileSync(docs, 'utf8');
-  const section = text.slice(text.indexOf('### Let a team publish bundles for its signer'), text.indexOf('### Escalation rules'));
-  return [...section.matchAll(/<!-- walkthrough: ([^>]+?) -->\n```sh\n([\s\S]*?)```/g)].map((m) => ({ mark: m[1], code: m[2] }));
-}
 
-function bash(script: string, cwd: string, env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile('/bin/bash', ['-euo', 'pipefail', '-c', script], { cwd, env, timeout: 60_000 }, (err, stdout, stderr) =>
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
 
 /** The token file the environment block shows, from its comment lines. */
 function tokenFile(environment: string): string {
@@ -48,7 +29,7 @@ function tokenFile(environment: string): string {
 if (!hasKubectl) console.warn('RBAC walk-through skipped: /usr/bin/kubectl is not installed');
 
 (hasKubectl ? describe : describe.skip)('RBAC walk-through (docs/authentication-authorization.md)', () => {
-  const blocks = walkthroughBlocks();
+  const blocks = walkthroughBlocks('authentication-authorization.md', '### Let a team publish bundles for its signer', '### Escalation rules');
   let work: string;
 
   beforeAll(async () => {

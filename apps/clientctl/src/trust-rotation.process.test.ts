@@ -1,38 +1,25 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { RestClient, loadKubeConfig, resolveRestConfig } from '@plat/client';
 import { followTrustAnchors, type FollowedTrustAnchors } from '@plat/trust';
 import { canonicalTrustBundle, createCertificateAuthority, issueServingCertificate } from '@plat/x509';
-import { buildBundles, clientctlShim, spawnClientctl, startApiserver, waitUntil, type ApiserverProcess, type RunningProcess } from '../test/processes.js';
+import { bash, buildBundles, clientctlShim, spawnClientctl, startApiserver, waitUntil, walkthroughBlocks, type ApiserverProcess, type RunningProcess } from '../test/processes.js';
 
 // docs/trust-distribution.md, "Rotate a CA without downtime", run block by block with bash against
 // a started apiserver, a real TLS service (served here, reloaded when a block issues its
 // certificate), `clientctl trust sync` and curl as the clients, and a Node consumer on
 // followTrustAnchors beside them. Plus the rotation done in the wrong order, to see that the
 // Node consumer fails before the new anchor is published and recovers after, without a restart.
-const docs = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../docs/trust-distribution.md');
 let dir: string;
 let bundles: { apiserver: string; clientctl: string };
 let apiserver: ApiserverProcess;
 let shimDir: string;
 
-interface Block {
-  mark: string;
-  code: string;
-}
 
-/** The marked shell blocks of the walk-through section, in order. */
-function walkthroughBlocks(): Block[] {
-  const text = readFileSync(docs, 'utf8');
-  const section = text.slice(text.indexOf('## Rotate a CA without downtime'));
-  return [...section.matchAll(/<!-- walkthrough: ([^>]+?) -->\n```sh\n([\s\S]*?)```/g)].map((m) => ({ mark: m[1], code: m[2] }));
-}
 
 /** A TLS service whose certificate is reloaded from files, with keep-alive connections it can drop. */
 class Service {
@@ -63,13 +50,6 @@ class Service {
   }
 }
 
-function bash(script: string, cwd: string, env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile('/bin/bash', ['-euo', 'pipefail', '-c', script], { cwd, env, timeout: 60_000 }, (err, stdout, stderr) =>
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
 
 async function nodeConsumer(kubeconfig: string, signal: AbortSignal): Promise<{ client: RestClient; trust: FollowedTrustAnchors }> {
   const client = new RestClient(resolveRestConfig(loadKubeConfig({ explicitPath: kubeconfig })));
@@ -90,7 +70,7 @@ afterAll(async () => {
 
 describe('Rotate a CA without downtime (docs/trust-distribution.md)', () => {
   it('runs as written: every client keeps working through the rotation', async () => {
-    const blocks = walkthroughBlocks();
+    const blocks = walkthroughBlocks('trust-distribution.md', '## Rotate a CA without downtime');
     expect(blocks.map((b) => b.mark)).toEqual(['environment', 'run', 'issue ca-2025', 'background', 'run', 'run', 'issue ca-2026', 'run', 'run']);
     const work = mkdtempSync(path.join(dir, 'walkthrough-'));
     const service = new Service();

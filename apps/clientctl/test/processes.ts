@@ -1,5 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -64,4 +64,27 @@ export async function waitUntil(what: string, predicate: () => boolean | Promise
     if (Date.now() - started > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+/** A marked shell block of a documentation walk-through: `<!-- walkthrough: MARK -->` then a ```sh block. */
+export interface WalkthroughBlock {
+  mark: string;
+  code: string;
+}
+
+/** The marked shell blocks of `docs/<file>` between the headings `from` and `to` (the end of the file without it), in order. */
+export function walkthroughBlocks(file: string, from: string, to?: string): WalkthroughBlock[] {
+  const text = readFileSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../docs', file), 'utf8');
+  const start = text.indexOf(from);
+  const section = text.slice(start, to ? text.indexOf(to, start) : undefined);
+  return [...section.matchAll(/<!-- walkthrough: ([^>]+?) -->\n```sh\n([\s\S]*?)```/g)].map((m) => ({ mark: m[1]!, code: m[2]! }));
+}
+
+/** Runs a script with bash -euo pipefail (60 s at most); answers its exit code and output. */
+export function bash(script: string, cwd: string, env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile('/bin/bash', ['-euo', 'pipefail', '-c', script], { cwd, env, timeout: 60_000 }, (err, stdout, stderr) =>
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
 }
