@@ -191,6 +191,17 @@ describe('RbacAuthorizer decisions across changes', () => {
     expect((await authorizer.authorize(get)).decision).toBe('NoOpinion');
   });
 
+  it('never answers one user with another\'s decision, whatever characters their names hold', async () => {
+    const store = new RbacPolicyStore({ clusterRoles: [clusterRole('bundle-reader', readBundles)], clusterRoleBindings: [crb('ab', 'bundle-reader', [groupSubject('a'), groupSubject('b')])] });
+    const authorizer = new RbacAuthorizer(store);
+    const get = (u: UserInfo) => authorizer.authorize(request(u, 'get', ctb, 'clustertrustbundles'));
+    expect((await get({ username: 'x', groups: ['a', 'b'] })).decision).toBe('Allow');
+    for (const sep of ['\u0000', '\u0001', ',', '","']) {
+      expect((await get({ username: 'x', groups: [`a${sep}b`] })).decision).toBe('NoOpinion');
+      expect((await get({ username: `x${sep}a`, groups: ['b'] })).decision).toBe('Allow');
+    }
+  });
+
   it('keeps a bounded number of decisions and still answers past the bound', async () => {
     const authorizer = new RbacAuthorizer(fixture());
     for (let i = 0; i < decisionCacheSize + 10; i++) {

@@ -90,12 +90,15 @@ export class RbacAuthorizer implements Authorizer {
 /** How many decisions an RbacAuthorizer keeps (per revision of the RBAC objects). */
 export const decisionCacheSize = 4096;
 
-/** What an RBAC decision depends on: the user's name and groups, and the request's attributes rules match. */
+/**
+ * What an RBAC decision depends on: the user's name and groups, and the request's attributes rules
+ * match. JSON keeps the key one-to-one whatever characters names hold (a group may not pass for two).
+ */
 function decisionKey(attrs: Attributes): string {
   const { user } = attrs;
-  const who = `${user.username}\u0000${user.groups.join('\u0001')}`;
-  if (!attrs.resourceRequest) return `${who}\u0000N\u0000${attrs.verb}\u0000${attrs.path}`;
-  return `${who}\u0000R\u0000${attrs.verb}\u0000${attrs.apiGroup}\u0000${attrs.resource}\u0000${attrs.subresource}\u0000${attrs.namespace}\u0000${attrs.name}`;
+  return attrs.resourceRequest
+    ? JSON.stringify([user.username, user.groups, attrs.verb, attrs.apiGroup, attrs.resource, attrs.subresource, attrs.namespace, attrs.name])
+    : JSON.stringify([user.username, user.groups, attrs.verb, attrs.path]);
 }
 
 function toResourceRule(rule: PolicyRule): ResourceRule {
