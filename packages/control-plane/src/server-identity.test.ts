@@ -1,5 +1,5 @@
 import { JwtAuthenticator, type Attributes } from '@plat/auth';
-import { requestOf, type RequestContext } from '@plat/server';
+import { RequestCallOptions, type RequestContext } from '@plat/server';
 import type { AuthenticationInstance } from './authentication.js';
 import type { AuthorizationInstance } from './authorization.js';
 import { ServerIdentity } from './server-identity.js';
@@ -98,18 +98,18 @@ describe('ServerIdentity', () => {
   it('pins by the request mark without reading the signal', async () => {
     const closed: string[] = [];
     const identity = pinningIdentity(60_000, closed);
-    // What the server's filters pass: options marked with the request (a lazy signal beside it).
+    // What the server's filters pass: RequestCallOptions, the request beside a lazy signal.
     let reads = 0;
-    const marked = (ctx: RequestContext) => ({
-      method: 'GET',
-      path: '/version',
-      headers: {},
-      [requestOf]: ctx,
-      get signal(): AbortSignal {
+    class Marked extends RequestCallOptions {
+      readonly method = 'GET';
+      readonly path = '/version';
+      readonly headers = {};
+      override get signal(): AbortSignal {
         reads++;
         throw new Error('the signal must not be read');
-      },
-    });
+      }
+    }
+    const marked = (ctx: RequestContext) => new Marked(ctx);
     const first = {} as RequestContext;
     await identity.authenticator.authenticate(marked(first));
     identity.setAuthorization(authz('authz-2', closed));

@@ -1,17 +1,18 @@
 import { ok as assert } from 'node:assert';
 import { Reloadable, type Authenticator, type Authorizer } from '@plat/auth';
-import { requestOfCarrier, type RequestCarrier } from '@plat/server';
+import { requestOfCall } from '@plat/server';
 import type { AuthenticationInstance } from './authentication.js';
 import type { AuthorizationInstance } from './authorization.js';
 
 /**
  * The key a call's request is pinned under: the server's request itself when the call's options
- * lead to it (marked with `requestOf`, or carrying the request's signal), else the bare signal
- * (callers outside the server's filters). A marked call is never asked for its signal: reading a
- * request's lazy signal creates it, and each one is promoted to the old generation.
+ * lead to it (@plat/server's RequestCallOptions, or options carrying the request's signal), else
+ * the bare signal (callers outside the server's filters). RequestCallOptions are never asked for
+ * their signal: reading a request's lazy signal creates it, and each one is promoted to the old
+ * generation.
  */
-function pinKey(carrier: RequestCarrier): object | undefined {
-  return requestOfCarrier(carrier) ?? carrier?.signal;
+function pinKey(carrier: { readonly signal?: AbortSignal } | undefined): object | undefined {
+  return requestOfCall(carrier) ?? carrier?.signal;
 }
 
 /**
@@ -38,7 +39,7 @@ export class ServerIdentity {
     authenticate: (req) => {
       const authn = this.current(this.authn);
       if (this.pinning) {
-        const key = pinKey(req as RequestCarrier);
+        const key = pinKey(req);
         if (key) this.pinned.set(key, this.current(this.authz));
       }
       return authn.authenticator.authenticate(req);
@@ -47,7 +48,7 @@ export class ServerIdentity {
 
   readonly authorizer: Authorizer = {
     authorize: (attrs, opts) => {
-      const key = this.pinning ? pinKey(opts as RequestCarrier) : undefined;
+      const key = this.pinning ? pinKey(opts) : undefined;
       const authz = (key && this.pinned.get(key)) || this.current(this.authz);
       return authz.authorizer.authorize(attrs, opts);
     },

@@ -1,5 +1,12 @@
+/**
+ * The request contract: what a request is as it walks down the filter chain (RequestContext),
+ * and how the calls made for it (authenticator, authorizer, admission, storage) lead back to it
+ * (RequestCallOptions, requestOfCall). This file owns all per-request state; nothing here or in
+ * the filters is shared between two servers in one process.
+ */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { TLSSocket } from 'node:tls';
+import type { Context as TraceContext } from '@opentelemetry/api';
 import type { UserInfo } from '@plat/auth';
 import type { RequestInfo } from './request-info.js';
 
@@ -44,7 +51,10 @@ export interface RequestContext {
    */
   readonly path: string;
   readonly query: URLSearchParams;
+  /** Set by the request info filter (handler-chain.ts), the first step that reads the request. */
   info: RequestInfo;
+  /** Headers with repeated values kept apart (names lower-cased), built on first use. */
+  readonly headerLists: Record<string, string[]>;
   /** The authenticated (and possibly impersonated) user, set by the authentication filter. */
   user?: UserInfo;
   /** The user before impersonation, for logs. */
@@ -57,8 +67,12 @@ export interface RequestContext {
    */
   readonly signalIfCreated: AbortSignal | undefined;
   abort(reason: Error): void;
+  /** When the request times out (ms since the epoch), set by the timeout filter; none for watches. */
+  deadline?: number;
   /** Sent as `Warning: 299 - "..."` headers with the response. */
   warnings: string[];
+  /** The trace context the request's work runs under (its current span), while it is traced. */
+  traceContext?: TraceContext;
   auditId: string;
   startTime: bigint;
   /** Watches and other streams: not subject to the request timeout or in-flight limits. */
@@ -66,43 +80,35 @@ export interface RequestContext {
 }
 
 /**
- * Marks the options object of a call (authenticator, authorizer, storage) with the request it is
- * made for, so that per-request bookkeeping such as tracing finds the request without reading
- * `signal`: reading a lazy signal creates it, and on Node 20 every AbortSignal lives through two
- * young-generation collections and is promoted (about 2 KB of old space a request).
- */
-export const requestOf: unique symbol = Symbol('plat.io/request-of');
-
-/** What the calls below the filters carry: options with the request's signal, or marked with {@link requestOf}. */
-export type RequestCarrier = { readonly signal?: AbortSignal; readonly [requestOf]?: RequestContext } | undefined;
-
-const requestsBySignal = new WeakMap<AbortSignal, RequestContext>();
-
-/** The request a call's options belong to: by their {@link requestOf} mark, else by their signal. */
-export function requestOfCarrier(carrier: RequestCarrier): RequestContext | undefined {
-  if (!carrier) return undefined;
-  const marked = carrier[requestOf];
-  if (marked) return marked;
-  const signal = carrier.signal;
-  return signal ? requestsBySignal.get(signal) : undefined;
-}
-
-/**
- * The options of a call made for a request (authenticator, authorizer): its `signal`, made only if
- * the callee reads it, and the {@link requestOf} mark. Getters on a class, not on an object
- * literal: V8 gives every literal with its own getter closures a fresh hidden class, which kept
- * request objects alive through young-generation collections.
+ * The options of a call made for a request (authenticator, authorizer, storage): the request's
+ * `signal`, made only if the callee reads it, and the request itself for wrappers that keep
+ * per-request state (tracing's spans, the control plane's per-request pinning). A GET creates
+ * no signal: on Node 20 every AbortSignal lives through two young-generation collections and is
+ * promoted (about 2 KB of old space a request). Getters on a class, not on an object literal:
+ * V8 gives every literal with its own getter closures a fresh hidden class.
  */
 export class RequestCallOptions {
-  constructor(protected readonly ctx: RequestContext) {}
+  constructor(readonly request: RequestContext) {}
 
   get signal(): AbortSignal {
-    return this.ctx.signal;
+    return this.request.signal;
   }
+}
 
-  get [requestOf](): RequestContext {
-    return this.ctx;
-  }
+// Signals made for requests, so that calls which carry only `{ signal }` (impersonation,
+// admission, the review APIs) still lead to their request. Keyed by per-request signals: no two
+// servers can meet in it.
+const requestsBySignal = new WeakMap<AbortSignal, RequestContext>();
+
+/**
+ * The request a call's options were made for: a {@link RequestCallOptions}, or plain options
+ * carrying a request's signal. Never reads the lazy signal of a RequestCallOptions.
+ */
+export function requestOfCall(options: { readonly signal?: AbortSignal } | undefined): RequestContext | undefined {
+  if (!options) return undefined;
+  if (options instanceof RequestCallOptions) return options.request;
+  const signal = options.signal;
+  return signal ? requestsBySignal.get(signal) : undefined;
 }
 
 export type Handler = (ctx: RequestContext) => Promise<void>;
@@ -143,7 +149,10 @@ export class ServerRequestContext implements RequestContext {
   user?: UserInfo;
   authenticatedUser?: UserInfo;
   warnings: string[] = [];
+  deadline?: number;
+  traceContext?: TraceContext;
   private controller?: AbortController;
+  private headerListsCache?: Record<string, string[]>;
   private parsedUrl?: URL;
   private params?: URLSearchParams;
   private readonly rawQuery: string;
@@ -169,6 +178,18 @@ export class ServerRequestContext implements RequestContext {
     return (this.params ??= this.parsedUrl ? this.parsedUrl.searchParams : new URLSearchParams(this.rawQuery));
   }
 
+  get headerLists(): Record<string, string[]> {
+    if (this.headerListsCache) return this.headerListsCache;
+    const raw = (this.req as { rawHeaders?: string[] }).rawHeaders ?? [];
+    const out: Record<string, string[]> = {};
+    for (let i = 0; i + 1 < raw.length; i += 2) {
+      const name = raw[i]!.toLowerCase();
+      if (name.startsWith(':')) continue; // HTTP/2 pseudo-headers
+      (out[name] ??= []).push(raw[i + 1]!);
+    }
+    return (this.headerListsCache = out);
+  }
+
   get signal(): AbortSignal {
     return this.#controller().signal;
   }
@@ -184,7 +205,7 @@ export class ServerRequestContext implements RequestContext {
   #controller(): AbortController {
     if (!this.controller) {
       this.controller = new AbortController();
-      // Calls that carry only the signal still lead back to their request (requestOfCarrier).
+      // Calls that carry only the signal still lead back to their request (requestOfCall).
       requestsBySignal.set(this.controller.signal, this);
     }
     return this.controller;

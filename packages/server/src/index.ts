@@ -37,5 +37,5 @@ export {
 export { rbacResources, type RbacResourcesOptions } from './resources/rbac-resources.js';
 export { namespaceResource, namespaceStrategy } from './resources/namespace.js';
 export { requestInfoFor, type RequestInfo } from './request-info.js';
-export { requestOf, requestOfCarrier, type RequestCarrier, type RequestContext } from './context.js';
+export { RequestCallOptions, requestOfCall, type RequestContext } from './context.js';
 export { currentTraceContext, routeTemplate, traceAuthorizer, traceHeadersInjector } from './tracing.js';

@@ -17,15 +17,10 @@ interface RequestSeries {
   duration: HistogramChild;
   byCode: Map<number, CounterChild>;
 }
-const requestSeriesCache = new WeakMap<ServerMetrics, Map<string, RequestSeries>>();
 
 /** Counts one finished request and observes its latency (label children looked up once per label set). */
 export function recordRequest(metrics: ServerMetrics, labels: RequestLabels, code: number, seconds: number): void {
-  let cache = requestSeriesCache.get(metrics);
-  if (!cache) {
-    cache = new Map();
-    requestSeriesCache.set(metrics, cache);
-  }
+  const cache = metrics.requestSeries;
   const key = `${labels.verb}\0${labels.group}\0${labels.version}\0${labels.resource}\0${labels.subresource}\0${labels.scope}\0${labels.component}`;
   let series = cache.get(key);
   if (!series) {
@@ -55,6 +50,8 @@ export interface ServerMetrics {
   watchEvents: FastCounter;
   droppedRequests: FastCounter;
   storageDuration: FastHistogram;
+  /** recordRequest's label children by label set, looked up once each. */
+  requestSeries: Map<string, RequestSeries>;
 }
 
 /**
@@ -66,6 +63,7 @@ export interface ServerMetrics {
 export function createServerMetrics(registry: Registry = createMetricsRegistry()): ServerMetrics {
   return {
     registry,
+    requestSeries: new Map(),
     requestTotal: new FastCounter({
       name: 'apiserver_request_total',
       help: 'Counter of apiserver requests broken out for each verb, group, version, resource, scope, component, and HTTP response code.',

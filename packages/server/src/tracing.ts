@@ -2,10 +2,10 @@
  * Request tracing: one span per request with children for authentication, authorization (one
  * per authorizer, covering webhook calls), admission and storage calls.
  *
- * The current span is kept per request in a WeakMap, updated while a child span is open. Calls
- * below the filters find their request from their options (authenticators, authorizers,
- * admission and storage all take some): marked with `requestOf`, or carrying the request's
- * AbortSignal (context.ts, requestOfCarrier). A GET creates no signal: on Node 20 each one is
+ * The current span's context is the request's `traceContext` (context.ts), updated while a child
+ * span is open. Calls below the filters find their request from their options (authenticators,
+ * authorizers, admission and storage all take some): RequestCallOptions, or options carrying the
+ * request's AbortSignal (requestOfCall). A GET creates no signal: on Node 20 each one is
  * promoted to the old generation, which made full sampling markedly dearer. No AsyncLocalStorage: on Node 20
  * it turns on promise hooks for the whole process, which alone costs more than the 5% that
  * tracing at rate 0 may cost. With tracing off the filter is not installed, the wrappers are not
@@ -16,30 +16,32 @@ import { SpanKind, SpanStatusCode, trace, type Attributes as SpanAttributes, typ
 import { forwardRulesFor, type Attributes, type AuthenticationRequest, type Authenticator, type AuthorizationResult, type Authorizer } from '@plat/auth';
 import type { Storage } from '@plat/storage';
 import type { Tracing } from '@plat/telemetry';
-import { requestOf, requestOfCarrier, type Filter, type Handler, type RequestCarrier, type RequestContext } from './context.js';
+import { RequestCallOptions, requestOfCall, type Filter, type Handler, type RequestContext } from './context.js';
 import type { AdmissionRequest, ResourceDefinition } from './resource.js';
 
-const contexts = new WeakMap<RequestContext, Context>();
-
 /**
- * Requests that have a trace context right now (sampled or not). While there are none, the
- * wrappers below do not even look at the options of their call.
+ * How many requests a tracer has in flight with a trace context (sampled or not), shared by its
+ * filter and its wrappers: while there are none, the wrappers do not even look at their call's
+ * options (a foreign caller's lazy signal stays unmade). Per tracer, looked up when a filter or
+ * wrapper is made: two servers with their own tracers never count each other's requests.
  */
-let tracedRequests = 0;
+const tracedRequestsByTracer = new WeakMap<Tracing, { count: number }>();
 
-/**
- * Set only during the synchronous start of a traced authorizer call: WebhookAuthorizer builds
- * its request headers (and calls `injectHeaders`) before its first await, without the signal.
- */
-let synchronousContext: Context | undefined;
+function tracedRequestsOf(tracing: Tracing): { count: number } {
+  let traced = tracedRequestsByTracer.get(tracing);
+  if (!traced) tracedRequestsByTracer.set(tracing, (traced = { count: 0 }));
+  return traced;
+}
+
+/** What calls below the filters carry: options that lead to their request (see requestOfCall). */
+type CallCarrier = { readonly signal?: AbortSignal } | undefined;
 
 /**
  * The trace context of the request a call's options belong to (undefined outside a traced
- * request): options marked with `requestOf`, or carrying the request's signal.
+ * request).
  */
-export function currentTraceContext(carrier: RequestCarrier): Context | undefined {
-  const req = requestOfCarrier(carrier);
-  return req ? contexts.get(req) : undefined;
+export function currentTraceContext(carrier: CallCarrier): Context | undefined {
+  return requestOfCall(carrier)?.traceContext;
 }
 
 /**
@@ -49,15 +51,14 @@ export function currentTraceContext(carrier: RequestCarrier): Context | undefine
  */
 export function inChildSpan<T>(
   tracing: Tracing,
-  carrier: RequestCarrier,
+  carrier: CallCarrier,
   name: string,
   attributes: () => SpanAttributes,
   plain: () => Promise<T>,
   traced: (span: Span) => Promise<T> = plain,
 ): Promise<T> {
-  if (tracedRequests === 0) return plain();
-  const req = requestOfCarrier(carrier);
-  const parent = req ? contexts.get(req) : undefined;
+  const req = requestOfCall(carrier);
+  const parent = req?.traceContext;
   if (!parent || !trace.getSpan(parent)?.isRecording()) return plain();
   return inSpan(tracing, req!, parent, name, attributes, traced);
 }
@@ -72,7 +73,7 @@ async function inSpan<T>(
 ): Promise<T> {
   const span = tracing.tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes: attributes() }, parent);
   const current = trace.setSpan(parent, span);
-  contexts.set(req, current);
+  req.traceContext = current;
   try {
     return await fn(span);
   } catch (err) {
@@ -81,7 +82,7 @@ async function inSpan<T>(
     throw err;
   } finally {
     // Calls of one request run one after another; restore the parent unless another took over.
-    if (contexts.get(req) === current) contexts.set(req, parent);
+    if (req.traceContext === current) req.traceContext = parent;
     span.end();
   }
 }
@@ -136,13 +137,14 @@ function header(ctx: RequestContext, name: string): string {
  * starts the request span under it and ends it with the status code when the chain is done.
  */
 export function withTracing(tracing: Tracing): Filter {
+  const traced = tracedRequestsOf(tracing);
   // With the rate unset or 0, a request that carries no trace context can never be sampled
   // (ParentBased roots): skip the SDK for it entirely, so rate 0 costs a header lookup.
   return (next) => (ctx) =>
-    !tracing.samplesRoots && ctx.req.headers.traceparent === undefined ? next(ctx) : tracedRequest(tracing, next, ctx);
+    !tracing.samplesRoots && ctx.req.headers.traceparent === undefined ? next(ctx) : tracedRequest(tracing, traced, next, ctx);
 }
 
-async function tracedRequest(tracing: Tracing, next: Handler, ctx: RequestContext): Promise<void> {
+async function tracedRequest(tracing: Tracing, traced: { count: number }, next: Handler, ctx: RequestContext): Promise<void> {
   const parent = tracing.extract(ctx.req.headers);
   // The samplers in use (parent-based, trace-id ratio) read neither name nor attributes: both
   // are only built for spans that are recorded.
@@ -163,16 +165,16 @@ async function tracedRequest(tracing: Tracing, next: Handler, ctx: RequestContex
     });
   }
   // Unsampled requests keep their context too: webhooks still get the (unsampled) traceparent.
-  contexts.set(ctx, trace.setSpan(parent, span));
-  tracedRequests++;
+  ctx.traceContext = trace.setSpan(parent, span);
+  traced.count++;
   try {
     await next(ctx);
   } catch (err) {
     if (recording) span.recordException(err as Error);
     throw err;
   } finally {
-    tracedRequests--;
-    contexts.delete(ctx);
+    traced.count--;
+    ctx.traceContext = undefined;
     if (recording) {
       const status = ctx.res.statusCode;
       span.setAttribute('http.response.status_code', status);
@@ -184,10 +186,11 @@ async function tracedRequest(tracing: Tracing, next: Handler, ctx: RequestContex
 
 /** The authenticator seen through an `authentication` span (its outcome as an attribute). */
 export function traceAuthenticator(tracing: Tracing, authenticator: Authenticator): Authenticator {
+  const traced = tracedRequestsOf(tracing);
   return {
     authenticate: (req: AuthenticationRequest) =>
-      // No traced request in flight: straight through, without the closures below.
-      tracedRequests === 0
+      // Not in a traced request: straight through, without the closures below.
+      traced.count === 0 || requestOfCall(req)?.traceContext === undefined
         ? authenticator.authenticate(req)
         : inChildSpan(
             tracing,
@@ -221,10 +224,11 @@ function authorizationAttributes(attrs: Attributes): SpanAttributes {
  * request itself, impersonation checks, `attest` in admission) gets its own span.
  */
 export function traceAuthorization(tracing: Tracing, authorizer: Authorizer): Authorizer {
+  const traced = tracedRequestsOf(tracing);
   return {
     rulesFor: forwardRulesFor(authorizer),
     authorize: (attrs, opts) =>
-      tracedRequests === 0
+      traced.count === 0 || requestOfCall(opts)?.traceContext === undefined
         ? authorizer.authorize(attrs, opts)
         : inChildSpan(
             tracing,
@@ -248,30 +252,21 @@ export function traceAuthorization(tracing: Tracing, authorizer: Authorizer): Au
  */
 export function traceAuthorizer(tracing: Tracing | undefined, type: string, name: string, authorizer: Authorizer): Authorizer {
   if (!tracing?.enabled) return authorizer;
-  // The request's context (sampled or not) is visible to injectHeaders during the synchronous start.
-  const start = (attrs: Attributes, opts: { signal?: AbortSignal } | undefined): Promise<AuthorizationResult> => {
-    const previous = synchronousContext;
-    synchronousContext = currentTraceContext(opts);
-    try {
-      return authorizer.authorize(attrs, opts);
-    } finally {
-      synchronousContext = previous;
-    }
-  };
+  const traced = tracedRequestsOf(tracing);
   const attributes = () => ({ 'authorizer.type': type, 'authorizer.name': name });
   return {
     rulesFor: forwardRulesFor(authorizer),
     authorize: (attrs, opts) =>
-      tracedRequests === 0
+      traced.count === 0 || requestOfCall(opts)?.traceContext === undefined
         ? authorizer.authorize(attrs, opts)
         : inChildSpan(
             tracing,
             opts,
             `authorizer ${type}/${name}`,
             attributes,
-            () => start(attrs, opts),
+            () => authorizer.authorize(attrs, opts),
             async (span) => {
-              const result = await start(attrs, opts);
+              const result = await authorizer.authorize(attrs, opts);
               recordDecision(span, result);
               return result;
             },
@@ -280,15 +275,16 @@ export function traceAuthorizer(tracing: Tracing | undefined, type: string, name
 }
 
 /**
- * Writes `traceparent` (and `tracestate`) of the current request span into outgoing headers: the
- * `injectHeaders` option of WebhookAuthorizer, whose authorizer must be wrapped by
- * {@link traceAuthorizer} (that is where the request's context is known). A no-op with tracing
- * off or outside a request.
+ * Writes `traceparent` (and `tracestate`) of the current span of the request a call's signal
+ * belongs to into outgoing headers: the `injectHeaders` option of WebhookAuthorizer (wrapped by
+ * {@link traceAuthorizer}, so that the current span is its `authorizer` span). A no-op with
+ * tracing off or outside a traced request.
  */
-export function traceHeadersInjector(tracing: Tracing | undefined): (headers: Record<string, string>) => void {
+export function traceHeadersInjector(tracing: Tracing | undefined): (headers: Record<string, string>, signal?: AbortSignal) => void {
   if (!tracing?.enabled) return () => undefined;
-  return (headers) => {
-    if (synchronousContext) tracing.inject(synchronousContext, headers);
+  return (headers, signal) => {
+    const context = signal ? currentTraceContext({ signal }) : undefined;
+    if (context) tracing.inject(context, headers);
   };
 }
 
@@ -306,29 +302,33 @@ export function traceAdmission(tracing: Tracing, def: ResourceDefinition): Resou
 }
 
 /** A storage call's options (its last object argument with a signal or a request mark). */
-function carrierOf(args: unknown[]): RequestCarrier {
+function carrierOf(args: unknown[]): CallCarrier {
   for (let i = args.length - 1; i >= 0; i--) {
     const a = args[i];
-    if (a && typeof a === 'object' && ('signal' in a || requestOf in a)) return a as RequestCarrier;
+    if (a instanceof RequestCallOptions || (a && typeof a === 'object' && 'signal' in a)) return a as CallCarrier;
   }
   return undefined;
 }
 
 type TracedOperation = 'create' | 'get' | 'list' | 'guaranteedUpdate' | 'delete' | 'count' | 'currentRevision';
-const traced: TracedOperation[] = ['create', 'get', 'list', 'guaranteedUpdate', 'delete', 'count', 'currentRevision'];
+const tracedOperations: TracedOperation[] = ['create', 'get', 'list', 'guaranteedUpdate', 'delete', 'count', 'currentRevision'];
 
 /**
  * The storage seen through `storage.<operation>` spans (watches are long-running streams and
  * get none). `type` is the resource (`clustertrustbundles.certificates.plat.io`).
  */
 export function traceStorage(tracing: Tracing, storage: Storage, type: string): Storage {
+  const tracedRequests = tracedRequestsOf(tracing);
   const wrapped: Storage = Object.create(storage) as Storage;
-  for (const op of traced) {
+  for (const op of tracedOperations) {
     const original = (storage[op] as (...args: unknown[]) => Promise<unknown>).bind(storage);
     // The operation is the span name; the type names the resource.
     const attributes = () => ({ 'storage.type': type });
-    (wrapped as unknown as Record<string, unknown>)[op] = (...args: unknown[]) =>
-      tracedRequests === 0 ? original(...args) : inChildSpan(tracing, carrierOf(args), `storage.${op}`, attributes, () => original(...args));
+    (wrapped as unknown as Record<string, unknown>)[op] = (...args: unknown[]) => {
+      if (tracedRequests.count === 0) return original(...args);
+      const carrier = carrierOf(args);
+      return requestOfCall(carrier)?.traceContext === undefined ? original(...args) : inChildSpan(tracing, carrier, `storage.${op}`, attributes, () => original(...args));
+    };
   }
   for (const op of ['watch', 'compact', 'ready', 'close'] as const) {
     (wrapped as unknown as Record<string, unknown>)[op] = (storage[op] as (...a: unknown[]) => unknown).bind(storage);

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Etcd3, IKeyValue, IOptions, IRangeResponse, IRequestOp, IResponseHeader, IWatchRequest, IWatchResponse } from 'etcd3';
 import { isStatusError, newInternalError } from '@plat/api-model';
 import type { StatusError } from '@plat/api-model';
-import type { Kv, KvEvent, KvRecord, KvWatch, KvWatchHandlers, RangeOptions, RangeResult, TxnResult } from './kv.js';
+import type { Kv, KvEvent, KvReadOptions, KvRecord, KvWatch, KvWatchHandlers, RangeOptions, RangeResult, TxnResult } from './kv.js';
 import { CompactedError, FutureRevisionError } from './kv.js';
 import { backendUnavailable, tooOldResourceVersion } from './storage-errors.js';
 
@@ -34,6 +34,15 @@ export interface Etcd3KvOptions {
 }
 
 const compactedText = 'required revision has been compacted';
+/**
+ * The status a cancelled read reports locally: gRPC's FAILED_PRECONDITION, not CANCELLED, which
+ * etcd3 treats as a fault of the host (it retries the call, resets the host's channels and counts
+ * it toward the circuit breaker). On the wire the stream is reset with CANCEL either way.
+ */
+const cancelledLocally = 9;
+/** @grpc/grpc-js call options, as etcd3's clients take them. */
+type CallOptions = NonNullable<Parameters<Etcd3['kv']['range']>[1]>;
+type Interceptor = NonNullable<CallOptions['interceptors']>[number];
 const futureText = 'required revision is a future revision';
 
 let etcd3Module: Promise<typeof import('etcd3')> | undefined;
@@ -162,12 +171,46 @@ export class Etcd3Kv implements Kv {
     return Math.max(this.knownCompacted, revision + 1);
   }
 
-  async get(key: string, revision?: number): Promise<{ record: KvRecord | undefined; revision: number }> {
+  /**
+   * Runs one unary call that `signal` cancels: the gRPC call in flight is cancelled (an
+   * interceptor holds it; etcd3 passes call options through to @grpc/grpc-js), and the read
+   * rejects with the signal's reason.
+   */
+  private async cancellable<T>(signal: AbortSignal | undefined, run: (client: Etcd3, options: CallOptions | undefined) => Promise<T>): Promise<T> {
+    const client = await this.client();
+    if (!signal) return run(client, undefined);
+    signal.throwIfAborted();
+    let call: { cancelWithStatus(code: number, details: string): void } | undefined;
+    const onAbort = () => call?.cancelWithStatus(cancelledLocally, 'the read was cancelled by its caller');
+    signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      return await run(client, {
+        interceptors: [
+          ((options, nextCall) => {
+            const started = nextCall(options);
+            call = started;
+            // Aborted while etcd3 was still choosing a host or fetching an auth token.
+            if (signal.aborted) queueMicrotask(onAbort);
+            return started;
+            // grpc-js chains what an interceptor returns through its interface only; the type asks
+            // for its InterceptingCall class, which would need @grpc/grpc-js loaded here.
+          }) as Interceptor,
+        ],
+      });
+    } catch (err) {
+      if (signal.aborted) throw signal.reason;
+      throw err;
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  async get(key: string, revision?: number, opts?: KvReadOptions): Promise<{ record: KvRecord | undefined; revision: number }> {
     let res: IRangeResponse;
     try {
-      const client = await this.client();
-      res = await client.kv.range({ key: this.full(key), ...(revision ? { revision } : {}) });
+      res = await this.cancellable(opts?.signal, (client, options) => client.kv.range({ key: this.full(key), ...(revision ? { revision } : {}) }, options));
     } catch (err) {
+      if (opts?.signal?.aborted) throw err;
       return this.fail(err, revision);
     }
     return { record: res.kvs.length ? this.record(res.kvs[0]) : undefined, revision: revision || Number(res.header.revision) };
@@ -176,15 +219,20 @@ export class Etcd3Kv implements Kv {
   async range(start: string, end: string, opts: RangeOptions): Promise<RangeResult> {
     let res: IRangeResponse;
     try {
-      const client = await this.client();
-      res = await client.kv.range({
-        key: this.full(start),
-        range_end: this.full(end),
-        ...(opts.revision ? { revision: opts.revision } : {}),
-        ...(opts.limit !== undefined ? { limit: opts.limit === 0 ? 1 : opts.limit } : {}),
-        ...(opts.limit === 0 ? { count_only: true } : {}),
-      });
+      res = await this.cancellable(opts.signal, (client, options) =>
+        client.kv.range(
+          {
+            key: this.full(start),
+            range_end: this.full(end),
+            ...(opts.revision ? { revision: opts.revision } : {}),
+            ...(opts.limit !== undefined ? { limit: opts.limit === 0 ? 1 : opts.limit } : {}),
+            ...(opts.limit === 0 ? { count_only: true } : {}),
+          },
+          options,
+        ),
+      );
     } catch (err) {
+      if (opts.signal?.aborted) throw err;
       return this.fail(err, opts.revision);
     }
     const records = opts.limit === 0 ? [] : res.kvs.map((kv) => this.record(kv));

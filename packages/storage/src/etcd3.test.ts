@@ -173,6 +173,36 @@ describeEtcd('etcd3 backend', () => {
     });
   });
 
+  describe('cancellation', () => {
+    it('cancels a get and a list in flight when their signal aborts, while etcd hangs', async () => {
+      const s = await openStorage({ backend: 'etcd3', servers: [etcd.url], prefix: freshPrefix() });
+      try {
+        await s.create(key('held'), obj('held'));
+        etcd.pause();
+        try {
+          for (const read of [(signal: AbortSignal) => s.get(key('held'), { signal }), (signal: AbortSignal) => s.list('/certificates.plat.io/clustertrustbundles', { signal })]) {
+            const ac = new AbortController();
+            const started = Date.now();
+            const outcome = read(ac.signal).then(
+              () => 'answered',
+              (err: unknown) => err,
+            );
+            setTimeout(() => ac.abort(new Error('client went away')), 200);
+            // Well before etcd3's own 10 s call deadline: the call was cancelled, not timed out.
+            expect(await outcome).toEqual(new Error('client went away'));
+            expect(Date.now() - started).toBeLessThan(3000);
+          }
+        } finally {
+          etcd.resume();
+        }
+        // The connection survived the cancelled calls.
+        expect((await s.get(key('held'))).metadata?.name).toBe('held');
+      } finally {
+        await s.close();
+      }
+    }, 30_000);
+  });
+
   describe('etcd restart', () => {
     it('answers 503 while etcd is down and resumes the watch from its last revision afterwards', async () => {
       const s = new Etcd3Storage({ servers: [etcd.url], prefix: freshPrefix(), requestTimeoutMs: 2000 });

@@ -25,7 +25,16 @@ export interface KvEvent {
   prevRevision?: number;
 }
 
-export interface RangeOptions {
+/**
+ * What a read may carry: a signal that cancels it. A backend that talks to a server (etcd3)
+ * cancels the call in flight when it aborts; the local ones finish in one step and need not read
+ * it (reading a lazy signal may create it).
+ */
+export interface KvReadOptions {
+  signal?: AbortSignal;
+}
+
+export interface RangeOptions extends KvReadOptions {
   /** Read at this revision (default: latest). */
   revision?: number;
   /** At most this many records (default: all). */
@@ -95,13 +104,13 @@ export class FutureRevisionError extends Error {
 export interface Kv {
   /** The backend's name for messages ("memory", "sqlite", "etcd3"). */
   readonly backend: string;
-  get(key: string, revision?: number): Promise<{ record: KvRecord | undefined; revision: number }>;
+  get(key: string, revision?: number, opts?: KvReadOptions): Promise<{ record: KvRecord | undefined; revision: number }>;
   /**
    * Optional: the latest modRevision of a live key (undefined when it is missing or deleted),
    * without reading its value, and the store's current revision. Lets MvccStorage answer a get
    * of an unchanged object from its read cache without fetching and parsing the value.
    */
-  modRevision?(key: string): Promise<{ modRevision: number | undefined; revision: number }>;
+  modRevision?(key: string, opts?: KvReadOptions): Promise<{ modRevision: number | undefined; revision: number }>;
   range(start: string, end: string, opts: RangeOptions): Promise<RangeResult>;
   count(start: string, end: string): Promise<number>;
   create(key: string, value: string): Promise<TxnResult>;

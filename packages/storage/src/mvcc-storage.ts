@@ -153,12 +153,16 @@ export class MvccStorage implements Storage {
   }
 
   /** Runs a backend call, mapping unexpected failures to a 500 (backends map unreachability to 503). */
-  protected async call<T>(fn: () => Promise<T>): Promise<T> {
+  protected async call<T>(fn: () => Promise<T>, read?: { readonly signal?: AbortSignal }): Promise<T> {
     if (this.closed) throw newInternalError(new Error('storage is closed'));
     try {
       return await fn();
     } catch (err) {
       if (isStatusError(err) || err instanceof CompactedError || err instanceof FutureRevisionError) throw err;
+      // A cancelled read rejects with its signal's reason, as the caller aborted it. (The signal
+      // is read only here: a caller's signal may be made on first read.)
+      const signal = read?.signal;
+      if (signal?.aborted && err === signal.reason) throw err;
       throw newInternalError(err);
     }
   }
@@ -182,12 +186,15 @@ export class MvccStorage implements Storage {
 
   async get(key: string, opts: GetOptions = {}): Promise<StoredObject> {
     validateKey(key);
-    abortIfNeeded(opts.signal);
+    // No check of opts.signal here: a get is one backend read, and the options go to the backend
+    // as they are, which reads the signal only if it can cancel a call in flight (etcd3). A
+    // caller's signal may be made on first read (a server request's is), and a GET against
+    // memory or SQLite should not pay for one.
     const minimum = parseResourceVersion(opts.resourceVersion);
     const known = this.kv.modRevision ? this.reads.get(key) : undefined;
     if (known) {
       // A cached object: ask only whether it changed (no value read, no parse).
-      const latest = await this.call(() => this.kv.modRevision!(key));
+      const latest = await this.call(() => this.kv.modRevision!(key, opts), opts);
       if (minimum !== undefined && minimum > latest.revision) throw tooLargeResourceVersion(minimum, latest.revision);
       if (latest.modRevision === known.revision) return known.object;
       if (latest.modRevision === undefined) {
@@ -195,7 +202,7 @@ export class MvccStorage implements Storage {
         throw notFound(key);
       }
     }
-    const { record, revision } = await this.call(() => this.kv.get(key));
+    const { record, revision } = await this.call(() => this.kv.get(key, undefined, opts), opts);
     if (minimum !== undefined && minimum > revision) throw tooLargeResourceVersion(minimum, revision);
     if (!record) throw notFound(key);
     return this.decodeRead(key, record);
@@ -264,14 +271,14 @@ export class MvccStorage implements Storage {
       if (opts.resourceVersionMatch === undefined && limit) readAt = rv;
       else minimum = rv;
     }
-    return (await this.readPages(prefix, end, start, { readAt, minimum, limit, predicate: opts.predicate, fromToken })).result;
+    return (await this.readPages(prefix, end, start, { readAt, minimum, limit, predicate: opts.predicate, fromToken, signal: opts.signal })).result;
   }
 
   private async readPages(
     prefix: string,
     end: string,
     startKey: string,
-    o: { readAt?: number; minimum?: number; limit?: number; predicate?: Predicate; fromToken: boolean },
+    o: { readAt?: number; minimum?: number; limit?: number; predicate?: Predicate; fromToken: boolean; signal?: AbortSignal },
   ): Promise<{ result: ListResult; keys: string[] }> {
     const items: StoredObject[] = [];
     const keys: string[] = [];
@@ -282,7 +289,9 @@ export class MvccStorage implements Storage {
     for (let round = 0; ; round++) {
       let res;
       try {
-        res = await this.call(() => this.kv.range(start, end, { revision: readAt, limit: batch, count: batch !== undefined && !o.predicate }));
+        // Between batches too: a list that filters reads several, each one cancellable.
+        if (round > 0) abortIfNeeded(o.signal);
+        res = await this.call(() => this.kv.range(start, end, { revision: readAt, limit: batch, count: batch !== undefined && !o.predicate, signal: o.signal }), o);
       } catch (err) {
         if (err instanceof CompactedError) {
           if (o.fromToken) throw continueExpired(encodeContinue(start, prefix, -1));
@@ -384,7 +393,7 @@ export class MvccStorage implements Storage {
     const initial = opts.sendInitialEvents ?? (rv === undefined || rv === 0);
     let startRev: number;
     if (initial) {
-      const { result: list, keys } = await this.readPages(prefix, end, prefix, { minimum: rv || undefined, predicate, fromToken: false });
+      const { result: list, keys } = await this.readPages(prefix, end, prefix, { minimum: rv || undefined, predicate, fromToken: false, signal: opts.signal });
       list.items.forEach((obj, i) => stream.pushInitial({ type: 'ADDED', object: obj, key: keys[i] }));
       startRev = Number(list.resourceVersion);
       if (opts.sendInitialEvents === true) stream.pushInitial({ type: 'BOOKMARK', object: bookmarkObject(startRev, true) });

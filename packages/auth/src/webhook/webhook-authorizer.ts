@@ -18,8 +18,8 @@ export interface WebhookAuthorizerOptions {
   metrics?: WebhookMetrics;
   /** An undici connect function (for example the `controlplane` egress connector). */
   connect?: buildConnector.connector;
-  /** Adds trace-context headers (traceparent) to the outgoing review. */
-  injectHeaders?: (headers: Record<string, string>) => void;
+  /** Adds trace-context headers (traceparent) to the outgoing review; `signal` is the authorize call's. */
+  injectHeaders?: (headers: Record<string, string>, signal?: AbortSignal) => void;
   maxCacheEntries?: number;
   now?: () => number;
 }
@@ -145,7 +145,7 @@ export class WebhookAuthorizer implements Authorizer {
     const version = this.spec.subjectAccessReviewVersion;
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
     if (this.connection.token) headers.authorization = `Bearer ${this.connection.token}`;
-    this.opts.injectHeaders?.(headers);
+    this.opts.injectHeaders?.(headers, signal);
     const timeout = AbortSignal.timeout(this.spec.timeoutMs);
     const res = await request(this.connection.server, {
       method: 'POST',

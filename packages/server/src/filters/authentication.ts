@@ -9,26 +9,6 @@ function rawHeaders(ctx: RequestContext): string[] {
   return (ctx.req as unknown as { rawHeaders?: string[] }).rawHeaders ?? [];
 }
 
-const distinctHeadersCache = new WeakMap<RequestContext, Record<string, string[]>>();
-
-/**
- * Headers with repeated values kept apart (names lower-cased), as authenticators and
- * impersonation want them; built once per request.
- */
-export function distinctHeaders(ctx: RequestContext): Record<string, string[]> {
-  const cached = distinctHeadersCache.get(ctx);
-  if (cached) return cached;
-  const raw = rawHeaders(ctx);
-  const out: Record<string, string[]> = {};
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    const name = raw[i]!.toLowerCase();
-    if (name.startsWith(':')) continue; // HTTP/2 pseudo-headers
-    (out[name] ??= []).push(raw[i + 1]!);
-  }
-  distinctHeadersCache.set(ctx, out);
-  return out;
-}
-
 /** Whether any header name starts with `prefix` (lower-case), without building a header map. */
 export function hasHeaderWithPrefix(ctx: RequestContext, prefix: string): boolean {
   const raw = rawHeaders(ctx);
@@ -58,7 +38,7 @@ function tlsInfo(ctx: RequestContext): AuthenticationRequest['tls'] {
 
 /**
  * The request as authenticators see it. Headers and signal are made only if an authenticator
- * looks at them (a client certificate needs neither); the signal and the request mark come from
+ * looks at them (a client certificate needs neither); the signal and the request come from
  * {@link RequestCallOptions}.
  */
 class LazyAuthenticationRequest extends RequestCallOptions implements AuthenticationRequest {
@@ -75,7 +55,7 @@ class LazyAuthenticationRequest extends RequestCallOptions implements Authentica
   }
 
   get headers(): Record<string, string | string[] | undefined> {
-    return distinctHeaders(this.ctx);
+    return this.request.headerLists;
   }
 }
 

@@ -2,7 +2,7 @@ import { newBadRequest, newForbidden, newForbiddenMessage } from '@plat/api-mode
 import { ImpersonationError, hasImpersonationHeaders, impersonate, type Authorizer } from '@plat/auth';
 import type { Filter } from '../context.js';
 import { writeError } from '../response.js';
-import { distinctHeaders, hasHeaderWithPrefix } from './authentication.js';
+import { hasHeaderWithPrefix } from './authentication.js';
 
 /**
  * Kubernetes' impersonation filter: `Impersonate-User`, `-Group`, `-Uid` and `-Extra-*` are
@@ -11,7 +11,7 @@ import { distinctHeaders, hasHeaderWithPrefix } from './authentication.js';
 export function withImpersonation(authorizer: Authorizer): Filter {
   return (next) => async (ctx) => {
     if (!hasHeaderWithPrefix(ctx, 'impersonate-')) return next(ctx);
-    const headers = distinctHeaders(ctx);
+    const headers = ctx.headerLists;
     if (!hasImpersonationHeaders(headers)) return next(ctx);
     try {
       const user = await impersonate(ctx.user!, headers, authorizer, { signal: ctx.signal });

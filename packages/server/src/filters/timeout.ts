@@ -107,6 +107,7 @@ export function withRequestTimeout(requestTimeoutMs: number, timers = new Deadli
       const requested = timeoutParameterMs(param);
       if (requested !== undefined && requested > 0 && requested < timeoutMs) timeoutMs = requested;
     }
+    ctx.deadline = Date.now() + timeoutMs;
     // One promise per request, settled by whichever comes first: the handler or the deadline.
     return new Promise<void>((resolve, reject) => {
       let done = false;

@@ -111,7 +111,20 @@ export class TestEtcd {
     clearTimeout(timer);
   }
 
+  /**
+   * Freezes etcd (SIGSTOP): connections stay open and calls hang unanswered, as with an etcd
+   * stuck on a slow disk. {@link resume} (SIGCONT) lets it go on.
+   */
+  pause(): void {
+    this.proc?.kill('SIGSTOP');
+  }
+
+  resume(): void {
+    this.proc?.kill('SIGCONT');
+  }
+
   async destroy(): Promise<void> {
+    this.resume();
     await this.stop();
     rmSync(this.dataDir, { recursive: true, force: true });
   }
