@@ -1,8 +1,8 @@
 /**
  * The request contract: what a request is as it walks down the filter chain (RequestContext),
  * and how the calls made for it (authenticator, authorizer, admission, storage) lead back to it
- * (RequestCallOptions, requestOfCall). This file owns all per-request state; nothing here or in
- * the filters is shared between two servers in one process.
+ * (RequestCallOptions, requestOfCall). Per-request state lives on the request itself; the one
+ * map here is keyed by per-request signals, so two servers in one process never meet in it.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { TLSSocket } from 'node:tls';

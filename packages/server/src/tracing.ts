@@ -293,15 +293,18 @@ export function traceAdmission(tracing: Tracing, def: ResourceDefinition): Resou
   const { strategy } = def;
   const admit = strategy.admit;
   if (!admit) return def;
+  const tracedRequests = tracedRequestsOf(tracing);
   const traced = Object.create(strategy) as typeof strategy;
   traced.admit = (req: AdmissionRequest) =>
-    inChildSpan(tracing, req, 'admission', () => ({ 'admission.operation': req.operation, 'admission.dry_run': req.dryRun }), () =>
-      admit.call(strategy, req),
-    );
+    tracedRequests.count === 0
+      ? admit.call(strategy, req)
+      : inChildSpan(tracing, req, 'admission', () => ({ 'admission.operation': req.operation, 'admission.dry_run': req.dryRun }), () =>
+          admit.call(strategy, req),
+        );
   return { ...def, strategy: traced };
 }
 
-/** A storage call's options (its last object argument with a signal or a request mark). */
+/** A storage call's options (its last object argument: RequestCallOptions or one with a signal). */
 function carrierOf(args: unknown[]): CallCarrier {
   for (let i = args.length - 1; i >= 0; i--) {
     const a = args[i];
