@@ -1,4 +1,4 @@
-import { maxTrustBundleSize, validateTrustBundle } from '@plat/x509';
+import { maxTrustBundleSize, validateTrustBundle, type ValidateTrustBundleOptions } from '@plat/x509';
 import { fieldError, type FieldError } from './field-error.js';
 import { FieldPath } from './field-path.js';
 import { validateImmutableField, validateObjectMeta, validateObjectMetaUpdate } from './object-meta-validation.js';
@@ -16,14 +16,16 @@ export { maxTrustBundleSize };
 export interface ValidateClusterTrustBundleOptions {
   /** Skip the PEM/X.509 checks (an update that leaves trustBundle unchanged). */
   suppressBundleParsing?: boolean;
+  /** Each certificate the PEM/X.509 checks accepted, as parsed (@plat/x509's validateTrustBundle option). */
+  onCertificate?: ValidateTrustBundleOptions['onCertificate'];
 }
 
 const trustBundlePath = FieldPath.root('spec', 'trustBundle');
 const signerNamePath = FieldPath.root('spec', 'signerName');
 
 /** Turns @plat/x509's findings into Kubernetes' field errors on spec.trustBundle. */
-export function validateClusterTrustBundleContent(trustBundle: string, path: FieldPath | string = trustBundlePath): FieldError[] {
-  return validateTrustBundle(trustBundle).map((finding) =>
+export function validateClusterTrustBundleContent(trustBundle: string, path: FieldPath | string = trustBundlePath, options: ValidateTrustBundleOptions = {}): FieldError[] {
+  return validateTrustBundle(trustBundle, options).map((finding) =>
     finding.kind === 'too-large'
       ? fieldError.tooLong(path, '', maxTrustBundleSize)
       : fieldError.invalid(path, '<value omitted>', finding.detail),
@@ -39,7 +41,9 @@ export function validateClusterTrustBundle(obj: ClusterTrustBundle, options: Val
     path: 'metadata',
   });
   if (signerName !== '') errs.push(...validateSignerName(signerName, signerNamePath));
-  if (!options.suppressBundleParsing) errs.push(...validateClusterTrustBundleContent(obj.spec?.trustBundle ?? ''));
+  if (!options.suppressBundleParsing) {
+    errs.push(...validateClusterTrustBundleContent(obj.spec?.trustBundle ?? '', trustBundlePath, options.onCertificate ? { onCertificate: options.onCertificate } : {}));
+  }
   return errs;
 }
 
@@ -48,10 +52,14 @@ export function validateClusterTrustBundle(obj: ClusterTrustBundle, options: Val
  * create (its trust bundle parsed only when it changed, so stored bundles keep validating across
  * parser changes), metadata update rules, and signerName immutable.
  */
-export function validateClusterTrustBundleUpdate(newObj: ClusterTrustBundle, oldObj: ClusterTrustBundle): FieldError[] {
+export function validateClusterTrustBundleUpdate(
+  newObj: ClusterTrustBundle,
+  oldObj: ClusterTrustBundle,
+  options: Pick<ValidateClusterTrustBundleOptions, 'onCertificate'> = {},
+): FieldError[] {
   const unchanged = (newObj.spec?.trustBundle ?? '') === (oldObj.spec?.trustBundle ?? '');
   return [
-    ...validateClusterTrustBundle(newObj, { suppressBundleParsing: unchanged }),
+    ...validateClusterTrustBundle(newObj, { ...options, suppressBundleParsing: unchanged }),
     ...validateObjectMetaUpdate(newObj.metadata, oldObj.metadata, 'metadata'),
     ...validateImmutableField(newObj.spec?.signerName ?? '', oldObj.spec?.signerName ?? '', signerNamePath),
   ];

@@ -25,6 +25,9 @@ export {
   clusterTrustBundleStrategy,
   clusterTrustBundleWarnings,
   isAuthorizedForSigner,
+  maxTrustBundleSummaries,
+  trustBundleSummary,
+  type TrustBundleSummary,
 } from './resources/cluster-trust-bundle.js';
 export {
   ClusterTrustBundleSignerStats,

@@ -12,7 +12,7 @@ export type {
   PublicKeyInfo,
 } from './certificate.js';
 export { parseCertificate } from './certificate.js';
-export type { TrustBundleFinding, TrustBundleFindingKind } from './trust-bundle.js';
+export type { TrustBundleFinding, TrustBundleFindingKind, ValidateTrustBundleOptions } from './trust-bundle.js';
 export { maxTrustBundleSize, validateTrustBundle } from './trust-bundle.js';
 export type { BundleCertificate, CanonicalTrustBundle } from './canonical-trust-bundle.js';
 export { canonicalTrustBundle, readBundleCertificates, trustAnchorFacts } from './canonical-trust-bundle.js';

@@ -39,6 +39,13 @@ describe('validateTrustBundle', () => {
     expect(validateTrustBundle(f.caA.certPem + f.caB.certPem)).toEqual([]);
   });
 
+  it('hands each accepted certificate to onCertificate, with the validity times of its parse', () => {
+    const seen: { der: Uint8Array; notAfter: Date }[] = [];
+    expect(validateTrustBundle(f.caA.certPem + f.caB.certPem, { onCertificate: (der, c) => seen.push({ der, notAfter: c.notAfter }) })).toEqual([]);
+    expect(seen.map((s) => Buffer.from(s.der).equals(new X509Certificate(f.caA.certPem).raw))).toEqual([true, false]);
+    expect(seen[1]!.notAfter.getTime()).toBe(Date.parse(new X509Certificate(f.caB.certPem).validTo));
+  });
+
   it('accepts an RSA CA made by OpenSSL next to our ECDSA CA', () => {
     expect(validateTrustBundle(opensslRsaCa + f.caA.certPem)).toEqual([]);
   });

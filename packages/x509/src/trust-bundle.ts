@@ -1,4 +1,4 @@
-import { parseCertificate } from './certificate.js';
+import { parseCertificate, type ParsedCertificate } from './certificate.js';
 import { readPemEntries } from './pem.js';
 
 export type TrustBundleFindingKind =
@@ -47,7 +47,15 @@ function entryFinding(index: number, kind: TrustBundleFindingKind, detail: strin
  * Stricter than Kubernetes on one point: a block that starts like PEM but does not decode
  * (bad base64, no or mismatched END line) is a 'malformed-pem' finding; Go skips such blocks.
  */
-export function validateTrustBundle(pem: string): TrustBundleFinding[] {
+export interface ValidateTrustBundleOptions {
+  /**
+   * Called with each certificate that passes the entry rules (parsed minimally: no name strings,
+   * no fingerprint), so that a caller reads validity times without parsing again.
+   */
+  onCertificate?(der: Uint8Array, certificate: ParsedCertificate): void;
+}
+
+export function validateTrustBundle(pem: string, options: ValidateTrustBundleOptions = {}): TrustBundleFinding[] {
   if (typeof pem !== 'string') return [entryFinding(-1, 'empty', 'at least one trust anchor must be provided')];
   if (utf8Length(pem) > maxTrustBundleSize) {
     return [entryFinding(-1, 'too-large', `may not be more than ${maxTrustBundleSize} bytes`)];
@@ -81,6 +89,7 @@ export function validateTrustBundle(pem: string): TrustBundleFinding[] {
       findings.push(entryFinding(i, kind, `entry ${i} does not have the CA bit set`));
       continue;
     }
+    options.onCertificate?.(entry.bytes, parsed.certificate);
     const key = Buffer.from(entry.bytes.buffer, entry.bytes.byteOffset, entry.bytes.byteLength).toString('latin1');
     const seen = byDer.get(key);
     if (seen === undefined) byDer.set(key, [i]);

@@ -1,8 +1,8 @@
 import type { Registry } from 'prom-client';
 import { clusterTrustBundleApiVersion, clusterTrustBundleResource, type ApiObject, type ClusterTrustBundle } from '@plat/api-model';
 import { Reflector, collectionPrefix, type ReflectorLogger, type Storage } from '@plat/storage';
-import { trustAnchorFacts } from '@plat/x509';
 import { FastGauge } from '../fast-metrics.js';
+import { trustBundleSummary } from './cluster-trust-bundle.js';
 
 /**
  * Most signer names with series of their own (each has one series per gauge); the bundles of
@@ -39,8 +39,8 @@ interface SignerSeries {
 
 /**
  * The per-signer aggregates of the stored ClusterTrustBundles: anchors, bytes of trustBundle and
- * the earliest notAfter. Fed by a reflector (one parse per stored change of trustBundle, none on
- * a scrape); memory is one small entry per bundle plus at most `maxSignerSeries` + 1 series.
+ * the earliest notAfter. Fed by a reflector: a stored change of trustBundle costs a hash of the
+ * text when this server validated it (trustBundleSummary), a parse otherwise; a scrape neither. Memory is one small entry per bundle plus at most `maxSignerSeries` + 1 series.
  */
 export class ClusterTrustBundleSignerStats {
   private readonly bundles = new Map<string, BundleEntry>();
@@ -92,7 +92,7 @@ export class ClusterTrustBundleSignerStats {
   private add(name: string, spec: ClusterTrustBundle['spec'] | undefined): void {
     const signer = spec?.signerName ?? '';
     const pem = typeof spec?.trustBundle === 'string' ? spec.trustBundle : '';
-    const facts = pem === '' ? { anchors: [] } : trustAnchorFacts(pem);
+    const summary = trustBundleSummary(pem);
     let slot = this.signers.get(signer);
     if (!slot) {
       slot = { series: this.newSeriesFor(signer), count: 0 };
@@ -102,9 +102,9 @@ export class ClusterTrustBundleSignerStats {
     const entry: BundleEntry = {
       signer,
       series: slot.series,
-      anchors: facts.anchors.length,
+      anchors: summary.anchors,
       bytes: Buffer.byteLength(pem, 'utf8'),
-      notAfter: facts.earliestNotAfter?.getTime() ?? Infinity,
+      notAfter: summary.earliestNotAfter ?? Infinity,
     };
     this.bundles.set(name, entry);
     const s = slot.series;

@@ -1,6 +1,6 @@
 import { createCertificate, trustAnchorFacts, type PemKeyPair } from '@plat/x509';
 import { bundle, ctbPath, startCluster, type TestCluster } from '../../test/cluster.js';
-import { anchorExpiryWarningWindowMs, clusterTrustBundleWarnings } from './cluster-trust-bundle.js';
+import { anchorExpiryWarningWindowMs, clusterTrustBundleStrategy, clusterTrustBundleWarnings, trustBundleSummary } from './cluster-trust-bundle.js';
 
 const day = 24 * 3600_000;
 
@@ -58,6 +58,20 @@ describe('clusterTrustBundleWarnings', () => {
     const obj = bundle('b', fine) as never;
     expect(clusterTrustBundleWarnings(obj, undefined, notAfter - anchorExpiryWarningWindowMs)).toHaveLength(1);
     expect(clusterTrustBundleWarnings(obj, undefined, notAfter - anchorExpiryWarningWindowMs - 1)).toEqual([]);
+  });
+
+  it('after validation reads the times of its parse, with the same warnings, and remembers the summary for tables and metrics', () => {
+    const now = Date.now();
+    const obj = bundle('b', fine + expired + notYetValid + soon) as never;
+    const unvalidated = clusterTrustBundleWarnings(obj, undefined, now);
+    const validated = bundle('b', fine + expired + notYetValid + soon) as never;
+    expect(clusterTrustBundleStrategy.validate(validated)).toEqual([]);
+    // In the bundle's order here, in canonical (SHA-256) order from the anchor facts.
+    expect(clusterTrustBundleWarnings(validated, undefined, now).sort()).toEqual(unvalidated.sort());
+    const earliest = Math.min(...[fine, expired, notYetValid, soon].map((p) => trustAnchorFacts(p).anchors[0]!.notAfter.getTime()));
+    expect(trustBundleSummary(fine + expired + notYetValid + soon)).toEqual({ anchors: 4, earliestNotAfter: earliest });
+    expect(trustBundleSummary(soon + 'text between\n' + fine)).toEqual({ anchors: 2, earliestNotAfter: trustAnchorFacts(soon).earliestNotAfter!.getTime() });
+    expect(trustBundleSummary('')).toEqual({ anchors: 0 });
   });
 
   it('says nothing about an update that keeps trustBundle, and about an empty or missing one', () => {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   clusterTrustBundleApiVersion,
   clusterTrustBundleFields,
@@ -13,11 +14,13 @@ import {
   signersResource,
   validateClusterTrustBundle,
   validateClusterTrustBundleUpdate,
+  type ApiObject,
   type ClusterTrustBundle,
+  type FieldError,
+  type ValidateClusterTrustBundleOptions,
 } from '@plat/api-model';
-import type { ApiObject } from '@plat/api-model';
 import type { Attributes, Authorizer, UserInfo } from '@plat/auth';
-import { trustAnchorFacts, trustAnchorValidity, type TrustAnchor } from '@plat/x509';
+import { describeTrustAnchor, trustAnchorFacts, trustAnchorValidity, type TrustAnchor } from '@plat/x509';
 import { clusterTrustBundleDefinitions } from '../openapi/meta-definitions.generated.js';
 import type { AdmissionRequest, ResourceDefinition, ResourceStrategy } from '../resource.js';
 import { ageCell, ageColumn } from '../table.js';
@@ -74,30 +77,101 @@ async function admitAttest(req: AdmissionRequest): Promise<void> {
 /** Anchors whose notAfter falls within this window of the write get a warning (30 days). */
 export const anchorExpiryWarningWindowMs = 30 * 24 * 3600_000;
 
-function anchorName(anchor: TrustAnchor): string {
+/** What the wide table and the metrics show of a trustBundle. */
+export interface TrustBundleSummary {
+  readonly anchors: number;
+  /** The earliest notAfter (ms); absent without a readable anchor. */
+  readonly earliestNotAfter?: number;
+}
+
+/**
+ * Summaries by the SHA-256 of the trustBundle text, least recently used first: validation leaves
+ * one for each bundle it accepts, so that the watch feeding the metrics and the tables that show
+ * the bundle hash the text instead of parsing its certificates again. Bounded (docs/operations.md).
+ */
+export const maxTrustBundleSummaries = 1024;
+const summaries = new Map<string, TrustBundleSummary>();
+
+const sha256Hex = (data: string | Uint8Array) => createHash('sha256').update(data).digest('hex');
+
+function remember(digest: string, summary: TrustBundleSummary): TrustBundleSummary {
+  summaries.delete(digest);
+  summaries.set(digest, summary);
+  if (summaries.size > maxTrustBundleSummaries) summaries.delete(summaries.keys().next().value as string);
+  return summary;
+}
+
+/** The anchors' count and earliest notAfter of a trustBundle: remembered from validation, else parsed (@plat/x509's anchor facts). */
+export function trustBundleSummary(pem: string): TrustBundleSummary {
+  if (pem === '') return { anchors: 0 };
+  const digest = sha256Hex(pem);
+  const known = summaries.get(digest);
+  if (known) return remember(digest, known);
+  const { anchors, earliestNotAfter } = trustAnchorFacts(pem);
+  return remember(digest, earliestNotAfter ? { anchors: anchors.length, earliestNotAfter: earliestNotAfter.getTime() } : { anchors: anchors.length });
+}
+
+/** A certificate validation accepted, with the times its parse read. */
+interface ValidatedCertificate {
+  readonly der: Uint8Array;
+  readonly notBefore: Date;
+  readonly notAfter: Date;
+}
+
+/** The certificates of each object validated in this request, for its warnings (read right after validation). */
+const validatedCertificates = new WeakMap<ApiObject, ValidatedCertificate[]>();
+
+/**
+ * Runs `validate` collecting the certificates it parses; when the bundle is valid they are kept
+ * for the warnings and summarized for the tables and metrics, so a write parses its anchors once.
+ */
+function validateKeeping(obj: ApiObject, validate: (options: Pick<ValidateClusterTrustBundleOptions, 'onCertificate'>) => FieldError[]): FieldError[] {
+  const certs: ValidatedCertificate[] = [];
+  const errs = validate({ onCertificate: (der, c) => certs.push({ der, notBefore: c.notBefore, notAfter: c.notAfter }) });
+  if (errs.length === 0 && certs.length > 0) {
+    validatedCertificates.set(obj, certs);
+    const earliestNotAfter = Math.min(...certs.map((c) => c.notAfter.getTime()));
+    remember(sha256Hex((obj as ClusterTrustBundle).spec.trustBundle), { anchors: certs.length, earliestNotAfter });
+  }
+  return errs;
+}
+
+/** How a warning names an anchor: its subject and the first 16 hex digits of its SHA-256. */
+function anchorName(anchor: Pick<TrustAnchor, 'subject' | 'sha256'>): string {
   return `trust anchor ${goQuote(anchor.subject)} (sha256 ${anchor.sha256.slice(0, 16)})`;
+}
+
+/** The name of a certificate validation accepted: described only now, for the few that warn. */
+function validatedAnchorName(der: Uint8Array): string {
+  const sha256 = sha256Hex(der);
+  return anchorName({ subject: describeTrustAnchor(der, sha256)?.subject ?? '', sha256 });
 }
 
 /**
  * The warnings of a write that stores `obj` (Kubernetes' WarningsOnCreate/WarningsOnUpdate): one
  * per anchor that is expired, not yet valid or expires within 30 days of `now`. An update that
  * keeps spec.trustBundle as stored warns about nothing and parses nothing, as kube-apiserver's
- * workload strategies warn on update only when the spec they check changed.
+ * workload strategies warn on update only when the spec they check changed. After validation
+ * the times come from its parse; only an anchor that warns is described (subject, SHA-256).
  */
 export function clusterTrustBundleWarnings(obj: ApiObject, old?: ApiObject, now: number = Date.now()): string[] {
   const pem = (obj as ClusterTrustBundle).spec?.trustBundle;
   if (typeof pem !== 'string' || pem === '') return [];
   if (old && (old as ClusterTrustBundle).spec?.trustBundle === pem) return [];
+  const validated = validatedCertificates.get(obj);
+  const anchors = validated
+    ? validated.map((c) => ({ notBefore: c.notBefore, notAfter: c.notAfter, name: () => validatedAnchorName(c.der) }))
+    : trustAnchorFacts(pem).anchors.map((a) => ({ notBefore: a.notBefore, notAfter: a.notAfter, name: () => anchorName(a) }));
   const warnings: string[] = [];
-  for (const anchor of trustAnchorFacts(pem).anchors) {
+  for (const anchor of anchors) {
     const validity = trustAnchorValidity(anchor, { now, soonMs: anchorExpiryWarningWindowMs });
     if (validity === 'expired') {
-      warnings.push(`spec.trustBundle: ${anchorName(anchor)} expired at ${formatMetaTime(anchor.notAfter)}`);
+      warnings.push(`spec.trustBundle: ${anchor.name()} expired at ${formatMetaTime(anchor.notAfter)}`);
     } else if (validity === 'not-yet-valid') {
-      warnings.push(`spec.trustBundle: ${anchorName(anchor)} is not valid before ${formatMetaTime(anchor.notBefore)}`);
+      warnings.push(`spec.trustBundle: ${anchor.name()} is not valid before ${formatMetaTime(anchor.notBefore)}`);
     } else if (validity === 'expires-soon') {
       const left = humanDuration(anchor.notAfter.getTime() - now);
-      warnings.push(`spec.trustBundle: ${anchorName(anchor)} expires at ${formatMetaTime(anchor.notAfter)} (in ${left})`);
+      warnings.push(`spec.trustBundle: ${anchor.name()} expires at ${formatMetaTime(anchor.notAfter)} (in ${left})`);
     }
   }
   return warnings;
@@ -106,14 +180,13 @@ export function clusterTrustBundleWarnings(obj: ApiObject, old?: ApiObject, now:
 /** The wide columns' cells: how many anchors the bundle holds and the earliest notAfter (RFC 3339). */
 function anchorCells(obj: ApiObject): [number, string] {
   const pem = (obj as ClusterTrustBundle).spec?.trustBundle;
-  if (typeof pem !== 'string' || pem === '') return [0, '<none>'];
-  const { anchors, earliestNotAfter } = trustAnchorFacts(pem);
-  return [anchors.length, earliestNotAfter ? formatMetaTime(earliestNotAfter) : '<none>'];
+  const summary = trustBundleSummary(typeof pem === 'string' ? pem : '');
+  return [summary.anchors, summary.earliestNotAfter === undefined ? '<none>' : formatMetaTime(summary.earliestNotAfter)];
 }
 
 export const clusterTrustBundleStrategy: ResourceStrategy = {
-  validate: (obj) => validateClusterTrustBundle(obj as ClusterTrustBundle),
-  validateUpdate: (obj, old) => validateClusterTrustBundleUpdate(obj as ClusterTrustBundle, old as ClusterTrustBundle),
+  validate: (obj) => validateKeeping(obj, (options) => validateClusterTrustBundle(obj as ClusterTrustBundle, options)),
+  validateUpdate: (obj, old) => validateKeeping(obj, (options) => validateClusterTrustBundleUpdate(obj as ClusterTrustBundle, old as ClusterTrustBundle, options)),
   warnings: (obj, old) => clusterTrustBundleWarnings(obj, old),
   admit: admitAttest,
   allowCreateOnUpdate: false,
