@@ -128,7 +128,11 @@ describe('parseCertificate', () => {
 
   it('rejects validity times Go would not print back the same (junk after the digits)', () => {
     const der = derOf(ca.certPem);
-    const at = der.indexOf(0x17) + 2;
+    // notBefore: the first UTCTime element (17 0d, twelve digits, Z); a lone 0x17 byte may occur earlier, in the random serial.
+    const isUtcTimeAt = (i: number) =>
+      der[i] === 0x17 && der[i + 1] === 0x0d && der[i + 14] === 0x5a && der.subarray(i + 2, i + 14).every((b) => b >= 0x30 && b <= 0x39);
+    const at = der.findIndex((_b, i) => isUtcTimeAt(i)) + 2;
+    expect(at).toBeGreaterThan(1);
     const junk = Uint8Array.from(der);
     junk[at + 11] = 0x1d;
     expect(parseCertificate(junk)).toEqual({ ok: false, error: 'x509: malformed UTCTime' });

@@ -202,6 +202,18 @@ describe('RbacAuthorizer decisions across changes', () => {
     }
   });
 
+  it('keeps non-resource decisions per namespace, as RBAC visits that namespace\'s bindings', async () => {
+    const store = new RbacPolicyStore({
+      clusterRoles: [clusterRole('version-reader', [{ verbs: ['get'], nonResourceURLs: ['/version'] }])],
+      roleBindings: [rb('team-a', 'versions', 'ClusterRole', 'version-reader', [userSubject('erin')])],
+    });
+    const authorizer = new RbacAuthorizer(store);
+    const version = (namespace: string): Attributes => ({ ...request(user('erin'), 'get', '', '', namespace), resourceRequest: false, path: '/version' });
+    expect((await authorizer.authorize(version(''))).decision).toBe('NoOpinion');
+    expect((await authorizer.authorize(version('team-a'))).decision).toBe('Allow');
+    expect((await authorizer.authorize(version(''))).decision).toBe('NoOpinion');
+  });
+
   it('keeps a bounded number of decisions and still answers past the bound', async () => {
     const authorizer = new RbacAuthorizer(fixture());
     for (let i = 0; i < decisionCacheSize + 10; i++) {

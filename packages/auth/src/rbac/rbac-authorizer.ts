@@ -98,7 +98,8 @@ function decisionKey(attrs: Attributes): string {
   const { user } = attrs;
   return attrs.resourceRequest
     ? JSON.stringify([user.username, user.groups, attrs.verb, attrs.apiGroup, attrs.resource, attrs.subresource, attrs.namespace, attrs.name])
-    : JSON.stringify([user.username, user.groups, attrs.verb, attrs.path]);
+    : // The namespace counts for non-resource requests too: RBAC visits that namespace's bindings.
+      JSON.stringify([user.username, user.groups, attrs.verb, attrs.path, attrs.namespace]);
 }
 
 function toResourceRule(rule: PolicyRule): ResourceRule {
