@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { encodePem, readPemEntries } from './pem.js';
 import { describeTrustAnchor, type TrustAnchor } from './trust-anchor.js';
 
@@ -23,7 +23,8 @@ export interface CanonicalTrustBundle {
   readonly earliestNotAfter?: Date;
 }
 
-const sha256Hex = (data: Uint8Array | string) => createHash('sha256').update(data).digest('hex');
+// One-shot hashing (Node 20.12+): several times cheaper than createHash() for a certificate's few hundred bytes.
+const sha256Hex = (data: Uint8Array | string) => hash('sha256', data, 'hex');
 
 /**
  * The CERTIFICATE blocks of a PEM text in input order, decoded and hashed. Headers, text outside

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { readPemEntries } from './pem.js';
+import { decodePemBase64, readPemEntries } from './pem.js';
 import { validateTrustBundle } from './trust-bundle.js';
 
 // The project's fuzz settings (as @plat/api-model/testing gives them to the packages above this
@@ -41,4 +41,16 @@ describe('PEM reading (fuzz)', () => {
       fuzzParameters(25),
     );
   }, fuzzTimeoutMs(60_000));
+
+  it('decodes a body of base64 and line feeds alike with and without other whitespace (the fast path and the general one)', () => {
+    const body = fc.array(fc.constantFrom('A', 'z', '9', '+', '/', '=', '\n', 'AAAA', 'AA==', 'aGk=', 'aGVs\nbG8='), { maxLength: 40 }).map((parts) => parts.join(''));
+    fc.assert(
+      fc.property(body, (text) => {
+        const plain = decodePemBase64(text);
+        const spaced = decodePemBase64(text.replaceAll('\n', ' \r\n\t'));
+        expect(plain === undefined ? undefined : Buffer.from(plain).toString('hex')).toBe(spaced === undefined ? undefined : Buffer.from(spaced).toString('hex'));
+      }),
+      fuzzParameters(2000),
+    );
+  });
 });

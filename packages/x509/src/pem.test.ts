@@ -101,11 +101,15 @@ describe('decodePemBase64', () => {
     ['', ''],
     ['aGk=', 'hi'],
     ['aGVs\nbG8=', 'hello'],
+    ['aGVs\nbG8=\n', 'hello'],
+    ['aGVs\r\nbG8=', 'hello'],
+    ['aG\nk=', 'hi'],
+    ['aGVsbA=\n=', 'hell'],
   ])('decodes %j', (input, expected) => {
     expect(Buffer.from(decodePemBase64(input)!).toString()).toBe(expected);
   });
 
-  it.each(['a', 'aGk', '====', 'a===', 'aG=k', 'aGk=aGk=', 'aGk\u00e9', 'aGk-'])('rejects %j', (input) => {
+  it.each(['a', 'aGk', '====', 'a===', 'aG=k', 'aGk=aGk=', 'aGk\u00e9', 'aGk-', 'aGk\n', 'aGk=\n\n=', 'aGk==\n', 'aG=\nk'])('rejects %j', (input) => {
     expect(decodePemBase64(input)).toBeUndefined();
   });
 });

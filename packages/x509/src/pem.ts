@@ -74,12 +74,23 @@ for (let i = 0; i < 64; i++) {
   base64Value['ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'.charCodeAt(i)] = i;
 }
 
+/** Base64 alphabet and LF line breaks, at most two padding characters at the very end: decoded without copying. */
+const plainBody = /^[A-Za-z0-9+/\n]*(?:==?\n?)?$/;
+
 /**
  * Decodes padded standard base64 the way Go's base64.StdEncoding does inside PEM: spaces, tabs,
  * CR and LF are ignored; padding is required; nothing may follow the padding. Returns undefined
  * for malformed data.
  */
 export function decodePemBase64(text: string): Uint8Array | undefined {
+  if (plainBody.test(text)) {
+    // The usual body (what encoders write): Buffer's decoder skips the line feeds itself.
+    let newlines = 0;
+    for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) newlines++;
+    if ((text.length - newlines) % 4 !== 0) return undefined;
+    const bytes = Buffer.from(text, 'base64');
+    return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
   let clean = '';
   let needsCopy = false;
   for (let i = 0; i < text.length; i++) {
