@@ -44,7 +44,8 @@ async function main() {
     }
     client = new trust.RestClient(trust.resolveRestConfig(trust.loadKubeConfig({ explicitPath: server.kubeconfig })));
     const selection = { signerName, labelSelector: {} };
-    const query = { fieldSelector: `spec.signerName=${signerName}`, limit: trust.listChunkSize ?? 500 };
+    // The query resolveTrustAnchors sends for this selection (`{}` adds no labelSelector).
+    const query = { fieldSelector: `spec.signerName=${signerName}`, limit: trust.listChunkSize };
     const resolve = async () => {
       const t = performance.now();
       const anchors = await trust.resolveTrustAnchors(client, selection);
