@@ -10,8 +10,6 @@ import { build } from 'esbuild';
 import { Agent, request } from 'undici';
 import { adminCredentials, benchFlags, buildApiServerBundle, root, startApiServer } from '../lib/apiserver-harness.mjs';
 
-export { root };
-
 export const collection = '/apis/certificates.plat.io/v1alpha1/clustertrustbundles';
 
 /** `--rounds N` (default 5), `--json`, `--backend` (default sqlite) and the flag reader for the rest. */
@@ -87,9 +85,9 @@ export async function startServer({ backend, args = [] }) {
  * `performance.now()` at the moment the server's answer arrived (status line and headers), once
  * the answer is 201 or 200.
  */
-export async function writeBundle(server, { name, signerName, trustBundle, labels, create = false }) {
+export async function writeBundle(server, { name, signerName, trustBundle, create = false }) {
   const body = create
-    ? { apiVersion: 'certificates.plat.io/v1alpha1', kind: 'ClusterTrustBundle', metadata: { name, ...(labels ? { labels } : {}) }, spec: { signerName, trustBundle } }
+    ? { apiVersion: 'certificates.plat.io/v1alpha1', kind: 'ClusterTrustBundle', metadata: { name }, spec: { signerName, trustBundle } }
     : { spec: { trustBundle } };
   const res = await request(`${server.url}${collection}${create ? '' : `/${encodeURIComponent(name)}`}`, {
     method: create ? 'POST' : 'PATCH',
@@ -120,7 +118,7 @@ export async function makeCertificates(x509, count, prefix, parallel = 50) {
 }
 
 /** Nearest-rank percentile of an ascending array. */
-export function percentile(sorted, p) {
+function percentile(sorted, p) {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 }
