@@ -25,13 +25,8 @@
 // Prints decisions/s per variant (median and range over the rounds), each round's ratio to (a),
 // and the cost of one decision in microseconds. Target (issue 20): (b) about (c), and small next
 // to the cost of a GET request (the end-to-end ratio is measured by the server benchmark).
-import { build } from 'esbuild';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { importSources } from '../lib/import-sources.mjs';
 
-const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? Number(process.argv[i + 1]) : fallback;
@@ -40,34 +35,14 @@ const rounds = Math.max(5, arg('rounds', 7));
 const sliceMs = arg('ms', 400);
 const asJson = process.argv.includes('--json');
 
-const out = mkdtempSync(join(tmpdir(), 'plat-bench-rbac-'));
-let auth;
-try {
-  const outfile = join(out, 'rbac.mjs');
-  await build({
-    absWorkingDir: root,
-    stdin: {
-      contents: [
-        "export { RbacAuthorizer } from './packages/auth/src/rbac/rbac-authorizer.ts';",
-        "export { RbacPolicyStore } from './packages/auth/src/rbac/rule-source.ts';",
-        "export { ruleAllows } from './packages/auth/src/rbac/rule-matching.ts';",
-        "export { createAlwaysAllowAuthorizer } from './packages/auth/src/mode-authorizers.ts';",
-      ].join('\n'),
-      resolveDir: root,
-      loader: 'ts',
-    },
-    outfile,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    conditions: ['@plat/source'],
-    logLevel: 'error',
-  });
-  auth = await import(pathToFileURL(outfile).href);
-} finally {
-  rmSync(out, { recursive: true, force: true });
-}
+const auth = await importSources(
+  [
+    "export { RbacAuthorizer } from './packages/auth/src/rbac/rbac-authorizer.ts';",
+    "export { RbacPolicyStore } from './packages/auth/src/rbac/rule-source.ts';",
+    "export { ruleAllows } from './packages/auth/src/rbac/rule-matching.ts';",
+    "export { createAlwaysAllowAuthorizer } from './packages/auth/src/mode-authorizers.ts';",
+  ].join('\n'),
+);
 
 const k8s = 'rbac.authorization.k8s.io';
 function policy(n) {

@@ -1,14 +1,13 @@
 // What the trust benchmarks (propagation.mjs, fanout.mjs, resolve.mjs) share: flags, the started
-// apiserver (tools/bench/lib's harness), @plat/trust, @plat/client and @plat/x509 bundled from
-// their sources for this process, distinct CA certificates to publish, bundle writes with the admin
+// apiserver (tools/bench/lib's harness), @plat/trust, @plat/client and @plat/x509 from their
+// sources (lib/import-sources.mjs), distinct CA certificates to publish, bundle writes with the admin
 // credentials, and percentiles / median [min–max] over rounds.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
 import { Agent, request } from 'undici';
 import { adminCredentials, benchFlags, buildApiServerBundle, root, startApiServer } from '../lib/apiserver-harness.mjs';
+import { importSources } from '../lib/import-sources.mjs';
 
 export const collection = '/apis/certificates.plat.io/v1alpha1/clustertrustbundles';
 
@@ -26,35 +25,9 @@ export function trustBenchFlags() {
   return { flag, has, rounds, backend, asJson, log };
 }
 
-/**
- * @plat/trust, @plat/client and @plat/x509 from their sources (the `@plat/source` condition), in
- * one esbuild bundle imported by this process: no build step, the checked-out tree is measured.
- */
-export async function loadTrustPackages() {
-  const out = fs.mkdtempSync(path.join(os.tmpdir(), 'plat-bench-trust-'));
-  try {
-    const outfile = path.join(out, 'trust.mjs');
-    await build({
-      absWorkingDir: root,
-      stdin: {
-        contents: ["export * from '@plat/trust';", "export * from '@plat/client';", "export * as x509 from '@plat/x509';"].join('\n'),
-        resolveDir: root,
-        loader: 'ts',
-      },
-      outfile,
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      conditions: ['@plat/source'],
-      // CommonJS dependencies bundled into ESM call require() for Node's built-ins.
-      banner: { js: "import { createRequire as __benchRequire } from 'node:module'; const require = __benchRequire(import.meta.url);" },
-      logLevel: 'error',
-    });
-    return await import(pathToFileURL(outfile).href);
-  } finally {
-    fs.rmSync(out, { recursive: true, force: true });
-  }
+/** @plat/trust, @plat/client and @plat/x509 from their sources, in this process (`x509` as a namespace). */
+export function loadTrustPackages() {
+  return importSources(["export * from '@plat/trust';", "export * from '@plat/client';", "export * as x509 from '@plat/x509';"].join('\n'));
 }
 
 /**
