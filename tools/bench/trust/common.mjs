@@ -36,9 +36,15 @@ export function loadTrustPackages() {
  * directory.
  */
 export async function startServer({ backend, args = [] }) {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'plat-bench-trust-data-'));
   const bundle = await buildApiServerBundle();
-  const api = await startApiServer({ bundle, dataDir, args: [`--storage-backend=${backend}`, '--v=0', ...args], cwd: root, timeoutMs: 60_000 });
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'plat-bench-trust-data-'));
+  let api;
+  try {
+    api = await startApiServer({ bundle, dataDir, args: [`--storage-backend=${backend}`, '--v=0', ...args], cwd: root, timeoutMs: 60_000 });
+  } catch (err) {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
   const creds = adminCredentials(api.kubeconfig);
   const dispatcher = new Agent({ connect: { ca: creds.ca, cert: creds.cert, key: creds.key }, connections: 16 });
   return {
