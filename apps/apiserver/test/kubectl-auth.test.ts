@@ -91,4 +91,56 @@ import { hasKubectl, kubectl } from './kubectl.js';
     const asReader = await kubectl(admin, ['auth', 'can-i', 'create', 'clustertrustbundles', '--as=someone']);
     expect(asReader.stdout).toBe('no\n');
   });
+
+  it('creates review manifests with the Kubernetes apiVersion (kubectl create -f), found through discovery', async () => {
+    const ssar = JSON.stringify({
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SelfSubjectAccessReview',
+      spec: { resourceAttributes: { verb: 'create', group: 'certificates.plat.io', resource: 'clustertrustbundles' } },
+    });
+    // Validation needs the OpenAPI documents, which the review groups do not have (see the docs).
+    const create = ['create', '--validate=false', '-f', '-'];
+    const yaml = await kubectl(writer, [...create, '-o', 'yaml'], ssar);
+    expect([yaml.code, yaml.stderr]).toEqual([0, '']);
+    expect(yaml.stdout).toBe(
+      [
+        'apiVersion: authorization.k8s.io/v1',
+        'kind: SelfSubjectAccessReview',
+        'metadata:',
+        '  creationTimestamp: null',
+        'spec:',
+        '  resourceAttributes:',
+        '    group: certificates.plat.io',
+        '    resource: clustertrustbundles',
+        '    verb: create',
+        'status:',
+        '  allowed: true',
+        '',
+      ].join('\n'),
+    );
+    expect((await kubectl(writer, create, ssar)).stdout).toBe('selfsubjectaccessreview.authorization.k8s.io/<unknown> created\n');
+    const sar = JSON.stringify({
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SubjectAccessReview',
+      spec: { user: 'someone', groups: ['writers'], resourceAttributes: { verb: 'delete', group: 'certificates.plat.io', resource: 'clustertrustbundles' } },
+    });
+    const json = await kubectl(admin, [...create, '-o', 'json'], sar);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SubjectAccessReview',
+      status: { allowed: false, denied: true, reason: 'deleting is reserved' },
+    });
+    const forbidden = await kubectl(writer, create, sar);
+    expect(forbidden.stderr).toContain('subjectaccessreviews.authorization.plat.io is forbidden: User "writer" cannot create resource "subjectaccessreviews"');
+    // Both groups are listed; a bare resource name still resolves to the plat group, as before.
+    const resources = await kubectl(admin, ['api-resources', '--api-group=authorization.k8s.io', '-o', 'wide']);
+    expect(resources.stdout.trim().split('\n').slice(1).map((l) => l.trim().split(/\s+/))).toEqual([
+      ['selfsubjectaccessreviews', 'authorization.k8s.io/v1', 'false', 'SelfSubjectAccessReview', 'create'],
+      ['selfsubjectrulesreviews', 'authorization.k8s.io/v1', 'false', 'SelfSubjectRulesReview', 'create'],
+      ['subjectaccessreviews', 'authorization.k8s.io/v1', 'false', 'SubjectAccessReview', 'create'],
+    ]);
+    const canI = await kubectl(admin, ['auth', 'can-i', 'create', 'selfsubjectaccessreviews', '-n', 'x']);
+    expect(canI.stderr).toContain("resource 'selfsubjectaccessreviews' is not namespace scoped in group 'authorization.plat.io'");
+  });
 });

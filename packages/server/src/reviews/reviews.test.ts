@@ -202,16 +202,55 @@ describe('review APIs', () => {
     expect(proto.json.spec).toEqual({ namespace: 'team-b' });
   });
 
-  it('lists the review resources in discovery, create only', async () => {
-    const list = await c.req<{ resources: unknown[] }>('reader', 'GET', '/apis/authorization.plat.io/v1');
-    expect(list.status).toBe(200);
-    expect(list.json.resources).toEqual([
+  it('lists the review resources in discovery under the plat and the Kubernetes group names, create only', async () => {
+    const authorization = [
       { name: 'selfsubjectaccessreviews', singularName: 'selfsubjectaccessreview', namespaced: false, kind: 'SelfSubjectAccessReview', verbs: ['create'] },
       { name: 'selfsubjectrulesreviews', singularName: 'selfsubjectrulesreview', namespaced: false, kind: 'SelfSubjectRulesReview', verbs: ['create'] },
       { name: 'subjectaccessreviews', singularName: 'subjectaccessreview', namespaced: false, kind: 'SubjectAccessReview', verbs: ['create'] },
-    ]);
+    ];
+    const authentication = [{ name: 'selfsubjectreviews', singularName: 'selfsubjectreview', namespaced: false, kind: 'SelfSubjectReview', verbs: ['create'] }];
+    for (const [group, resources] of [
+      ['authorization.plat.io', authorization],
+      ['authorization.k8s.io', authorization],
+      ['authentication.plat.io', authentication],
+      ['authentication.k8s.io', authentication],
+    ] as const) {
+      const list = await c.req<{ groupVersion: string; resources: unknown[] }>('reader', 'GET', `/apis/${group}/v1`);
+      expect(list.status).toBe(200);
+      expect(list.json.groupVersion).toBe(`${group}/v1`);
+      expect(list.json.resources).toEqual(resources);
+      const doc = await c.req('reader', 'GET', `/apis/${group}`);
+      expect(doc.json).toEqual({
+        kind: 'APIGroup',
+        apiVersion: 'v1',
+        name: group,
+        versions: [{ groupVersion: `${group}/v1`, version: 'v1' }],
+        preferredVersion: { groupVersion: `${group}/v1`, version: 'v1' },
+      });
+    }
+    // The plat groups first: kubectl resolves a bare resource name to the first group serving it.
     const groups = await c.req<{ groups: { name: string }[] }>('reader', 'GET', '/apis');
-    expect(groups.json.groups.map((g) => g.name)).toEqual(['certificates.plat.io', 'authentication.plat.io', 'authorization.plat.io']);
+    expect(groups.json.groups.map((g) => g.name)).toEqual([
+      'certificates.plat.io',
+      'authentication.plat.io',
+      'authorization.plat.io',
+      'authentication.k8s.io',
+      'authorization.k8s.io',
+    ]);
+    const aggregated = await c.req<{ items: Array<{ metadata: { name: string }; versions: Array<{ resources: Array<Record<string, unknown>> }> }> }>(
+      'reader',
+      'GET',
+      '/apis',
+      { headers: { accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' } },
+    );
+    const ssar = aggregated.json.items.find((i) => i.metadata.name === 'authorization.k8s.io')!.versions[0]!.resources[0];
+    expect(ssar).toEqual({
+      resource: 'selfsubjectaccessreviews',
+      responseKind: { group: 'authorization.k8s.io', version: 'v1', kind: 'SelfSubjectAccessReview' },
+      scope: 'Cluster',
+      singularResource: 'selfsubjectaccessreview',
+      verbs: ['create'],
+    });
     // No OpenAPI documents for the non-stored review groups.
     const v3 = await c.req<{ paths: Record<string, unknown> }>('reader', 'GET', '/openapi/v3');
     expect(Object.keys(v3.json.paths)).toEqual(['apis/certificates.plat.io/v1alpha1']);

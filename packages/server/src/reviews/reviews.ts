@@ -27,9 +27,10 @@ import { contentTypeOf, decodeObjectBody, readBody } from '../request-body.js';
 import { newPathNotFound, writeObject } from '../response.js';
 
 /**
- * The review APIs (Kubernetes' authentication.k8s.io and authorization.k8s.io, here under the
- * plat groups): create-only, nothing is stored. SelfSubjectReview answers the caller's user;
- * SelfSubjectAccessReview and SubjectAccessReview ask the server's authorizer chain.
+ * The review APIs (Kubernetes' authentication.k8s.io and authorization.k8s.io, served under the
+ * plat groups and under those two names): create-only, nothing is stored. SelfSubjectReview
+ * answers the caller's user; SelfSubjectAccessReview and SubjectAccessReview ask the server's
+ * authorizer chain.
  */
 
 /** A served, non-stored resource as discovery lists it. */
@@ -57,28 +58,39 @@ const review = (group: string, resource: string, kind: string): ReviewResource =
   verbs: ['create'],
 });
 
-export const reviewResources: readonly ReviewResource[] = [
-  review(authenticationGroup, 'selfsubjectreviews', selfSubjectReviewKind),
-  review(authorizationGroup, 'selfsubjectaccessreviews', selfSubjectAccessReviewKind),
-  review(authorizationGroup, 'selfsubjectrulesreviews', selfSubjectRulesReviewKind),
-  review(authorizationGroup, 'subjectaccessreviews', subjectAccessReviewKind),
-];
-
 /**
- * kubectl (`auth whoami`, `auth can-i`) posts to the Kubernetes group names, which it cannot be
- * told to change: those paths are served as aliases of the plat groups (authorized and answered
- * as the plat resources; the answer's apiVersion echoes the group the client used). Discovery
- * lists only the plat groups.
+ * kubectl (`auth whoami`, `auth can-i`, `create -f` of a review manifest) and other Kubernetes
+ * clients use the Kubernetes group names: each plat review group is also served under its
+ * Kubernetes name, as `rbac.authorization.k8s.io` is for the RBAC resources. Those paths are
+ * aliases (authorized and answered as the plat resources; the answer's apiVersion echoes the group
+ * the client used), and discovery lists both groups, the plat group first so that a bare resource
+ * name still resolves to it.
  */
 const aliasGroups: Readonly<Record<string, string>> = {
   'authentication.k8s.io': authenticationGroup,
   'authorization.k8s.io': authorizationGroup,
 };
 
-/** The path a request is routed and authorized by: alias groups mapped to the plat groups. */
+const platReviews: readonly ReviewResource[] = [
+  review(authenticationGroup, 'selfsubjectreviews', selfSubjectReviewKind),
+  review(authorizationGroup, 'selfsubjectaccessreviews', selfSubjectAccessReviewKind),
+  review(authorizationGroup, 'selfsubjectrulesreviews', selfSubjectRulesReviewKind),
+  review(authorizationGroup, 'subjectaccessreviews', subjectAccessReviewKind),
+];
+
+/** The review resources under the plat groups, then the same under the Kubernetes group names. */
+export const reviewResources: readonly ReviewResource[] = [
+  ...platReviews,
+  ...Object.entries(aliasGroups).flatMap(([alias, group]) => platReviews.filter((r) => r.group === group).map((r) => ({ ...r, group: alias }))),
+];
+
+/**
+ * The path a request is routed and authorized by: resource paths of the alias groups mapped to the
+ * plat groups (their discovery paths, `/apis/<group>` and `/apis/<group>/<version>`, stay theirs).
+ */
 export function canonicalReviewPath(pathname: string): string {
-  const m = /^\/apis\/(authentication\.k8s\.io|authorization\.k8s\.io)(\/.*)?$/.exec(pathname);
-  return m ? `/apis/${aliasGroups[m[1]!]}${m[2] ?? ''}` : pathname;
+  const m = /^\/apis\/(authentication\.k8s\.io|authorization\.k8s\.io)(\/[^/]+\/.+)$/.exec(pathname);
+  return m ? `/apis/${aliasGroups[m[1]!]}${m[2]}` : pathname;
 }
 
 export function isReviewRequest(ctx: RequestContext): boolean {
