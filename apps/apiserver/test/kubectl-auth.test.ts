@@ -98,7 +98,8 @@ import { hasKubectl, kubectl } from './kubectl.js';
       kind: 'SelfSubjectAccessReview',
       spec: { resourceAttributes: { verb: 'create', group: 'certificates.plat.io', resource: 'clustertrustbundles' } },
     });
-    // Validation needs the OpenAPI documents, which the review groups do not have (see the docs).
+    // kubectl validates a kind without PATCH (the reviews) against the OpenAPI v2 document in
+    // protobuf, which plat does not serve (JSON only): hence --validate=false (see the docs).
     const create = ['create', '--validate=false', '-f', '-'];
     const yaml = await kubectl(writer, [...create, '-o', 'yaml'], ssar);
     expect([yaml.code, yaml.stderr]).toEqual([0, '']);
@@ -142,5 +143,10 @@ import { hasKubectl, kubectl } from './kubectl.js';
     ]);
     const canI = await kubectl(admin, ['auth', 'can-i', 'create', 'selfsubjectaccessreviews', '-n', 'x']);
     expect(canI.stderr).toContain("resource 'selfsubjectaccessreviews' is not namespace scoped in group 'authorization.plat.io'");
+    // kubectl explain reads the group's OpenAPI v3 document.
+    const explain = await kubectl(admin, ['explain', 'selfsubjectaccessreviews.authorization.k8s.io.spec.resourceAttributes.verb']);
+    expect(explain.stdout).toMatch(/^GROUP:\s+authorization.k8s.io\nKIND:\s+SelfSubjectAccessReview\nVERSION:\s+v1\n\nFIELD: verb <string>\n/);
+    const explainPlat = await kubectl(admin, ['explain', 'selfsubjectaccessreviews']);
+    expect(explainPlat.stdout).toMatch(/^GROUP:\s+authorization.plat.io\nKIND:\s+SelfSubjectAccessReview\n/);
   });
 });

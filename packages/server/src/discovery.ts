@@ -17,23 +17,14 @@ export type DiscoveredResource = Pick<
 
 export class Discovery {
   private readonly groups = new Map<string, Map<string, DiscoveredResource[]>>();
-  private readonly stored: ReadonlySet<string>;
 
-  /** `extra`: served resources without storage or OpenAPI (the review APIs), listed after the others. */
+  /** `extra`: served resources without storage (the review APIs), listed after the others. */
   constructor(resources: readonly ResourceDefinition[], extra: readonly DiscoveredResource[] = []) {
-    this.stored = new Set(resources.map((d) => `${d.group}/${d.version}`));
     for (const def of [...resources, ...extra]) {
       const versions = this.groups.get(def.group) ?? new Map<string, DiscoveredResource[]>();
       versions.set(def.version, [...(versions.get(def.version) ?? []), def]);
       this.groups.set(def.group, versions);
     }
-  }
-
-  /** Group versions of stored resources (those with OpenAPI documents). */
-  groupVersions(): Array<{ group: string; version: string }> {
-    const out: Array<{ group: string; version: string }> = [];
-    for (const [group, versions] of this.groups) for (const version of versions.keys()) if (this.stored.has(`${group}/${version}`)) out.push({ group, version });
-    return out;
   }
 
   private apiGroup(group: string) {

@@ -6,7 +6,7 @@ import { negotiateOutput } from './negotiation.js';
 import { openApiHandler } from './openapi/serve.js';
 import { newPathNotFound, writeBody, writeError, writeObject } from './response.js';
 import { dispatchResource } from './rest/dispatch.js';
-import { isReviewRequest, serveReview } from './reviews/reviews.js';
+import { isReviewRequest, reviewOpenApiResources, serveReview } from './reviews/reviews.js';
 
 /** A path outside the resource API: `segments` is the decoded path split on `/`. */
 interface NonResourceRoute {
@@ -20,7 +20,7 @@ const healthKinds = new Set(['healthz', 'livez', 'readyz']);
 /** The paths outside the resource API, tried in order (GET and HEAD only; anything else is 404). */
 function nonResourceRoutes(config: CompletedConfig): NonResourceRoute[] {
   const { metrics, versionInfo, discovery, lifecycle } = config;
-  const openApi = openApiHandler(config.resources, discovery, versionInfo);
+  const openApi = openApiHandler([...config.resources, ...(config.reviews ? reviewOpenApiResources : [])], versionInfo);
   return [
     {
       name: 'health',

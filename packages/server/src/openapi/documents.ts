@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { ResourceDefinition } from '../resource.js';
 import type { VersionInfo } from '../version.js';
-import { allDefinitions, groupVersionPath, resourcePaths, type ApiOperation, type ApiPath } from './operations.js';
+import { allDefinitions, groupVersionPath, resourcePaths, type ApiOperation, type ApiPath, type OpenApiResource } from './operations.js';
 import type { OpenApiParameter, OpenApiSchema } from './types.js';
 
 function v2Operation(op: ApiOperation): Record<string, unknown> {
@@ -26,7 +25,7 @@ function v2Operation(op: ApiOperation): Record<string, unknown> {
 }
 
 /** The Swagger 2.0 document served at /openapi/v2. */
-export function buildOpenApiV2(resources: readonly ResourceDefinition[], version: VersionInfo): Record<string, unknown> {
+export function buildOpenApiV2(resources: readonly OpenApiResource[], version: VersionInfo): Record<string, unknown> {
   const paths: Record<string, unknown> = {};
   const all: ApiPath[] = [];
   const seenGv = new Set<string>();
@@ -92,7 +91,7 @@ function v3Operation(op: ApiOperation): Record<string, unknown> {
 }
 
 /** One OpenAPI 3.0 document per group version, as /openapi/v3/apis/<group>/<version> serves it. */
-export function buildOpenApiV3(resources: readonly ResourceDefinition[], group: string, version: string, info: VersionInfo): Record<string, unknown> | undefined {
+export function buildOpenApiV3(resources: readonly OpenApiResource[], group: string, version: string, info: VersionInfo): Record<string, unknown> | undefined {
   const defs = resources.filter((r) => r.group === group && r.version === version);
   if (defs.length === 0) return undefined;
   const paths: Record<string, unknown> = {};

@@ -571,6 +571,32 @@ export const metaDefinitions: Record<string, OpenApiSchema> = {
       }
     ]
   },
+  "io.k8s.apimachinery.pkg.apis.meta.v1.FieldSelectorRequirement": {
+    "description": "FieldSelectorRequirement is a selector that contains values, a key, and an operator that relates the key and values.",
+    "properties": {
+      "key": {
+        "description": "key is the field selector key that the requirement applies to.",
+        "type": "string"
+      },
+      "operator": {
+        "description": "operator represents a key's relationship to a set of values. Valid operators are In, NotIn, Exists, DoesNotExist. The list of operators may grow in the future.",
+        "type": "string"
+      },
+      "values": {
+        "description": "values is an array of string values. If the operator is In or NotIn, the values array must be non-empty. If the operator is Exists or DoesNotExist, the values array must be empty.",
+        "items": {
+          "type": "string"
+        },
+        "type": "array",
+        "x-kubernetes-list-type": "atomic"
+      }
+    },
+    "required": [
+      "key",
+      "operator"
+    ],
+    "type": "object"
+  },
   "io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1": {
     "description": "FieldsV1 stores a set of fields in a data structure like a Trie, in JSON format.\n\nEach key is either a '.' representing the field itself, and will always map to an empty set, or a string representing a sub-field or item. The string will follow one of these four formats: 'f:<name>', where <name> is the name of a field in a struct, or key in a map 'v:<value>', where <value> is the exact json formatted value of a list item 'i:<index>', where <index> is position of a item in a list 'k:<keys>', where <keys> is a map of  a list item's key fields to their unique values If a key maps to an empty Fields value, the field that key represents is part of the set.\n\nThe exact format is defined in sigs.k8s.io/structured-merge-diff",
     "type": "object"
@@ -2267,6 +2293,934 @@ export const kubernetesRbacDefinitions: Record<string, OpenApiSchema> = {
     ],
     "type": "object",
     "x-kubernetes-map-type": "atomic"
+  }
+};
+
+export const reviewDefinitions: Record<string, OpenApiSchema> = {
+  "io.plat.api.authentication.v1.SelfSubjectReview": {
+    "description": "SelfSubjectReview contains the user information that the kube-apiserver has about the user making this request. When using impersonation, users will receive the user info of the user being impersonated.  If impersonation or request header authentication is used, any extra keys will have their case ignored and returned as lowercase.",
+    "properties": {
+      "apiVersion": {
+        "description": "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+        "type": "string"
+      },
+      "kind": {
+        "description": "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+        "type": "string"
+      },
+      "metadata": {
+        "$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+        "description": "metadata is standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"
+      },
+      "status": {
+        "$ref": "#/definitions/io.plat.api.authentication.v1.SelfSubjectReviewStatus",
+        "description": "status is filled in by the server with the user attributes."
+      }
+    },
+    "type": "object",
+    "x-kubernetes-group-version-kind": [
+      {
+        "group": "authentication.plat.io",
+        "kind": "SelfSubjectReview",
+        "version": "v1"
+      }
+    ]
+  },
+  "io.plat.api.authentication.v1.SelfSubjectReviewStatus": {
+    "description": "SelfSubjectReviewStatus is filled by the kube-apiserver and sent back to a user.",
+    "properties": {
+      "userInfo": {
+        "$ref": "#/definitions/io.plat.api.authentication.v1.UserInfo",
+        "description": "userInfo is a set of attributes belonging to the user making this request."
+      }
+    },
+    "type": "object"
+  },
+  "io.plat.api.authentication.v1.UserInfo": {
+    "description": "UserInfo holds the information about the user needed to implement the user.Info interface.",
+    "properties": {
+      "extra": {
+        "additionalProperties": {
+          "items": {
+            "type": "string"
+          },
+          "type": "array"
+        },
+        "description": "extra is any additional information provided by the authenticator.",
+        "type": "object"
+      },
+      "groups": {
+        "description": "groups is the names of groups this user is a part of.",
+        "items": {
+          "type": "string"
+        },
+        "type": "array",
+        "x-kubernetes-list-type": "atomic"
+      },
+      "uid": {
+        "description": "uid is a unique value that identifies this user across time. If this user is deleted and another user by the same name is added, they will have different UIDs.",
+        "type": "string"
+      },
+      "username": {
+        "description": "username is the name that uniquely identifies this user among all active users.",
+        "type": "string"
+      }
+    },
+    "type": "object"
+  },
+  "io.plat.api.authorization.v1.FieldSelectorAttributes": {
+    "description": "FieldSelectorAttributes indicates a field limited access. Webhook authors are encouraged to * ensure rawSelector and requirements are not both set * consider the requirements field if set * not try to parse or consider the rawSelector field if set. This is to avoid another CVE-2022-2880 (i.e. getting different systems to agree on how exactly to parse a query is not something we want), see https://www.oxeye.io/resources/golang-parameter-smuggling-attack for more details. For the *SubjectAccessReview endpoints of the kube-apiserver: * If rawSelector is empty and requirements are empty, the request is not limited. * If rawSelector is present and requirements are empty, the rawSelector will be parsed and limited if the parsing succeeds. * If rawSelector is empty and requirements are present, the requirements should be honored * If rawSelector is present and requirements are present, the request is invalid.",
+    "properties": {
+      "rawSelector": {
+        "description": "rawSelector is the serialization of a field selector that would be included in a query parameter. Webhook implementations are encouraged to ignore rawSelector. The kube-apiserver's *SubjectAccessReview will parse the rawSelector as long as the requirements are not present.",
+        "type": "string"
+      },
+      "requirements": {
+        "description": "requirements is the parsed interpretation of a field selector. All requirements must be met for a resource instance to match the selector. Webhook implementations should handle requirements, but how to handle them is up to the webhook. Since requirements can only limit the request, it is safe to authorize as unlimited request if the requirements are not understood.",
+        "items": {
+          "$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.FieldSelectorRequirement"
+        },
+        "type": "array",
+        "x-kubernetes-list-type": "atomic"
+      }
+    },
+    "type": "object"
+  },
+  "io.plat.api.authorization.v1.LabelSelectorAttributes": {
+    "description": "LabelSelectorAttributes indicates a label limited access. Webhook authors are encouraged to * ensure rawSelector and requirements are not both set * consider the requirements field if set * not try to parse or consider the rawSelector field if set. This is to avoid another CVE-2022-2880 (i.e. getting different systems to agree on how exactly to parse a query is not something we want), see https://www.oxeye.io/resources/golang-parameter-smuggling-attack for more details. For the *SubjectAccessReview endpoints of the kube-apiserver: * If rawSelector is empty and requirements are empty, the request is not limited. * If rawSelector is present and requirements are empty, the rawSelector will be parsed and limited if the parsing succeeds. * If rawSelector is empty and requirements are present, the requirements should be honored * If rawSelector is present and requirements are present, the request is invalid.",
+    "properties": {
+      "rawSelector": {
+        "description": "rawSelector is the serialization of a field selector that would be included in a query parameter. Webhook implementations are encouraged to ignore rawSelector. The kube-apiserver's *SubjectAccessReview will parse the rawSelector as long as the requirements are not present.",
+        "type": "string"
+      },
+      "requirements": {
+        "description": "requirements is the parsed interpretation of a label selector. All requirements must be met for a resource instance to match the selector. Webhook implementations should handle requirements, but how to handle them is up to the webhook. Since requirements can only limit the request, it is safe to authorize as unlimited request if the requirements are not understood.",
+        "items": {
+          "$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement"
+        },
+        "type": "array",
+        "x-kubernetes-list-type": "atomic"
+      }
+    },
+    "type": "object"
+  },
+  "io.plat.api.authorization.v1.NonResourceAttributes": {
+    "description": "NonResourceAttributes includes the authorization attributes available for non-resource requests to the Authorizer interface",
+    "properties": {
+      "path": {
+        "description": "path is the URL path of the request",
+        "type": "string"
+      },
+      "verb": {
+        "description": "verb is the standard HTTP verb",
+        "type": "string"
+      }
+    },
+    "type": "object"
+  },
+  "io.plat.api.authorization.v1.NonResourceRule": {
+    "description": "NonResourceRule holds information that describes a rule for the non-resource",
+    "properties": {
+      "nonResourceURLs": {
+        "description": "nonResourceURLs is a set of partial urls that a user should have access to.  *s are allowed, but only as the full, final step in the path.  \"*\" means all.",
+        "items": {
+          "type": "string"
+        },
+        "type": "array",
+        "x-kubernetes-list-type": "atomic"
+      },
+      "verbs": {
+        "description": "verbs is a list of kubernetes non-resource API verbs, like: get, post, put, delete, patch, head, options.  \"*\" means all.",
+        "items": {
+          "type": "string"
+        },
+        "type": "array",
+        "x-kubernetes-list-type": "atomic"
+      }
+    },
+    "required": [
+      "verbs"
+    ],
+    "type": "object"
+  },
+  "io.plat.api.authorization.v1.ResourceAttributes": {
+    "description": "ResourceAttributes includes the authorization attributes available for resource requests to the Authorizer interface",
+    "properties": {
+      "fieldSelector": {
+        "$ref": "#/definitions/io.plat.api.authorization.v1.FieldSelectorAttributes",
+        "description": "fieldSelector describes the limitation on access based on field.  It can only limit access, not broaden it."
+      },
+      "group": {
+        "description": "group is the API Group of the Resource.  \"*\" means all.",
+        "type": "string"
+      },
+      "labelSelector": {
+        "$ref": "#/definitions/io.plat.api.authorization.v1.LabelSelectorAttributes",
+        "description": "labelSelector describes the limitation on access based on labels.  It can only limit access, not broaden it."
+      },
+      "name": {
+        "description": "name is the name of the resource being requested for a \"get\" or deleted for a \"delete\". \"\" (empty) means all.",
+        "type": "string"
+      },
+      "namespace": {
+        "description": "namespace is the namespace of the action being requested.  Currently, there is no distinction between no namespace and all namespaces \"\" (empty) is defaulted for LocalSubjectAccessReviews \"\" (empty) is empty for cluster-scoped resources \"\" (empty) means \"all\" for namespace scoped resources from a SubjectAccessReview or SelfSubjectAccessReview",
+        "type": "string"
+      },
+      "resource": {
+        "description": "resource is one of the existing resource types.  \"*\" means all.",
+        "type": "string"
+      },
+      "subresource": {
+        "description": "subresource is one of the existing resource types.  \"\" means none.",
+        "type": "string"
+      },
+      "verb": {
+        "description": "verb is a kubernetes resource API verb, like: get, list, watch, create, update, delete, proxy.  \"*\" means all.",
+        "type": "string"
+      },
+      "version": {
+        "description": "version is the API Version of the Resource.  \"*\" means all.",
+        "type": "string"
+      }
+    },
+    "type": "object"
+  },
+  "io.plat.api.authorization.v1.ResourceRule": {
+    "description": "ResourceRule is the list of actions the subject is allowed to perform on resources. The list ordering isn't significant, may contain duplicates, and possibly be incomplete.",
+    "properties": {
+      "apiGroups": {
+        "description": "apiGroups is the name of the APIGroup that contains the resources.  If multiple API groups are specified, any action requested against one of the enumerated resources in any API group will be allowed.  \"*\" means all.",
+        "items": {
+          "type": "string"
+        },
+        "type": "array",
+        "x-kubernetes-list-type": "atomic"
+      },
+      "resourceNames": {
+        "description": "resourceNames is an optional white list of names that the rule applies to.  An empty set means that everything is allowed.  \"*\" means all.",
+        "items": {
+          "type": "string"
+        },
+        "type": "array",
+        "x-kubernetes-list-type": "atomic"
+      },
+      "resources": {
+        "description": "resources is a list of resources this rule applies to.  \"*\" means all in the specified apiGroups.\n \"*/foo\" represents the subresource 'foo' for all resources in the specified apiGroups.",
+        "items": {
+          "type": "string"
+        },
+        "type": "array",
+        "x-kubernetes-list-type": "atomic"
+      },
+      "verbs": {
+        "description": "verbs is a list of kubernetes resource API verbs, like: get, list, watch, create, update, delete, proxy.  \"*\" means all.",
+        "items": {
+          "type": "string"
+        },
+        "type": "array",
+        "x-kubernetes-list-type": "atomic"
+      }
+    },
+    "required": [
+      "verbs"
+    ],
+    "type": "object"
+  },
+  "io.plat.api.authorization.v1.SelfSubjectAccessReview": {
+    "description": "SelfSubjectAccessReview checks whether or the current user can perform an action.  Not filling in a spec.namespace means \"in all namespaces\".  Self is a special case, because users should always be able to check whether they can perform an action",
+    "properties": {
+      "apiVersion": {
+        "description": "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+        "type": "string"
+      },
+      "kind": {
+        "description": "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+        "type": "string"
+      },
+      "metadata": {
+        "$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+        "description": "metadata is the standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"
+      },
+      "spec": {
+        "$ref": "#/definitions/io.plat.api.authorization.v1.SelfSubjectAccessReviewSpec",
+        "description": "spec holds information about the request being evaluated.  user and groups must be empty"
+      },
+      "status": {
+        "$ref": "#/definitions/io.plat.api.authorization.v1.SubjectAccessReviewStatus",
+        "description": "status is filled in by the server and indicates whether the request is allowed or not"
+      }
+    },
+    "required": [
+      "spec"
+    ],
+    "type": "object",
+    "x-kubernetes-group-version-kind": [
+      {
+        "group": "authorization.plat.io",
+        "kind": "SelfSubjectAccessReview",
+        "version": "v1"
+      }
+    ]
+  },
+  "io.plat.api.authorization.v1.SelfSubjectAccessReviewSpec": {
+    "description": "SelfSubjectAccessReviewSpec is a description of the access request.  Exactly one of resourceAttributes and nonResourceAttributes must be set",
+    "properties": {
+      "nonResourceAttributes": {
+        "$ref": "#/definitions/io.plat.api.authorization.v1.NonResourceAttributes",
+        "description": "nonResourceAttributes describes information for a non-resource access request"
+      },
+      "resourceAttributes": {
+        "$ref": "#/definitions/io.plat.api.authorization.v1.ResourceAttributes",
+        "description": "resourceAttributes describes information for a resource access request"
+      }
+    },
+    "type": "object"
+  },
+  "io.plat.api.authorization.v1.SelfSubjectRulesReview": {
+    "description": "SelfSubjectRulesReview enumerates the set of actions the current user can perform within a namespace. The returned list of actions may be incomplete depending on the server's authorization mode, and any errors experienced during the evaluation. SelfSubjectRulesReview should be used by UIs to show/hide actions, or to quickly let an end user reason about their permissions. It should NOT Be used by external systems to drive authorization decisions as this raises confused deputy, cache lifetime/revocation, and correctness concerns. SubjectAccessReview, and LocalAccessReview are the correct way to defer authorization decisions to the API server.",
+    "properties": {
+      "apiVersion": {
+        "description": "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+        "type": "string"
+      },
+      "kind": {
+        "description": "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+        "type": "string"
+      },
+      "metadata": {
+        "$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+        "description": "metadata is the standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"
+      },
+      "spec": {
+        "$ref": "#/definitions/io.plat.api.authorization.v1.SelfSubjectRulesReviewSpec",
+        "description": "spec holds information about the request being evaluated."
+      },
+      "status": {
+        "$ref": "#/definitions/io.plat.api.authorization.v1.SubjectRulesReviewStatus",
+        "description": "status is filled in by the server and indicates the set of actions a user can perform."
+      }
+    },
+    "required": [
+      "spec"
+    ],
+    "type": "object",
+    "x-kubernetes-group-version-kind": [
+      {
+        "group": "authorization.plat.io",
+        "kind": "SelfSubjectRulesReview",
+        "version": "v1"
+      }
+    ]
+  },
+  "io.plat.api.authorization.v1.SelfSubjectRulesReviewSpec": {
+    "description": "SelfSubjectRulesReviewSpec defines the specification for SelfSubjectRulesReview.",
+    "properties": {
+      "namespace": {
+        "description": "namespace to evaluate rules for. Required.",
+        "type": "string"
+      }
+    },
+    "type": "object"
+  },
+  "io.plat.api.authorization.v1.SubjectAccessReview": {
+    "description": "SubjectAccessReview checks whether or not a user or group can perform an action.",
+    "properties": {
+      "apiVersion": {
+        "description": "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+        "type": "string"
+      },
+      "kind": {
+        "description": "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+        "type": "string"
+      },
+      "metadata": {
+        "$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+        "description": "metadata is the standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"
+      },
+      "spec": {
+        "$ref": "#/definitions/io.plat.api.authorization.v1.SubjectAccessReviewSpec",
+        "description": "spec holds information about the request being evaluated"
+      },
+      "status": {
+        "$ref": "#/definitions/io.plat.api.authorization.v1.SubjectAccessReviewStatus",
+        "description": "status is filled in by the server and indicates whether the request is allowed or not"
+      }
+    },
+    "required": [
+      "spec"
+    ],
+    "type": "object",
+    "x-kubernetes-group-version-kind": [
+      {
+        "group": "authorization.plat.io",
+        "kind": "SubjectAccessReview",
+        "version": "v1"
+      }
+    ]
+  },
+  "io.plat.api.authorization.v1.SubjectAccessReviewSpec": {
+    "description": "SubjectAccessReviewSpec is a description of the access request.  Exactly one of resourceAttributes and nonResourceAttributes must be set",
+    "properties": {
+      "extra": {
+        "additionalProperties": {
+          "items": {
+            "type": "string"
+          },
+          "type": "array"
+        },
+        "description": "extra corresponds to the user.Info.GetExtra() method from the authenticator.  Since that is input to the authorizer it needs a reflection here.",
+        "type": "object"
+      },
+      "groups": {
+        "description": "groups is the groups you're testing for.",
+        "items": {
+          "type": "string"
+        },
+        "type": "array",
+        "x-kubernetes-list-type": "atomic"
+      },
+      "nonResourceAttributes": {
+        "$ref": "#/definitions/io.plat.api.authorization.v1.NonResourceAttributes",
+        "description": "nonResourceAttributes describes information for a non-resource access request"
+      },
+      "resourceAttributes": {
+        "$ref": "#/definitions/io.plat.api.authorization.v1.ResourceAttributes",
+        "description": "resourceAttributes describes information for a resource access request"
+      },
+      "uid": {
+        "description": "uid information about the requesting user.",
+        "type": "string"
+      },
+      "user": {
+        "description": "user is the user you're testing for. If you specify \"User\" but not \"Groups\", then is it interpreted as \"What if User were not a member of any groups",
+        "type": "string"
+      }
+    },
+    "type": "object"
+  },
+  "io.plat.api.authorization.v1.SubjectAccessReviewStatus": {
+    "description": "SubjectAccessReviewStatus",
+    "properties": {
+      "allowed": {
+        "description": "allowed is required. True if the action would be allowed, false otherwise.",
+        "type": "boolean"
+      },
+      "denied": {
+        "description": "denied is optional. True if the action would be denied, otherwise false. If both allowed is false and denied is false, then the authorizer has no opinion on whether to authorize the action. Denied may not be true if Allowed is true.",
+        "type": "boolean"
+      },
+      "evaluationError": {
+        "description": "evaluationError is an indication that some error occurred during the authorization check. It is entirely possible to get an error and be able to continue determine authorization status in spite of it. For instance, RBAC can be missing a role, but enough roles are still present and bound to reason about the request.",
+        "type": "string"
+      },
+      "reason": {
+        "description": "reason is optional.  It indicates why a request was allowed or denied.",
+        "type": "string"
+      }
+    },
+    "required": [
+      "allowed"
+    ],
+    "type": "object"
+  },
+  "io.plat.api.authorization.v1.SubjectRulesReviewStatus": {
+    "description": "SubjectRulesReviewStatus contains the result of a rules check. This check can be incomplete depending on the set of authorizers the server is configured with and any errors experienced during evaluation. Because authorization rules are additive, if a rule appears in a list it's safe to assume the subject has that permission, even if that list is incomplete.",
+    "properties": {
+      "evaluationError": {
+        "description": "evaluationError can appear in combination with Rules. It indicates an error occurred during rule evaluation, such as an authorizer that doesn't support rule evaluation, and that ResourceRules and/or NonResourceRules may be incomplete.",
+        "type": "string"
+      },
+      "incomplete": {
+        "description": "incomplete is true when the rules returned by this call are incomplete. This is most commonly encountered when an authorizer, such as an external authorizer, doesn't support rules evaluation.",
+        "type": "boolean"
+      },
+      "nonResourceRules": {
+        "description": "nonResourceRules is the list of actions the subject is allowed to perform on non-resources. The list ordering isn't significant, may contain duplicates, and possibly be incomplete.",
+        "items": {
+          "$ref": "#/definitions/io.plat.api.authorization.v1.NonResourceRule"
+        },
+        "type": "array",
+        "x-kubernetes-list-type": "atomic"
+      },
+      "resourceRules": {
+        "description": "resourceRules is the list of actions the subject is allowed to perform on resources. The list ordering isn't significant, may contain duplicates, and possibly be incomplete.",
+        "items": {
+          "$ref": "#/definitions/io.plat.api.authorization.v1.ResourceRule"
+        },
+        "type": "array",
+        "x-kubernetes-list-type": "atomic"
+      }
+    },
+    "required": [
+      "resourceRules",
+      "nonResourceRules",
+      "incomplete"
+    ],
+    "type": "object"
+  }
+};
+
+export const kubernetesReviewDefinitions: Record<string, OpenApiSchema> = {
+  "io.k8s.api.authentication.v1.SelfSubjectReview": {
+    "description": "SelfSubjectReview contains the user information that the kube-apiserver has about the user making this request. When using impersonation, users will receive the user info of the user being impersonated.  If impersonation or request header authentication is used, any extra keys will have their case ignored and returned as lowercase.",
+    "properties": {
+      "apiVersion": {
+        "description": "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+        "type": "string"
+      },
+      "kind": {
+        "description": "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+        "type": "string"
+      },
+      "metadata": {
+        "$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+        "description": "metadata is standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"
+      },
+      "status": {
+        "$ref": "#/definitions/io.k8s.api.authentication.v1.SelfSubjectReviewStatus",
+        "description": "status is filled in by the server with the user attributes."
+      }
+    },
+    "type": "object",
+    "x-kubernetes-group-version-kind": [
+      {
+        "group": "authentication.k8s.io",
+        "kind": "SelfSubjectReview",
+        "version": "v1"
+      }
+    ]
+  },
+  "io.k8s.api.authentication.v1.SelfSubjectReviewStatus": {
+    "description": "SelfSubjectReviewStatus is filled by the kube-apiserver and sent back to a user.",
+    "properties": {
+      "userInfo": {
+        "$ref": "#/definitions/io.k8s.api.authentication.v1.UserInfo",
+        "description": "userInfo is a set of attributes belonging to the user making this request."
+      }
+    },
+    "type": "object"
+  },
+  "io.k8s.api.authentication.v1.UserInfo": {
+    "description": "UserInfo holds the information about the user needed to implement the user.Info interface.",
+    "properties": {
+      "extra": {
+        "additionalProperties": {
+          "items": {
+            "type": "string"
+          },
+          "type": "array"
+        },
+        "description": "extra is any additional information provided by the authenticator.",
+        "type": "object"
+      },
+      "groups": {
+        "description": "groups is the names of groups this user is a part of.",
+        "items": {
+          "type": "string"
+        },
+        "type": "array",
+        "x-kubernetes-list-type": "atomic"
+      },
+      "uid": {
+        "description": "uid is a unique value that identifies this user across time. If this user is deleted and another user by the same name is added, they will have different UIDs.",
+        "type": "string"
+      },
+      "username": {
+        "description": "username is the name that uniquely identifies this user among all active users.",
+        "type": "string"
+      }
+    },
+    "type": "object"
+  },
+  "io.k8s.api.authorization.v1.FieldSelectorAttributes": {
+    "description": "FieldSelectorAttributes indicates a field limited access. Webhook authors are encouraged to * ensure rawSelector and requirements are not both set * consider the requirements field if set * not try to parse or consider the rawSelector field if set. This is to avoid another CVE-2022-2880 (i.e. getting different systems to agree on how exactly to parse a query is not something we want), see https://www.oxeye.io/resources/golang-parameter-smuggling-attack for more details. For the *SubjectAccessReview endpoints of the kube-apiserver: * If rawSelector is empty and requirements are empty, the request is not limited. * If rawSelector is present and requirements are empty, the rawSelector will be parsed and limited if the parsing succeeds. * If rawSelector is empty and requirements are present, the requirements should be honored * If rawSelector is present and requirements are present, the request is invalid.",
+    "properties": {
+      "rawSelector": {
+        "description": "rawSelector is the serialization of a field selector that would be included in a query parameter. Webhook implementations are encouraged to ignore rawSelector. The kube-apiserver's *SubjectAccessReview will parse the rawSelector as long as the requirements are not present.",
+        "type": "string"
+      },
+      "requirements": {
+        "description": "requirements is the parsed interpretation of a field selector. All requirements must be met for a resource instance to match the selector. Webhook implementations should handle requirements, but how to handle them is up to the webhook. Since requirements can only limit the request, it is safe to authorize as unlimited request if the requirements are not understood.",
+        "items": {
+          "$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.FieldSelectorRequirement"
+        },
+        "type": "array",
+        "x-kubernetes-list-type": "atomic"
+      }
+    },
+    "type": "object"
+  },
+  "io.k8s.api.authorization.v1.LabelSelectorAttributes": {
+    "description": "LabelSelectorAttributes indicates a label limited access. Webhook authors are encouraged to * ensure rawSelector and requirements are not both set * consider the requirements field if set * not try to parse or consider the rawSelector field if set. This is to avoid another CVE-2022-2880 (i.e. getting different systems to agree on how exactly to parse a query is not something we want), see https://www.oxeye.io/resources/golang-parameter-smuggling-attack for more details. For the *SubjectAccessReview endpoints of the kube-apiserver: * If rawSelector is empty and requirements are empty, the request is not limited. * If rawSelector is present and requirements are empty, the rawSelector will be parsed and limited if the parsing succeeds. * If rawSelector is empty and requirements are present, the requirements should be honored * If rawSelector is present and requirements are present, the request is invalid.",
+    "properties": {
+      "rawSelector": {
+        "description": "rawSelector is the serialization of a field selector that would be included in a query parameter. Webhook implementations are encouraged to ignore rawSelector. The kube-apiserver's *SubjectAccessReview will parse the rawSelector as long as the requirements are not present.",
+        "type": "string"
+      },
+      "requirements": {
+        "description": "requirements is the parsed interpretation of a label selector. All requirements must be met for a resource instance to match the selector. Webhook implementations should handle requirements, but how to handle them is up to the webhook. Since requirements can only limit the request, it is safe to authorize as unlimited request if the requirements are not understood.",
+        "items": {
+          "$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement"
+        },
+        "type": "array",
+        "x-kubernetes-list-type": "atomic"
+      }
+    },
+    "type": "object"
+  },
+  "io.k8s.api.authorization.v1.NonResourceAttributes": {
+    "description": "NonResourceAttributes includes the authorization attributes available for non-resource requests to the Authorizer interface",
+    "properties": {
+      "path": {
+        "description": "path is the URL path of the request",
+        "type": "string"
+      },
+      "verb": {
+        "description": "verb is the standard HTTP verb",
+        "type": "string"
+      }
+    },
+    "type": "object"
+  },
+  "io.k8s.api.authorization.v1.NonResourceRule": {
+    "description": "NonResourceRule holds information that describes a rule for the non-resource",
+    "properties": {
+      "nonResourceURLs": {
+        "description": "nonResourceURLs is a set of partial urls that a user should have access to.  *s are allowed, but only as the full, final step in the path.  \"*\" means all.",
+        "items": {
+          "type": "string"
+        },
+        "type": "array",
+        "x-kubernetes-list-type": "atomic"
+      },
+      "verbs": {
+        "description": "verbs is a list of kubernetes non-resource API verbs, like: get, post, put, delete, patch, head, options.  \"*\" means all.",
+        "items": {
+          "type": "string"
+        },
+        "type": "array",
+        "x-kubernetes-list-type": "atomic"
+      }
+    },
+    "required": [
+      "verbs"
+    ],
+    "type": "object"
+  },
+  "io.k8s.api.authorization.v1.ResourceAttributes": {
+    "description": "ResourceAttributes includes the authorization attributes available for resource requests to the Authorizer interface",
+    "properties": {
+      "fieldSelector": {
+        "$ref": "#/definitions/io.k8s.api.authorization.v1.FieldSelectorAttributes",
+        "description": "fieldSelector describes the limitation on access based on field.  It can only limit access, not broaden it."
+      },
+      "group": {
+        "description": "group is the API Group of the Resource.  \"*\" means all.",
+        "type": "string"
+      },
+      "labelSelector": {
+        "$ref": "#/definitions/io.k8s.api.authorization.v1.LabelSelectorAttributes",
+        "description": "labelSelector describes the limitation on access based on labels.  It can only limit access, not broaden it."
+      },
+      "name": {
+        "description": "name is the name of the resource being requested for a \"get\" or deleted for a \"delete\". \"\" (empty) means all.",
+        "type": "string"
+      },
+      "namespace": {
+        "description": "namespace is the namespace of the action being requested.  Currently, there is no distinction between no namespace and all namespaces \"\" (empty) is defaulted for LocalSubjectAccessReviews \"\" (empty) is empty for cluster-scoped resources \"\" (empty) means \"all\" for namespace scoped resources from a SubjectAccessReview or SelfSubjectAccessReview",
+        "type": "string"
+      },
+      "resource": {
+        "description": "resource is one of the existing resource types.  \"*\" means all.",
+        "type": "string"
+      },
+      "subresource": {
+        "description": "subresource is one of the existing resource types.  \"\" means none.",
+        "type": "string"
+      },
+      "verb": {
+        "description": "verb is a kubernetes resource API verb, like: get, list, watch, create, update, delete, proxy.  \"*\" means all.",
+        "type": "string"
+      },
+      "version": {
+        "description": "version is the API Version of the Resource.  \"*\" means all.",
+        "type": "string"
+      }
+    },
+    "type": "object"
+  },
+  "io.k8s.api.authorization.v1.ResourceRule": {
+    "description": "ResourceRule is the list of actions the subject is allowed to perform on resources. The list ordering isn't significant, may contain duplicates, and possibly be incomplete.",
+    "properties": {
+      "apiGroups": {
+        "description": "apiGroups is the name of the APIGroup that contains the resources.  If multiple API groups are specified, any action requested against one of the enumerated resources in any API group will be allowed.  \"*\" means all.",
+        "items": {
+          "type": "string"
+        },
+        "type": "array",
+        "x-kubernetes-list-type": "atomic"
+      },
+      "resourceNames": {
+        "description": "resourceNames is an optional white list of names that the rule applies to.  An empty set means that everything is allowed.  \"*\" means all.",
+        "items": {
+          "type": "string"
+        },
+        "type": "array",
+        "x-kubernetes-list-type": "atomic"
+      },
+      "resources": {
+        "description": "resources is a list of resources this rule applies to.  \"*\" means all in the specified apiGroups.\n \"*/foo\" represents the subresource 'foo' for all resources in the specified apiGroups.",
+        "items": {
+          "type": "string"
+        },
+        "type": "array",
+        "x-kubernetes-list-type": "atomic"
+      },
+      "verbs": {
+        "description": "verbs is a list of kubernetes resource API verbs, like: get, list, watch, create, update, delete, proxy.  \"*\" means all.",
+        "items": {
+          "type": "string"
+        },
+        "type": "array",
+        "x-kubernetes-list-type": "atomic"
+      }
+    },
+    "required": [
+      "verbs"
+    ],
+    "type": "object"
+  },
+  "io.k8s.api.authorization.v1.SelfSubjectAccessReview": {
+    "description": "SelfSubjectAccessReview checks whether or the current user can perform an action.  Not filling in a spec.namespace means \"in all namespaces\".  Self is a special case, because users should always be able to check whether they can perform an action",
+    "properties": {
+      "apiVersion": {
+        "description": "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+        "type": "string"
+      },
+      "kind": {
+        "description": "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+        "type": "string"
+      },
+      "metadata": {
+        "$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+        "description": "metadata is the standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"
+      },
+      "spec": {
+        "$ref": "#/definitions/io.k8s.api.authorization.v1.SelfSubjectAccessReviewSpec",
+        "description": "spec holds information about the request being evaluated.  user and groups must be empty"
+      },
+      "status": {
+        "$ref": "#/definitions/io.k8s.api.authorization.v1.SubjectAccessReviewStatus",
+        "description": "status is filled in by the server and indicates whether the request is allowed or not"
+      }
+    },
+    "required": [
+      "spec"
+    ],
+    "type": "object",
+    "x-kubernetes-group-version-kind": [
+      {
+        "group": "authorization.k8s.io",
+        "kind": "SelfSubjectAccessReview",
+        "version": "v1"
+      }
+    ]
+  },
+  "io.k8s.api.authorization.v1.SelfSubjectAccessReviewSpec": {
+    "description": "SelfSubjectAccessReviewSpec is a description of the access request.  Exactly one of resourceAttributes and nonResourceAttributes must be set",
+    "properties": {
+      "nonResourceAttributes": {
+        "$ref": "#/definitions/io.k8s.api.authorization.v1.NonResourceAttributes",
+        "description": "nonResourceAttributes describes information for a non-resource access request"
+      },
+      "resourceAttributes": {
+        "$ref": "#/definitions/io.k8s.api.authorization.v1.ResourceAttributes",
+        "description": "resourceAttributes describes information for a resource access request"
+      }
+    },
+    "type": "object"
+  },
+  "io.k8s.api.authorization.v1.SelfSubjectRulesReview": {
+    "description": "SelfSubjectRulesReview enumerates the set of actions the current user can perform within a namespace. The returned list of actions may be incomplete depending on the server's authorization mode, and any errors experienced during the evaluation. SelfSubjectRulesReview should be used by UIs to show/hide actions, or to quickly let an end user reason about their permissions. It should NOT Be used by external systems to drive authorization decisions as this raises confused deputy, cache lifetime/revocation, and correctness concerns. SubjectAccessReview, and LocalAccessReview are the correct way to defer authorization decisions to the API server.",
+    "properties": {
+      "apiVersion": {
+        "description": "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+        "type": "string"
+      },
+      "kind": {
+        "description": "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+        "type": "string"
+      },
+      "metadata": {
+        "$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+        "description": "metadata is the standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"
+      },
+      "spec": {
+        "$ref": "#/definitions/io.k8s.api.authorization.v1.SelfSubjectRulesReviewSpec",
+        "description": "spec holds information about the request being evaluated."
+      },
+      "status": {
+        "$ref": "#/definitions/io.k8s.api.authorization.v1.SubjectRulesReviewStatus",
+        "description": "status is filled in by the server and indicates the set of actions a user can perform."
+      }
+    },
+    "required": [
+      "spec"
+    ],
+    "type": "object",
+    "x-kubernetes-group-version-kind": [
+      {
+        "group": "authorization.k8s.io",
+        "kind": "SelfSubjectRulesReview",
+        "version": "v1"
+      }
+    ]
+  },
+  "io.k8s.api.authorization.v1.SelfSubjectRulesReviewSpec": {
+    "description": "SelfSubjectRulesReviewSpec defines the specification for SelfSubjectRulesReview.",
+    "properties": {
+      "namespace": {
+        "description": "namespace to evaluate rules for. Required.",
+        "type": "string"
+      }
+    },
+    "type": "object"
+  },
+  "io.k8s.api.authorization.v1.SubjectAccessReview": {
+    "description": "SubjectAccessReview checks whether or not a user or group can perform an action.",
+    "properties": {
+      "apiVersion": {
+        "description": "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+        "type": "string"
+      },
+      "kind": {
+        "description": "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+        "type": "string"
+      },
+      "metadata": {
+        "$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+        "description": "metadata is the standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"
+      },
+      "spec": {
+        "$ref": "#/definitions/io.k8s.api.authorization.v1.SubjectAccessReviewSpec",
+        "description": "spec holds information about the request being evaluated"
+      },
+      "status": {
+        "$ref": "#/definitions/io.k8s.api.authorization.v1.SubjectAccessReviewStatus",
+        "description": "status is filled in by the server and indicates whether the request is allowed or not"
+      }
+    },
+    "required": [
+      "spec"
+    ],
+    "type": "object",
+    "x-kubernetes-group-version-kind": [
+      {
+        "group": "authorization.k8s.io",
+        "kind": "SubjectAccessReview",
+        "version": "v1"
+      }
+    ]
+  },
+  "io.k8s.api.authorization.v1.SubjectAccessReviewSpec": {
+    "description": "SubjectAccessReviewSpec is a description of the access request.  Exactly one of resourceAttributes and nonResourceAttributes must be set",
+    "properties": {
+      "extra": {
+        "additionalProperties": {
+          "items": {
+            "type": "string"
+          },
+          "type": "array"
+        },
+        "description": "extra corresponds to the user.Info.GetExtra() method from the authenticator.  Since that is input to the authorizer it needs a reflection here.",
+        "type": "object"
+      },
+      "groups": {
+        "description": "groups is the groups you're testing for.",
+        "items": {
+          "type": "string"
+        },
+        "type": "array",
+        "x-kubernetes-list-type": "atomic"
+      },
+      "nonResourceAttributes": {
+        "$ref": "#/definitions/io.k8s.api.authorization.v1.NonResourceAttributes",
+        "description": "nonResourceAttributes describes information for a non-resource access request"
+      },
+      "resourceAttributes": {
+        "$ref": "#/definitions/io.k8s.api.authorization.v1.ResourceAttributes",
+        "description": "resourceAttributes describes information for a resource access request"
+      },
+      "uid": {
+        "description": "uid information about the requesting user.",
+        "type": "string"
+      },
+      "user": {
+        "description": "user is the user you're testing for. If you specify \"User\" but not \"Groups\", then is it interpreted as \"What if User were not a member of any groups",
+        "type": "string"
+      }
+    },
+    "type": "object"
+  },
+  "io.k8s.api.authorization.v1.SubjectAccessReviewStatus": {
+    "description": "SubjectAccessReviewStatus",
+    "properties": {
+      "allowed": {
+        "description": "allowed is required. True if the action would be allowed, false otherwise.",
+        "type": "boolean"
+      },
+      "denied": {
+        "description": "denied is optional. True if the action would be denied, otherwise false. If both allowed is false and denied is false, then the authorizer has no opinion on whether to authorize the action. Denied may not be true if Allowed is true.",
+        "type": "boolean"
+      },
+      "evaluationError": {
+        "description": "evaluationError is an indication that some error occurred during the authorization check. It is entirely possible to get an error and be able to continue determine authorization status in spite of it. For instance, RBAC can be missing a role, but enough roles are still present and bound to reason about the request.",
+        "type": "string"
+      },
+      "reason": {
+        "description": "reason is optional.  It indicates why a request was allowed or denied.",
+        "type": "string"
+      }
+    },
+    "required": [
+      "allowed"
+    ],
+    "type": "object"
+  },
+  "io.k8s.api.authorization.v1.SubjectRulesReviewStatus": {
+    "description": "SubjectRulesReviewStatus contains the result of a rules check. This check can be incomplete depending on the set of authorizers the server is configured with and any errors experienced during evaluation. Because authorization rules are additive, if a rule appears in a list it's safe to assume the subject has that permission, even if that list is incomplete.",
+    "properties": {
+      "evaluationError": {
+        "description": "evaluationError can appear in combination with Rules. It indicates an error occurred during rule evaluation, such as an authorizer that doesn't support rule evaluation, and that ResourceRules and/or NonResourceRules may be incomplete.",
+        "type": "string"
+      },
+      "incomplete": {
+        "description": "incomplete is true when the rules returned by this call are incomplete. This is most commonly encountered when an authorizer, such as an external authorizer, doesn't support rules evaluation.",
+        "type": "boolean"
+      },
+      "nonResourceRules": {
+        "description": "nonResourceRules is the list of actions the subject is allowed to perform on non-resources. The list ordering isn't significant, may contain duplicates, and possibly be incomplete.",
+        "items": {
+          "$ref": "#/definitions/io.k8s.api.authorization.v1.NonResourceRule"
+        },
+        "type": "array",
+        "x-kubernetes-list-type": "atomic"
+      },
+      "resourceRules": {
+        "description": "resourceRules is the list of actions the subject is allowed to perform on resources. The list ordering isn't significant, may contain duplicates, and possibly be incomplete.",
+        "items": {
+          "$ref": "#/definitions/io.k8s.api.authorization.v1.ResourceRule"
+        },
+        "type": "array",
+        "x-kubernetes-list-type": "atomic"
+      }
+    },
+    "required": [
+      "resourceRules",
+      "nonResourceRules",
+      "incomplete"
+    ],
+    "type": "object"
   }
 };
 

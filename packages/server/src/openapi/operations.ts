@@ -3,6 +3,9 @@ import { metaDefinitions, queryParameters } from './meta-definitions.generated.j
 import type { OpenApiParameter, OpenApiSchema } from './types.js';
 import { allVerbs, type ResourceDefinition } from '../resource.js';
 
+/** What the OpenAPI documents need of a served resource (stored ones and the create-only reviews). */
+export type OpenApiResource = Pick<ResourceDefinition, 'group' | 'version' | 'resource' | 'kind' | 'namespaced' | 'definitionName' | 'definitions' | 'verbs'>;
+
 /** One operation of the HTTP API, neutral between OpenAPI v2 and v3. */
 export interface ApiOperation {
   method: 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -77,7 +80,7 @@ const listParamNames = ['allowWatchBookmarks', 'continue', 'fieldSelector', 'lab
  * `/namespaces/{namespace}` (operation ids with `Namespaced`), and list and watch across
  * namespaces (`...ForAllNamespaces`).
  */
-export function resourcePaths(def: ResourceDefinition): ApiPath[] {
+export function resourcePaths(def: OpenApiResource): ApiPath[] {
   const base = groupVersionBase(def.group, def.version);
   const gvk = { group: def.group, version: def.version, kind: def.kind };
   const tag = tagFor(def.group, def.version);
@@ -132,6 +135,8 @@ export function resourcePaths(def: ResourceDefinition): ApiPath[] {
       ],
     },
   ];
+  // A create-only resource (the reviews) has the collection path with POST alone, as Kubernetes'.
+  if (!verbs.includes('list')) return [{ path: collection, parameters: [...nsParams, q('pretty')], operations: [collectionOps[1]!] }];
   if (verbs.includes('deletecollection')) {
     collectionOps.push({
       ...common,
@@ -286,7 +291,7 @@ export function groupVersionPath(group: string, version: string): ApiPath {
 }
 
 /** The definitions every document carries: meta.k8s.io types plus each resource's own. */
-export function allDefinitions(resources: readonly ResourceDefinition[]): Record<string, OpenApiSchema> {
+export function allDefinitions(resources: readonly OpenApiResource[]): Record<string, OpenApiSchema> {
   const defs: Record<string, OpenApiSchema> = { ...metaDefinitions };
   for (const r of resources) Object.assign(defs, r.definitions);
   return defs;

@@ -1,19 +1,19 @@
 import type { RequestContext } from '../context.js';
-import type { Discovery } from '../discovery.js';
 import { negotiateOutput } from '../negotiation.js';
-import type { ResourceDefinition } from '../resource.js';
 import { encodeBody, newPathNotFound, wantsPretty, writeBody, writeObject } from '../response.js';
 import type { VersionInfo } from '../version.js';
 import { buildOpenApiV2, buildOpenApiV3, documentHash } from './documents.js';
+import type { OpenApiResource } from './operations.js';
 
 /**
  * `/openapi/v2`, `/openapi/v3` and `/openapi/v3/<group-version>`. The documents are built once;
  * their bytes and hashes are cached. `rest` is the path after `/openapi`.
  */
-export function openApiHandler(resources: ResourceDefinition[], discovery: Discovery, versionInfo: VersionInfo): (ctx: RequestContext, rest: string[]) => void {
+export function openApiHandler(resources: readonly OpenApiResource[], versionInfo: VersionInfo): (ctx: RequestContext, rest: string[]) => void {
   const openApiV2 = JSON.stringify(buildOpenApiV2(resources, versionInfo));
   const openApiV3 = new Map<string, { body: string; hash: string }>();
-  for (const { group, version } of discovery.groupVersions()) {
+  const groupVersions = new Map(resources.map((r) => [`${r.group}/${r.version}`, r]));
+  for (const { group, version } of groupVersions.values()) {
     const body = JSON.stringify(buildOpenApiV3(resources, group, version, versionInfo));
     openApiV3.set(group ? `apis/${group}/${version}` : `api/${version}`, { body, hash: documentHash(body) });
   }

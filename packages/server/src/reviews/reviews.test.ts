@@ -243,16 +243,46 @@ describe('review APIs', () => {
       '/apis',
       { headers: { accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' } },
     );
-    const ssar = aggregated.json.items.find((i) => i.metadata.name === 'authorization.k8s.io')!.versions[0]!.resources[0];
-    expect(ssar).toEqual({
+    const aggregatedSsar = aggregated.json.items.find((i) => i.metadata.name === 'authorization.k8s.io')!.versions[0]!.resources[0];
+    expect(aggregatedSsar).toEqual({
       resource: 'selfsubjectaccessreviews',
       responseKind: { group: 'authorization.k8s.io', version: 'v1', kind: 'SelfSubjectAccessReview' },
       scope: 'Cluster',
       singularResource: 'selfsubjectaccessreview',
       verbs: ['create'],
     });
-    // No OpenAPI documents for the non-stored review groups.
+  });
+
+  it('describes the review resources in OpenAPI v2 and v3 under both group names, POST only', async () => {
     const v3 = await c.req<{ paths: Record<string, unknown> }>('reader', 'GET', '/openapi/v3');
-    expect(Object.keys(v3.json.paths)).toEqual(['apis/certificates.plat.io/v1alpha1']);
+    expect(Object.keys(v3.json.paths)).toEqual([
+      'apis/certificates.plat.io/v1alpha1',
+      'apis/authentication.plat.io/v1',
+      'apis/authorization.plat.io/v1',
+      'apis/authentication.k8s.io/v1',
+      'apis/authorization.k8s.io/v1',
+    ]);
+    type Doc = { paths: Record<string, Record<string, { operationId?: string; parameters?: Array<{ name: string }>; 'x-kubernetes-group-version-kind'?: unknown }>>; components: { schemas: Record<string, unknown> } };
+    const doc = (await c.req<Doc>('reader', 'GET', '/openapi/v3/apis/authorization.k8s.io/v1')).json;
+    expect(Object.keys(doc.paths)).toEqual([
+      '/apis/authorization.k8s.io/v1/',
+      '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
+      '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews',
+      '/apis/authorization.k8s.io/v1/subjectaccessreviews',
+    ]);
+    const create = doc.paths['/apis/authorization.k8s.io/v1/selfsubjectaccessreviews']!;
+    expect(Object.keys(create)).toEqual(['post', 'parameters']);
+    expect(create.post!.operationId).toBe('createAuthorizationV1SelfSubjectAccessReview');
+    expect(create.post!['x-kubernetes-group-version-kind']).toEqual({ group: 'authorization.k8s.io', version: 'v1', kind: 'SelfSubjectAccessReview' });
+    // kubectl's validation asks for fieldValidation support here before it sends a manifest.
+    expect(create.post!.parameters!.map((p) => p.name)).toEqual(['dryRun', 'fieldManager', 'fieldValidation']);
+    expect(doc.components.schemas['io.k8s.api.authorization.v1.SelfSubjectAccessReview']).toMatchObject({
+      'x-kubernetes-group-version-kind': [{ group: 'authorization.k8s.io', kind: 'SelfSubjectAccessReview', version: 'v1' }],
+    });
+    const v2 = (await c.req<{ paths: Record<string, unknown>; definitions: Record<string, unknown> }>('reader', 'GET', '/openapi/v2')).json;
+    expect(Object.keys(v2.paths)).toEqual(expect.arrayContaining(['/apis/authentication.plat.io/v1/selfsubjectreviews', '/apis/authentication.k8s.io/v1/selfsubjectreviews']));
+    expect(v2.definitions['io.plat.api.authentication.v1.SelfSubjectReview']).toMatchObject({
+      'x-kubernetes-group-version-kind': [{ group: 'authentication.plat.io', kind: 'SelfSubjectReview', version: 'v1' }],
+    });
   });
 });

@@ -22,6 +22,8 @@ import {
 } from '@plat/api-model';
 import type { Attributes, Authorizer, UserInfo } from '@plat/auth';
 import type { RequestContext } from '../context.js';
+import { kubernetesReviewDefinitions, reviewDefinitions } from '../openapi/meta-definitions.generated.js';
+import type { OpenApiResource } from '../openapi/operations.js';
 import { negotiateOutput, type MediaTypeChoice } from '../negotiation.js';
 import { contentTypeOf, decodeObjectBody, readBody } from '../request-body.js';
 import { newPathNotFound, writeObject } from '../response.js';
@@ -83,6 +85,13 @@ export const reviewResources: readonly ReviewResource[] = [
   ...platReviews,
   ...Object.entries(aliasGroups).flatMap(([alias, group]) => platReviews.filter((r) => r.group === group).map((r) => ({ ...r, group: alias }))),
 ];
+
+/** The review resources as the OpenAPI documents describe them (create only, Kubernetes' definitions). */
+export const reviewOpenApiResources: readonly OpenApiResource[] = reviewResources.map((r) => {
+  const plat = r.group.endsWith('.plat.io');
+  const prefix = `io.${plat ? 'plat' : 'k8s'}.api.${r.group.split('.')[0]}.v1`;
+  return { ...r, definitionName: `${prefix}.${r.kind}`, definitions: plat ? reviewDefinitions : kubernetesReviewDefinitions };
+});
 
 /**
  * The path a request is routed and authorized by: resource paths of the alias groups mapped to the
