@@ -65,8 +65,8 @@ const review = (group: string, resource: string, kind: string): ReviewResource =
  * clients use the Kubernetes group names: each plat review group is also served under its
  * Kubernetes name, as `rbac.authorization.k8s.io` is for the RBAC resources. Those paths are
  * aliases (authorized and answered as the plat resources; the answer's apiVersion echoes the group
- * the client used), and discovery lists both groups, the plat group first so that a bare resource
- * name still resolves to it.
+ * the client used), and discovery and OpenAPI list both groups, the plat group first so that a
+ * bare resource name still resolves to it.
  */
 const aliasGroups: Readonly<Record<string, string>> = {
   'authentication.k8s.io': authenticationGroup,
