@@ -1,8 +1,9 @@
 /**
  * The request contract: what a request is as it walks down the filter chain (RequestContext),
  * and how the calls made for it (authenticator, authorizer, admission, storage) lead back to it
- * (RequestCallOptions, requestOfCall). Per-request state lives on the request itself; the one
- * map here is keyed by per-request signals, so two servers in one process never meet in it.
+ * (RequestCallOptions, requestOfCall). Per-request state lives on the request itself (and a
+ * request's signal points back to it); the module keeps no state, so two servers in one process
+ * share nothing here.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { TLSSocket } from 'node:tls';
@@ -95,10 +96,11 @@ export class RequestCallOptions {
   }
 }
 
-// Signals made for requests, so that calls which carry only `{ signal }` (impersonation,
-// admission, the review APIs) still lead to their request. Keyed by per-request signals: no two
-// servers can meet in it.
-const requestsBySignal = new WeakMap<AbortSignal, RequestContext>();
+// A signal made for a request carries its request under this key, so that calls which carry only
+// `{ signal }` (impersonation, admission, the review APIs) still lead to it. On the signal itself,
+// not in a module-level map: nothing is shared between the servers of a process.
+const requestOfSignal = Symbol('plat.request');
+type RequestSignal = AbortSignal & { [requestOfSignal]?: RequestContext };
 
 /**
  * The request a call's options were made for: a {@link RequestCallOptions}, or plain options
@@ -108,7 +110,7 @@ export function requestOfCall(options: { readonly signal?: AbortSignal } | undef
   if (!options) return undefined;
   if (options instanceof RequestCallOptions) return options.request;
   const signal = options.signal;
-  return signal ? requestsBySignal.get(signal) : undefined;
+  return signal ? (signal as RequestSignal)[requestOfSignal] : undefined;
 }
 
 export type Handler = (ctx: RequestContext) => Promise<void>;
@@ -206,7 +208,7 @@ export class ServerRequestContext implements RequestContext {
     if (!this.controller) {
       this.controller = new AbortController();
       // Calls that carry only the signal still lead back to their request (requestOfCall).
-      requestsBySignal.set(this.controller.signal, this);
+      (this.controller.signal as RequestSignal)[requestOfSignal] = this;
     }
     return this.controller;
   }
