@@ -208,6 +208,8 @@ export interface ComposeYamlOptions {
   goYaml?: boolean;
   /** Report repeated mapping keys as DUPLICATE_KEY errors of the documents. */
   uniqueKeys?: boolean;
+  /** Integers as bigint, exact (default), or as numbers (float64 beyond 2^53, as Go's). */
+  intAsBigInt?: boolean;
 }
 
 /**
@@ -217,15 +219,17 @@ export interface ComposeYamlOptions {
  * throws {@link YamlDecodeError} (`depth`) for nesting beyond `maxDepth`.
  */
 export function composeYamlDocuments(text: string, opts: ComposeYamlOptions = {}): Document.Parsed[] {
-  return composeBounded(text, opts.maxDepth ?? maxNestingDepth)(opts.uniqueKeys ?? false, opts.goYaml ?? false);
+  return composeBounded(text, opts.maxDepth ?? maxNestingDepth)({ uniqueKeys: opts.uniqueKeys ?? false, goYaml: opts.goYaml ?? false, intAsBigInt: opts.intAsBigInt ?? true });
 }
 
-function composeBounded(text: string, maxDepth: number): (uniqueKeys: boolean, goYaml: boolean) => Document.Parsed[] {
+type ComposeWith = (opts: { uniqueKeys: boolean; goYaml: boolean; intAsBigInt: boolean }) => Document.Parsed[];
+
+function composeBounded(text: string, maxDepth: number): ComposeWith {
   if (nestingBeyondPreScan(text)) throw new YamlDecodeError('depth', `yaml: exceeded max depth of ${maxDepth}`);
   const tokens = [...new Parser().parse(text)] as unknown as CstNode[];
   if (cstDepthExceeds(tokens, maxDepth)) throw new YamlDecodeError('depth', `yaml: exceeded max depth of ${maxDepth}`);
-  return (uniqueKeys, goYaml) => {
-    const options: DocumentOptions & SchemaOptions & ParseOptions = { uniqueKeys, intAsBigInt: true, prettyErrors: false, ...(goYaml ? goYamlOptions : {}) };
+  return ({ uniqueKeys, goYaml, intAsBigInt }) => {
+    const options: DocumentOptions & SchemaOptions & ParseOptions = { uniqueKeys, intAsBigInt, prettyErrors: false, ...(goYaml ? goYamlOptions : {}) };
     return [...new Composer(options).compose(tokens as never, true, text.length)] as Document.Parsed[];
   };
 }
@@ -234,7 +238,7 @@ function decodeDocuments(text: string, opts: DecodeYamlOptions, count: 'one' | '
   const maxDepth = opts.maxDepth ?? maxNestingDepth;
   const composeWith = composeBounded(text, maxDepth);
   const compose = (uniqueKeys: boolean) => {
-    const docs = composeWith(uniqueKeys, opts.goYaml ?? false);
+    const docs = composeWith({ uniqueKeys, goYaml: opts.goYaml ?? false, intAsBigInt: true });
     if (count === 'one' && docs.length > 1) throw new YamlDecodeError('syntax', 'yaml: the body holds more than one YAML document');
     return docs;
   };

@@ -86,24 +86,6 @@ function dropNulls(value: unknown, depth = 0): unknown {
  */
 export const maxNestingDepth = 100;
 
-/** The line (1-based) of an offset. */
-function lineOf(text: string, offset: number): number {
-  let line = 1;
-  for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) line++;
-  return line;
-}
-
-/** The composer reads integers as bigint (exact); configuration values are plain numbers. */
-function toNumbers(value: unknown, depth = 0): unknown {
-  // Beyond 2^53 they round as Go's float64 would; no configuration field holds such a number.
-  if (typeof value === 'bigint') return Number(value);
-  if (depth > maxNestingDepth + 1 || value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map((v) => toNumbers(v, depth + 1));
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) out[k] = toNumbers(v, depth + 1);
-  return out;
-}
-
 /**
  * Parses a file's text. Returns the plain value (undefined for an empty file) or decode errors.
  */
@@ -115,7 +97,8 @@ export function decodeConfigText(text: string): DecodeResult {
   try {
     // YAML 1.1 as Kubernetes' decoder (go-yaml v2) reads it: `yes`/`on` are booleans, `0755` octal,
     // timestamp-looking scalars stay strings.
-    docs = composeYamlDocuments(text, { maxDepth: maxNestingDepth, goYaml: true });
+    // Integers as numbers, as Go decodes them into the configuration's fields.
+    docs = composeYamlDocuments(text, { maxDepth: maxNestingDepth, goYaml: true, intAsBigInt: false });
   } catch (error) {
     // Nesting beyond the bound (a YamlDecodeError), or anything the library throws, is a decode
     // error, never an exception for the caller.
@@ -125,7 +108,8 @@ export function decodeConfigText(text: string): DecodeResult {
   const [doc, second] = docs;
   if (doc === undefined) return { ok: true, value: undefined };
   if (second !== undefined) {
-    return { ok: false, errors: [new DecodeError('', `yaml: line ${lineOf(text, second.range[0])}: the file holds more than one YAML document`)] };
+    const message = yamlSyntaxMessage(text, { message: 'the file holds more than one YAML document', pos: [second.range[0], second.range[1]] });
+    return { ok: false, errors: [new DecodeError('', message)] };
   }
   if (doc.errors.length > 0) {
     return { ok: false, errors: doc.errors.map((e) => new DecodeError('', yamlSyntaxMessage(text, e))) };
@@ -139,5 +123,5 @@ export function decodeConfigText(text: string): DecodeResult {
   } catch (error) {
     return { ok: false, errors: [new DecodeError('', `yaml: ${(error as Error).message}`)] };
   }
-  return { ok: true, value: value === null ? undefined : dropNulls(toNumbers(value)) };
+  return { ok: true, value: value === null ? undefined : dropNulls(value) };
 }
