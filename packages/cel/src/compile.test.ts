@@ -177,3 +177,44 @@ describe('request environment', () => {
     });
   });
 });
+
+// Kubernetes' TestToken (staging/src/k8s.io/apiserver/plugin/pkg/authenticator/token/oidc/oidc_test.go),
+// the "claim mappings with expressions and deeply nested claim" cases.
+describe('escaped names and open optionals, as cel-go and Kubernetes give them', () => {
+  const payload = {
+    'kubernetes.io': { namespace: 'kube-system', node: { name: '127.0.0.1' } },
+    turtle: { bar: { 'username.io': { 'company.io': 'fun-corp' }, link: [{ 'uid.io': '143' }] } },
+    data: [{ 'groups.io': 'gen1' }],
+  };
+
+  it('reaches dotted claim keys at every depth through __dot__', () => {
+    expect(program('claims', 'claims.kubernetes__dot__io.namespace').evaluate({ claims: payload })).toBe('kube-system');
+    expect(program('claims', 'claims["kubernetes__dot__io"]["node"]["name"]').evaluate({ claims: payload })).toBe('127.0.0.1');
+    expect(program('claims', 'claims.turtle.bar.username__dot__io.company__dot__io').evaluate({ claims: payload })).toBe('fun-corp');
+    expect(program('claims', 'claims.data[0].groups__dot__io').evaluate({ claims: payload })).toBe('gen1');
+    expect(program('claims', 'has(claims.turtle.bar.link[0].uid__dot__io)', [CelTypes.Bool]).evaluate({ claims: payload })).toBe(true);
+    expect(program('claims', 'claims.turtle.bar.?nope__dot__io.orValue("x")').evaluate({ claims: payload })).toBe('x');
+  });
+
+  it('reaches dotted user.extra keys through __dot__ and __slash__', () => {
+    const rule = program('user', 'user.extra.bio__dot__snorlax__dot__org__slash__3.size() == 4', [CelTypes.Bool]);
+    expect(rule.evaluate(userActivation({ extra: { 'bio.snorlax.org/3': ['true', 'a', 'b', 'c'] } }))).toBe(true);
+    expect(() => rule.evaluate(userActivation({}))).toThrow(CelEvaluationError);
+  });
+
+  it('types orValue(v) as v when the optional value type is still open', () => {
+    const rule = compile('claims', 'claims[?"kubernetes.io"]["node"]["ip"].orValue(true)', [CelTypes.Bool]);
+    if (!rule.ok) throw new Error(rule.issue.detail);
+    expect(rule.program.evaluate({ claims: payload })).toBe(true);
+    // The value, when present, is what the claims hold: the caller checks its type.
+    expect(rule.program.evaluate({ claims: { 'kubernetes.io': { node: { ip: '10.0.0.1' } } } })).toBe('10.0.0.1');
+    expect(compile('claims', 'claims.a.orValue(true)', [CelTypes.Bool]).ok).toBe(true);
+    expect(compile('claims', 'optional.none().orValue(true)', [CelTypes.Bool]).ok).toBe(true);
+  });
+
+  it('still refuses orValue(true) as a rule where cel-go already bound the value type to dyn', () => {
+    for (const expression of ['claims.?a.orValue(true)', 'claims[?"a"].orValue(true)', 'claims.?a.?b.orValue(true)', 'claims[?"a"]["b"].orValue(claims.c)']) {
+      expect(compile('claims', expression, [CelTypes.Bool])).toEqual({ ok: false, issue: { type: 'Invalid', detail: 'must evaluate to bool' } });
+    }
+  });
+});

@@ -4,7 +4,8 @@
  * Result types follow Kubernetes: a claim mapping is compiled as `dyn` (any result type passes the
  * compiler; the caller checks the value after evaluation), while validation rules and match
  * conditions must type-check to `bool`. So `claims.?email_verified.orValue(true)` (type `dyn`) is
- * rejected as a rule and `claims.?email_verified.orValue(true) == true` passes.
+ * rejected as a rule and `claims.?email_verified.orValue(true) == true` passes, while
+ * `claims[?"a"]["b"].orValue(true)` is a `bool` as in cel-go (see corrections.ts).
  */
 import { EvaluationError, ParseError, TypeError as CelTypeError } from '@marcbachmann/cel-js';
 import type { ASTNode, ParseResult } from '@marcbachmann/cel-js';

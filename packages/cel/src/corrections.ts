@@ -7,6 +7,10 @@
  *   only accepts a chain of selections starting at a variable.
  * - `==`, `!=` and `in` follow CEL's heterogeneous equality: numbers compare by value across
  *   int, uint and double (`[1] == [1.0]`, `dyn(3u) in [3]`), optionals compare by content.
+ * - `orValue(v)` takes v's type when cel-go leaves the optional's value type open
+ *   (`claims[?"a"]["b"].orValue(true)` is a bool); cel-js unifies it with dyn to dyn.
+ * - `in` on the claims and `user.extra` maps tests keys as Kubernetes' wrappers do
+ *   (escaped-key-map.ts).
  * - int results out of the int64 range are errors (`-(-9223372036854775808)`, `int(1e99)`), as
  *   are timestamps outside years 1-9999 and durations beyond ±10,000 years.
  *
@@ -15,6 +19,7 @@
 import { EvaluationError, Optional } from '@marcbachmann/cel-js';
 import type { ASTNode } from '@marcbachmann/cel-js';
 import { Duration, UnsignedInt } from '@marcbachmann/cel-js/evaluator';
+import { EscapedKeyMap } from './escaped-key-map.js';
 
 /** cel-js' view of a type, as far as the corrections read it. */
 interface CheckedType {
@@ -122,6 +127,51 @@ function hasMacro(select: Node) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// optional.orValue(v): the result type when cel-go leaves the receiver's value type open
+
+interface OptionalMacro {
+  readonly receiver: Node;
+  readonly arg: Node;
+  readonly ast: Node;
+  typeCheck(checker: Checker, macro: OptionalMacro, ctx: unknown): CheckedType;
+}
+
+/**
+ * Whether cel-go types the receiver of `orValue` as `dyn` or as `optional(T)` with `T` a type
+ * parameter no argument has bound yet. Indexing an `optional(dyn)` (`claims[?"a"]["b"]`) or a
+ * `dyn` with `[?]` matches overloads whose value type stays a free parameter, and
+ * `optional.none()` has one too; `orValue(v)` then binds it to v's type. cel-js gives all of
+ * these `optional<dyn>` and unifies dyn with v's type to dyn.
+ */
+function leavesValueTypeOpen(receiver: Node, receiverType: CheckedType): boolean {
+  if (receiverType.kind === 'dyn') return true;
+  if (receiver.op === 'call' && receiver.args[0] === 'optional.none') return true;
+  if (receiver.op !== '[]' && receiver.op !== '[?]') return false;
+  const operandType = (receiver.args as unknown as [Node])[0].checkedType;
+  if (!operandType) return false;
+  if (operandType.kind === 'dyn') return receiver.op === '[?]';
+  return operandType.kind === 'optional' && operandType.valueType?.kind === 'dyn';
+}
+
+/**
+ * cel-go's `optional(V).orValue(V) -> V` with V unbound takes the argument's type, so
+ * `claims[?"kubernetes.io"]["node"]["ip"].orValue(true)` is a `bool` (a claim validation rule of
+ * Kubernetes' own TestToken, "... - success - service account payload"), while
+ * `claims.?email_verified.orValue(true)` stays `dyn` (V is already dyn there).
+ */
+function orValueMacro(original: OptionalMacro): OptionalMacro {
+  return {
+    ...original,
+    typeCheck(checker, macro, ctx) {
+      const receiverType = checker.check(macro.receiver, ctx);
+      if (!leavesValueTypeOpen(macro.receiver, receiverType)) return original.typeCheck(checker, macro, ctx);
+      original.typeCheck(checker, macro, ctx);
+      return checker.check(macro.arg, ctx);
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
 // Heterogeneous equality (cel-go's ref.Val Equal)
 
 function isNumber(value: unknown): value is bigint | number | UnsignedInt {
@@ -181,6 +231,7 @@ function contains(container: unknown, item: unknown): boolean {
     for (const element of container) if (celEquals(item, element)) return true;
     return false;
   }
+  if (container instanceof EscapedKeyMap) return container.contains(item);
   if (container instanceof Map) {
     if (container.has(item)) return container.get(item) !== undefined;
     return isNumber(item) && [...container.keys()].some((key) => isNumber(key) && numericEquals(item, key));
@@ -307,6 +358,8 @@ export function correctParsed(root: ASTNode): void {
     if (node.op === 'call' && node.args[0] === 'has' && node.meta.macro) {
       const [select] = node.args[1];
       if (isNode(select) && select.op === '.') node.setMeta('macro', hasMacro(select));
+    } else if (node.op === 'rcall' && node.args[0] === 'orValue' && node.meta.macro) {
+      node.setMeta('macro', orValueMacro(node.meta.macro as OptionalMacro));
     }
   });
 }

@@ -3,31 +3,22 @@
  *
  * Kubernetes decodes token claims into unstructured JSON, where whole numbers are int64 and the
  * rest float64; CEL then sees `claims.exp` as an `int`. JavaScript's JSON.parse gives one number
- * type, so whole numbers within the safe range become `bigint` here.
+ * type, so whole numbers within the safe range become `bigint` here. JSON objects become
+ * {@link EscapedKeyMap}s, so `claims.kubernetes__dot__io` names the claim `kubernetes.io` at any
+ * depth, as in Kubernetes.
  */
+import { EscapedKeyMap } from './escaped-key-map.js';
+
+/** Deepest nesting converted; a token's JSON is bounded far below this by its size limit. */
+const maxDepth = 64;
 
 function convert(value: unknown, depth: number): unknown {
-  if (depth > 64) return value;
+  if (depth > maxDepth) return value;
   if (typeof value === 'number') return Number.isSafeInteger(value) ? BigInt(value) : value;
-  if (Array.isArray(value)) {
-    let changed = false;
-    const out = value.map((item) => {
-      const converted = convert(item, depth + 1);
-      if (converted !== item) changed = true;
-      return converted;
-    });
-    return changed ? out : value;
-  }
+  if (Array.isArray(value)) return value.map((item) => convert(item, depth + 1));
   if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
-    let out: Record<string, unknown> | undefined;
-    for (const [key, item] of Object.entries(value)) {
-      const converted = convert(item, depth + 1);
-      if (converted !== item) {
-        out ??= { ...(value as Record<string, unknown>) };
-        out[key] = converted;
-      }
-    }
-    return out ?? value;
+    const entries = Object.entries(value).map(([key, item]) => [key, convert(item, depth + 1)] as const);
+    return new EscapedKeyMap(entries, depth === 0);
   }
   return value;
 }
@@ -36,12 +27,13 @@ function convert(value: unknown, depth: number): unknown {
 const converted = new WeakMap<object, unknown>();
 
 /**
- * The claims of a token as CEL sees them (whole numbers as `int`). Objects without numbers are
- * reused as is; the result for an object is remembered while that object lives, so do not mutate
- * claims between evaluations.
+ * The claims of a token as CEL sees them (whole numbers as `int`, objects as maps whose keys CEL
+ * can name escaped). The result for an object is remembered while that object lives, so do not
+ * mutate claims between evaluations; a value already converted is returned as it is.
  */
 export function toCelClaims(claims: unknown): unknown {
   if (claims === null || typeof claims !== 'object') return convert(claims, 0);
+  if (claims instanceof EscapedKeyMap) return claims;
   let out = converted.get(claims);
   if (out === undefined) {
     out = convert(claims, 0);
@@ -160,7 +152,8 @@ export function userActivation(user: {
       username: user.username ?? '',
       uid: user.uid ?? '',
       groups: [...(user.groups ?? [])],
-      extra: Object.fromEntries(Object.entries(user.extra ?? {}).map(([k, v]) => [k, [...v]])),
+      // Kubernetes wraps user.extra so that `user.extra.example__dot__com__slash__team` works.
+      extra: new EscapedKeyMap(Object.entries(user.extra ?? {}).map(([k, v]) => [k, [...v]] as const)),
     },
   };
 }
