@@ -304,6 +304,12 @@ describe('global flags', () => {
 });
 
 describe('YAML dialect', () => {
+  it('keeps a FieldsV1 `.` key of a YAML file, as kubectl does (go-yaml v2 reads `.` as a string)', async () => {
+    const fields = file('fields.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: f\n  managedFields:\n  - manager: m\n    operation: Update\n    fieldsType: FieldsV1\n    fieldsV1:\n      f:data:\n        .: {}\n        f:a: {}\ndata: {a: x}\n');
+    const out = await clientctl(['patch', '--local', '-f', fields, '-p', '{"data":{"b":"y"}}', '-o', 'json', '--show-managed-fields']);
+    expect(out.stderr).toBe('');
+    expect(JSON.parse(out.stdout).metadata.managedFields[0].fieldsV1).toEqual({ 'f:data': { '.': {}, 'f:a': {} } });
+  });
   const dialect = file('dialect.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: t}\ndata: {t: 1:20, o: 0777, y: yes, d: 2024-01-02, n: null, f: 1.5e3}\n');
   (haveKubectl ? it : it.skip)('reads YAML 1.1 booleans and octals but keeps base-60 and timestamps as strings, as kubectl does', async () => {
     const ours = await clientctl(['patch', '--local', '-f', dialect, '-p', 'data: {on: off}', '-o', 'json']);

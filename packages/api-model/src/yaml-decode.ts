@@ -14,6 +14,7 @@
  * - the result is a plain tree (aliases expanded into copies), so no two paths share an object.
  */
 import { Composer, Parser, type Document, type DocumentOptions, type ParseOptions, type SchemaOptions, type Tags } from 'yaml';
+import { goYamlNumberTag } from './go-yaml-numbers.js';
 import { isInt64, maxNestingDepth } from './json-decode.js';
 
 export type YamlDecodeErrorCode = 'syntax' | 'depth' | 'alias' | 'number';
@@ -183,10 +184,21 @@ function keyAt(text: string, offset: number): string {
   return (/^[^:\n]*/.exec(rest)?.[0] ?? '').trim();
 }
 
-/** go-yaml v2's reading of YAML 1.1: its tags without timestamps and base-60 numbers. */
+const numberTags = new Set(['tag:yaml.org,2002:int', 'tag:yaml.org,2002:float']);
+
+/**
+ * go-yaml v2's reading of YAML 1.1: its booleans and nulls, numbers as go-yaml resolves them
+ * (the library's int and float tags only for explicit `!!int`/`!!float`), no timestamps and no
+ * base-60 numbers.
+ */
 const goYamlOptions: DocumentOptions & SchemaOptions = {
   version: '1.1',
-  customTags: (tags: Tags) => tags.filter((t) => typeof t === 'string' || (t.format !== 'TIME' && t.tag !== 'tag:yaml.org,2002:timestamp')),
+  customTags: (tags: Tags) => [
+    ...tags
+      .filter((t) => typeof t === 'string' || (t.format !== 'TIME' && t.tag !== 'tag:yaml.org,2002:timestamp'))
+      .map((t) => (typeof t !== 'string' && numberTags.has(t.tag) ? { ...t, default: false } : t)),
+    goYamlNumberTag,
+  ],
 };
 
 /** Decodes one YAML document; throws {@link YamlDecodeError}. */

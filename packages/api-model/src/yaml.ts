@@ -10,3 +10,4 @@ export {
   type DecodedYaml,
   type YamlDecodeErrorCode,
 } from './yaml-decode.js';
+export { resolveGoYamlNumber } from './go-yaml-numbers.js';

@@ -1,4 +1,5 @@
 import { encodeJson } from '@plat/api-model/json';
+import { resolveGoYamlNumber } from '@plat/api-model/yaml';
 import { Document, Scalar, visit } from 'yaml';
 
 /**
@@ -22,20 +23,19 @@ function sortedCopy(value: unknown): unknown {
 }
 
 /**
- * Plain strings go-yaml v2 would read back as something else (YAML 1.1 booleans, nulls, ints
- * including base 60, floats, timestamps): it writes them double-quoted.
+ * Plain strings go-yaml v2 would read back as something else (YAML 1.1 booleans, nulls, the
+ * merge key, numbers as its resolver reads them, base-60 numbers, timestamps): it writes them
+ * double-quoted (encode.go: a string is plain only when `resolve` gives it back as a string).
  */
 const yaml11Implicit = [
   /^(y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$/,
-  /^(~|null|Null|NULL|)$/,
-  /^[-+]?(0b[01_]+|0x[0-9a-fA-F_]+|0[0-7_]+|0|[1-9][0-9_]*|[1-9][0-9_]*(:[0-5]?[0-9])+)$/,
-  /^[-+]?(\d[\d_]*(\.[\d_]*)?|\.\d[\d_]*)([eE][-+]?\d+)?$/,
-  /^[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+\.[0-9_]*$/,
-  /^[-+]?\.(inf|Inf|INF)$|^\.(nan|NaN|NAN)$/,
+  /^(~|null|Null|NULL|<<|)$/,
+  /^[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?$/,
   /^\d{4}-\d\d?-\d\d?(([Tt]|[ \t]+)\d\d?:\d\d:\d\d(\.\d*)?([ \t]*(Z|[-+]\d\d?(:\d\d)?))?)?$/,
 ];
 
 function needsDoubleQuotes(s: string): boolean {
+  if (/^[-+0-9.]/.test(s) && typeof resolveGoYamlNumber(s) !== 'string') return true;
   return yaml11Implicit.some((re) => re.test(s)) || /[\x00-\x08\x0b-\x1f\x7f\t]/.test(s);
 }
 
