@@ -62,10 +62,15 @@ describe('ClusterTrustBundle trust bundle rules', () => {
     expect(messages(bundle(junk))).toEqual([omitted('entry 0 does not parse as X.509')]);
   });
 
-  it('rejects a certificate block whose base64 is damaged', () => {
+  // Go's pem.Decode skips a block whose base64 does not decode (src/encoding/pem/pem.go), so
+  // Kubernetes' validateTrustBundle sees only the good CA and accepts the bundle.
+  it('accepts a good CA next to a certificate block whose base64 is damaged, and reports the skipped block', () => {
     const lines = pki.caB.split('\n');
     lines[2] = `${lines[2]!.slice(0, 10)}*${lines[2]!.slice(11)}`;
-    expect(messages(bundle(pki.caA + lines.join('\n')))).toEqual([omitted('entry 1 does not parse as PEM: invalid base64 data')]);
+    const skipped: string[] = [];
+    expect(validateClusterTrustBundle(bundle(lines.join('\n') + pki.caA), { onSkippedBlock: (finding) => skipped.push(finding.detail) })).toEqual([]);
+    expect(skipped).toEqual(['skipped a CERTIFICATE block at line 1 that does not parse as PEM: invalid base64 data']);
+    expect(messages(bundle(lines.join('\n')))).toEqual([omitted('at least one trust anchor must be provided')]);
   });
 
   it('rejects an empty bundle and one with no PEM block', () => {

@@ -18,6 +18,11 @@ export interface ValidateClusterTrustBundleOptions {
   suppressBundleParsing?: boolean;
   /** Each certificate the PEM/X.509 checks accepted, as parsed (@plat/x509's validateTrustBundle option). */
   onCertificate?: ValidateTrustBundleOptions['onCertificate'];
+  /**
+   * Each block that Go's PEM decoder skips (no error, as in Kubernetes): a finding whose detail
+   * names the block and its line, for a Warning on the write.
+   */
+  onSkippedBlock?: ValidateTrustBundleOptions['onSkippedBlock'];
 }
 
 const trustBundlePath = FieldPath.root('spec', 'trustBundle');
@@ -42,7 +47,13 @@ export function validateClusterTrustBundle(obj: ClusterTrustBundle, options: Val
   });
   if (signerName !== '') errs.push(...validateSignerName(signerName, signerNamePath));
   if (!options.suppressBundleParsing) {
-    errs.push(...validateClusterTrustBundleContent(obj.spec?.trustBundle ?? '', trustBundlePath, options.onCertificate ? { onCertificate: options.onCertificate } : {}));
+    const { onCertificate, onSkippedBlock } = options;
+    errs.push(
+      ...validateClusterTrustBundleContent(obj.spec?.trustBundle ?? '', trustBundlePath, {
+        ...(onCertificate ? { onCertificate } : {}),
+        ...(onSkippedBlock ? { onSkippedBlock } : {}),
+      }),
+    );
   }
   return errs;
 }
@@ -55,7 +66,7 @@ export function validateClusterTrustBundle(obj: ClusterTrustBundle, options: Val
 export function validateClusterTrustBundleUpdate(
   newObj: ClusterTrustBundle,
   oldObj: ClusterTrustBundle,
-  options: Pick<ValidateClusterTrustBundleOptions, 'onCertificate'> = {},
+  options: Pick<ValidateClusterTrustBundleOptions, 'onCertificate' | 'onSkippedBlock'> = {},
 ): FieldError[] {
   const unchanged = (newObj.spec?.trustBundle ?? '') === (oldObj.spec?.trustBundle ?? '');
   return [

@@ -11,11 +11,14 @@ import { TrustError } from './trust-error.js';
  */
 function problemsOf(pem: string): string[] {
   const problems: string[] = [];
+  // Validation skips blocks that do not decode, as Go's pem.Decode does, and numbers the rest.
+  let i = -1;
   for (const e of readPemEntries(pem)) {
-    if (e.kind === 'malformed') problems.push(`entry ${e.index} does not parse as PEM: ${e.reason}`);
-    else if (e.type !== 'CERTIFICATE') problems.push(`entry ${e.index} has bad block type: ${e.type}`);
-    else if (e.headers.size > 0) problems.push(`entry ${e.index} has PEM block headers`);
-    else if (!describeTrustAnchor(e.bytes, createHash('sha256').update(e.bytes).digest('hex'))) problems.push(`entry ${e.index} does not parse as X.509`);
+    if (e.kind === 'malformed') continue;
+    i++;
+    if (e.type !== 'CERTIFICATE') problems.push(`entry ${i} has bad block type: ${e.type}`);
+    else if (e.headers.size > 0) problems.push(`entry ${i} has PEM block headers`);
+    else if (!describeTrustAnchor(e.bytes, createHash('sha256').update(e.bytes).digest('hex'))) problems.push(`entry ${i} does not parse as X.509`);
   }
   return problems;
 }

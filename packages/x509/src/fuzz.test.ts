@@ -6,7 +6,7 @@ import { parseCertificate } from './certificate.js';
 import { encodePem, readPemEntries } from './pem.js';
 import { readPemBundle } from './pem-bundle.js';
 import { validateTrustBundle } from './trust-bundle.js';
-import type { TrustBundleFindingKind } from './trust-bundle.js';
+import type { TrustBundleFinding, TrustBundleFindingKind } from './trust-bundle.js';
 
 // The project's fuzz settings (as pem.fuzz.test.ts): PLAT_FUZZ_RUNS=<n> runs every property n
 // times, PLAT_FUZZ_SEED=<seed> replays a failure that fast-check reported.
@@ -16,7 +16,7 @@ const fuzzParameters = (runs: number) => ({ numRuns: long > 0 ? long : runs, ...
 const fuzzTimeoutMs = (ms: number) => (long > 0 ? 3_600_000 : ms);
 
 const kinds: readonly TrustBundleFindingKind[] = [
-  'too-large', 'bad-block-type', 'pem-headers', 'malformed-pem', 'not-x509', 'not-ca', 'no-basic-constraints', 'duplicate', 'empty',
+  'too-large', 'bad-block-type', 'pem-headers', 'skipped-pem', 'not-x509', 'not-ca', 'no-basic-constraints', 'duplicate', 'empty',
 ];
 const tokens = ['-----BEGIN ', '-----END ', 'CERTIFICATE-----', '-----', '\n', '\r\n', ':', '=', ' ', '\t', 'Proc-Type: 4', '\u0000', '\u00e9', '\ud800', 'A'];
 
@@ -112,14 +112,44 @@ function makeCase(c: BundleCase): string {
 }
 
 describe('hostile input', () => {
+  // Go's pem.Decode (src/encoding/pem/pem.go) skips a block that does not decode and goes on
+  // from the line after its BEGIN line: garbage between good blocks leaves the good ones intact.
+  it('skips garbage blocks between good CA blocks as Go does: the bundle stays valid with the same anchors', () => {
+    const garbage = fc.oneof(
+      fc.constant('-----BEGIN CERTIFICATE-----\n!!!!\n-----END CERTIFICATE-----\n'),
+      fc.constant('-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATES-----\n'),
+      fc.constant('-----BEGIN CERTIFICATE\nAAAA\n'),
+      fc.stringMatching(/^[A-Za-z0-9+/=!]{0,40}$/).map((body) => `-----BEGIN CERTIFICATE-----\n${body}=A\n-----END CERTIFICATE-----\n`),
+    );
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.constantFrom(0, 1), fc.array(garbage, { maxLength: 3 })), { minLength: 1, maxLength: 4 }), (parts) => {
+        const good = [f.caA.certPem, f.caB.certPem];
+        const used = new Set(parts.map(([g]) => g));
+        // A duplicate is its own finding; each good CA appears once.
+        const ordered = [...used].map((g) => [g, parts.filter(([x]) => x === g).flatMap(([, junk]) => junk)] as const);
+        const text = ordered.map(([g, junk]) => junk.join('') + good[g]).join('');
+        const skipped: TrustBundleFinding[] = [];
+        expect(validateTrustBundle(text, { onSkippedBlock: (finding) => skipped.push(finding) })).toEqual([]);
+        expect(skipped).toHaveLength(ordered.reduce((n, [, junk]) => n + junk.length, 0));
+        expect(canonicalTrustBundle([text]).pem).toBe(canonicalTrustBundle([...used].map((g) => good[g]!)).pem);
+      }),
+      fuzzParameters(300),
+    );
+  });
+
   it('gives findings or a clean result, never an exception, for mutated bundles', () => {
     const seen = new Set<TrustBundleFindingKind>();
     let valid = 0;
     fc.assert(
       fc.property(bundleCase, (c) => {
         const text = makeCase(c);
-        const findings = validateTrustBundle(text);
+        const skipped: TrustBundleFinding[] = [];
+        const findings = validateTrustBundle(text, { onSkippedBlock: (finding) => skipped.push(finding) });
         expect(Array.isArray(findings)).toBe(true);
+        for (const finding of skipped) {
+          seen.add(finding.kind);
+          expect(finding).toEqual({ index: -1, kind: 'skipped-pem', detail: expect.stringMatching(/^skipped a .* block at line \d+ that does not parse as PEM: /) });
+        }
         for (const finding of findings) {
           seen.add(finding.kind);
           expect(kinds).toContain(finding.kind);
@@ -132,9 +162,9 @@ describe('hostile input', () => {
           // A bundle the validator accepts stays valid after canonicalization.
           expect(validateTrustBundle(canonicalTrustBundle([text]).pem)).toEqual([]);
         }
-        // The strict reader and the validator agree: a clean bundle has no PEM problems, and every
-        // PEM problem makes the bundle invalid.
-        const problems = readPemBundle(text).problems;
+        // The strict reader and the validator agree: a clean bundle has no PEM problems but
+        // skipped blocks (which Go skips too), and every other PEM problem makes it invalid.
+        const problems = readPemBundle(text).problems.filter((p) => p.kind !== 'malformed');
         if (findings.length === 0) expect(problems).toEqual([]);
         if (problems.length > 0) expect(findings.length).toBeGreaterThan(0);
         expect(canonicalTrustBundle([text, f.caA.certPem]).anchors.length).toBeGreaterThan(0);
@@ -143,7 +173,7 @@ describe('hostile input', () => {
     );
     expect(valid).toBeGreaterThan(0);
     // The mutations reach every per-entry rule, so the run exercises each branch.
-    for (const kind of ['bad-block-type', 'pem-headers', 'malformed-pem', 'not-x509', 'not-ca', 'no-basic-constraints', 'duplicate'] as const) {
+    for (const kind of ['bad-block-type', 'pem-headers', 'skipped-pem', 'not-x509', 'not-ca', 'no-basic-constraints', 'duplicate'] as const) {
       expect(seen).toContain(kind);
     }
   }, fuzzTimeoutMs(60_000));

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { trustBundleFixtures, withHeaders } from '../test/fixtures.js';
 import type { TrustBundleFixtures } from '../test/fixtures.js';
-import { maxTrustBundleSize, validateTrustBundle } from './trust-bundle.js';
+import { maxTrustBundleSize, validateTrustBundle, type TrustBundleFinding } from './trust-bundle.js';
 
 let f: TrustBundleFixtures;
 let opensslRsaCa: string;
@@ -140,25 +140,49 @@ describe('validateTrustBundle', () => {
     ]);
   });
 
-  it('reports a block with malformed base64 (stricter than Go, which skips it)', () => {
+  // Go's pem.Decode (src/encoding/pem/pem.go) rejects a block that does not decode and searches on
+  // from the line after its BEGIN line, so Kubernetes' validateTrustBundle never sees it.
+  function skipped(pem: string): { findings: TrustBundleFinding[]; skipped: string[] } {
+    const seen: string[] = [];
+    const findings = validateTrustBundle(pem, { onSkippedBlock: (finding) => seen.push(`${finding.kind} ${finding.index}: ${finding.detail}`) });
+    return { findings, skipped: seen };
+  }
+
+  it('skips a CERTIFICATE block with malformed base64 before a good CA, as Go does, and says so', () => {
     const broken = f.caB.certPem.replace(/\n[A-Za-z0-9+/]{4}/, '\n!!!!');
-    expect(validateTrustBundle(f.caA.certPem + broken)).toEqual([
-      { index: 1, kind: 'malformed-pem', detail: 'entry 1 does not parse as PEM: invalid base64 data' },
-    ]);
+    expect(skipped(broken + f.caA.certPem)).toEqual({
+      findings: [],
+      skipped: ['skipped-pem -1: skipped a CERTIFICATE block at line 1 that does not parse as PEM: invalid base64 data'],
+    });
   });
 
-  it('reports a block without an END line', () => {
+  it('numbers entries without the skipped blocks, as Kubernetes does', () => {
+    const broken = f.caB.certPem.replace(/\n[A-Za-z0-9+/]{4}/, '\n!!!!');
+    expect(validateTrustBundle(broken + f.leaf.certPem)).toEqual([{ index: 0, kind: 'not-ca', detail: 'entry 0 does not have the CA bit set' }]);
+  });
+
+  it('skips a block without an END line and finds nothing after it, as Go stops there', () => {
     const truncated = f.caB.certPem.replace('-----END CERTIFICATE-----\n', '');
-    expect(validateTrustBundle(f.caA.certPem + truncated)).toEqual([
-      { index: 1, kind: 'malformed-pem', detail: 'entry 1 does not parse as PEM: no END line' },
-    ]);
+    expect(skipped(f.caA.certPem + truncated)).toEqual({
+      findings: [],
+      skipped: [`skipped-pem -1: skipped a CERTIFICATE block at line ${f.caA.certPem.split('\n').length} that does not parse as PEM: no END line`],
+    });
+    expect(validateTrustBundle(truncated)).toEqual([{ index: -1, kind: 'empty', detail: 'at least one trust anchor must be provided' }]);
   });
 
-  it('reports an END line whose type does not match the BEGIN line', () => {
+  it('skips a block whose END line does not match, so a bundle of only that holds no anchor', () => {
     const mismatched = f.caA.certPem.replace('-----END CERTIFICATE-----', '-----END CERTIFICATES-----');
-    expect(validateTrustBundle(mismatched)).toEqual([
-      { index: 0, kind: 'malformed-pem', detail: 'entry 0 does not parse as PEM: END line does not match the BEGIN line' },
-    ]);
+    expect(skipped(mismatched)).toEqual({
+      findings: [{ index: -1, kind: 'empty', detail: 'at least one trust anchor must be provided' }],
+      skipped: ['skipped-pem -1: skipped a CERTIFICATE block at line 1 that does not parse as PEM: END line does not match the BEGIN line'],
+    });
+  });
+
+  it('still refuses what Go decodes and Kubernetes rejects: headers, other types, duplicates', () => {
+    const headered = f.caB.certPem.replace('-----\n', '-----\nProc-Type: 4,ENCRYPTED\n\n');
+    const broken = f.caB.certPem.replace(/\n[A-Za-z0-9+/]{4}/, '\n!!!!');
+    expect(validateTrustBundle(broken + headered)).toEqual([{ index: 0, kind: 'pem-headers', detail: 'entry 0 has PEM block headers' }]);
+    expect(validateTrustBundle(broken + f.caA.certPem + f.caA.certPem)[0]?.kind).toBe('duplicate');
   });
 
   it('accepts a bundle of exactly the maximum size and rejects one byte more', () => {

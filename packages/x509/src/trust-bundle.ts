@@ -5,7 +5,7 @@ export type TrustBundleFindingKind =
   | 'too-large'
   | 'bad-block-type'
   | 'pem-headers'
-  | 'malformed-pem'
+  | 'skipped-pem'
   | 'not-x509'
   | 'not-ca'
   | 'no-basic-constraints'
@@ -42,10 +42,11 @@ function entryFinding(index: number, kind: TrustBundleFindingKind, detail: strin
  * Rules, in Kubernetes' order for each entry: the block type is CERTIFICATE, the block has no PEM
  * headers, it parses as X.509, and it is a CA (basicConstraints with cA set). Only when every entry
  * passes are bundle-level rules checked: at least one certificate, no certificate twice.
- * Data outside PEM blocks is ignored, as Go's pem.Decode ignores it.
- *
- * Stricter than Kubernetes on one point: a block that starts like PEM but does not decode
- * (bad base64, no or mismatched END line) is a 'malformed-pem' finding; Go skips such blocks.
+ * Data outside PEM blocks is ignored, as Go's pem.Decode ignores it, and so is a block that starts
+ * like PEM but does not decode (bad base64, a BEGIN line without its dashes, no or a mismatched
+ * END line): Go's Decode (src/encoding/pem/pem.go) rejects it and searches on from the line after
+ * its BEGIN line, so Kubernetes never sees it and numbers its entries without it. Such a block is
+ * no error here either; `onSkippedBlock` hears of it, so that a server can warn.
  */
 export interface ValidateTrustBundleOptions {
   /**
@@ -53,6 +54,25 @@ export interface ValidateTrustBundleOptions {
    * no fingerprint), so that a caller reads validity times without parsing again.
    */
   onCertificate?(der: Uint8Array, certificate: ParsedCertificate): void;
+  /**
+   * Called with a 'skipped-pem' finding (index -1, as it is no entry) for each block Go's PEM
+   * decoder skips, e.g. `skipped a CERTIFICATE block at line 1 that does not parse as PEM:
+   * invalid base64 data`.
+   */
+  onSkippedBlock?(finding: TrustBundleFinding): void;
+}
+
+/** Line numbers of increasing offsets of one text, counted once over the whole text. */
+function lineCounter(text: string): (offset: number) => number {
+  let line = 1;
+  let counted = 0;
+  return (offset) => {
+    for (let i = text.indexOf('\n', counted); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) {
+      line++;
+      counted = i + 1;
+    }
+    return line;
+  };
 }
 
 export function validateTrustBundle(pem: string, options: ValidateTrustBundleOptions = {}): TrustBundleFinding[] {
@@ -62,12 +82,18 @@ export function validateTrustBundle(pem: string, options: ValidateTrustBundleOpt
   }
   const findings: TrustBundleFinding[] = [];
   const byDer = new Map<string, number[]>();
+  // Kubernetes numbers the blocks pem.Decode returns; skipped blocks take no number.
+  let i = -1;
+  const lineOf = lineCounter(pem);
   for (const entry of readPemEntries(pem)) {
-    const i = entry.index;
     if (entry.kind === 'malformed') {
-      findings.push(entryFinding(i, 'malformed-pem', `entry ${i} does not parse as PEM: ${entry.reason}`));
+      if (options.onSkippedBlock) {
+        const detail = `skipped a ${entry.type} block at line ${lineOf(entry.offset)} that does not parse as PEM: ${entry.reason}`;
+        options.onSkippedBlock(entryFinding(-1, 'skipped-pem', detail));
+      }
       continue;
     }
+    i++;
     if (entry.type !== 'CERTIFICATE') {
       findings.push(entryFinding(i, 'bad-block-type', `entry ${i} has bad block type: ${entry.type}`));
       continue;
