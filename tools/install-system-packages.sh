@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the test suite runs for real: etcd (storage backend tests),
 # tinyproxy (HTTP CONNECT egress tests), the Python kubernetes client for /usr/bin/python3 (its
-# end-to-end tests), openssl and curl (the CA rotation walk-through of docs/trust-distribution.md)
-# promtool and prometheus (the alert rules and the dashboard walk-through of docs/trust-distribution.md)
+# end-to-end tests), openssl and curl (the CA rotation walk-through of docs/trust-distribution.md),
+# promtool and prometheus (the alert rules and the expiry walk-through there; on a host with systemd
+# the package also enables prometheus.service, while the tests start their own on a free port)
 # and, where none is installed, kubectl (end-to-end tests).
 # Idempotent; needs root (CI and the dev machines run as root) and Debian's package mirrors.
 set -euo pipefail

@@ -145,9 +145,9 @@ export function renderExpiryTimeline(anchors: readonly TrustAnchor[], options: E
     tickLine[c] = { ch: '+', style: 'axis' };
     if (i === ticks - 1) continue;
     const label = dateText(start + (c / barWidth) * span);
-    if (c < free || c + label.length + 1 > endAt) continue;
+    if (c < free || c + label.length + 2 > endAt) continue;
     place(c, label);
-    free = c + label.length + 1;
+    free = c + label.length + 2;
   }
   out.push([...text(indent), ...dateLine], [...text(indent), ...tickLine]);
 
