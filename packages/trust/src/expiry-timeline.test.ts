@@ -92,6 +92,8 @@ describe('renderExpiryTimeline', () => {
     expect(narrow).not.toContain('2037-12-29 ');
     expect(narrow).toMatch(/^mesh-root ~? ?\S*/m);
     expect(renderExpiryTimeline([root], { width: 26, now }).split('\n')[2]).toMatch(/^mesh-root~ </);
+    // No width at all (a terminal that did not say): 80 columns.
+    expect(renderExpiryTimeline([root], { width: Number.NaN, now })).toBe(renderExpiryTimeline([root], { width: 80, now }));
   });
 
   it('fits lines to any width and draws every anchor, whatever the validity periods (property)', () => {

@@ -36,6 +36,8 @@ type Cell = { ch: string; style: Style };
 
 const sgr: Record<Style, string> = { valid: '32', expiring: '33', expired: '31', today: '1;36', axis: '2', plain: '' };
 const dayMs = 86_400_000;
+/** A width that is no number (a terminal that did not say): a classic terminal's. */
+const defaultWidth = 80;
 const gap = 1;
 /** ` 2026-01-10` after each bar, when the drawing is wide enough to keep a useful bar beside it. */
 const dateColumn = 11;
@@ -106,7 +108,7 @@ function axisBounds(anchors: readonly TrustAnchor[], now: number, options: Expir
  * around the same characters. Every line fits `width` (at least `minExpiryTimelineWidth`).
  */
 export function renderExpiryTimeline(anchors: readonly TrustAnchor[], options: ExpiryTimelineOptions): string {
-  const width = Math.max(minExpiryTimelineWidth, Math.floor(options.width));
+  const width = Number.isFinite(options.width) ? Math.max(minExpiryTimelineWidth, Math.floor(options.width)) : defaultWidth;
   const now = options.now === undefined ? Date.now() : ms(options.now);
   const soonMs = options.soonMs ?? 0;
   const color = options.color ?? false;
