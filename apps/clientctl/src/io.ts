@@ -4,6 +4,8 @@ export interface Io {
   stderr(text: string): void;
   readStdin(): Promise<string>;
   env: Record<string, string | undefined>;
+  /** stdout when it is a terminal: `trust inspect --timeline` draws to its width, in colour unless NO_COLOR is set. */
+  terminal?: { columns: number };
   /** Asks a long-running command (`trust sync`) to stop as SIGTERM does; tests pass one, processes get signals. */
   stop?: AbortSignal;
 }
@@ -18,5 +20,6 @@ export function processIo(): Io {
       return Buffer.concat(chunks).toString('utf8');
     },
     env: process.env,
+    ...(process.stdout.isTTY ? { terminal: { columns: process.stdout.columns } } : {}),
   };
 }

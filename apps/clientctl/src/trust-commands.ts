@@ -11,7 +11,7 @@ export const trustCommands: CommandSpec[] = [
   {
     path: 'trust inspect',
     short: 'Show the trust anchors of a bundle, a signer or a file, with their expiry',
-    usage: 'clientctl trust inspect (NAME | --signer SIGNER [-l SELECTOR] | -f FILE) [--fail-within DURATION] [options]',
+    usage: 'clientctl trust inspect (NAME | --signer SIGNER [-l SELECTOR] | -f FILE) [--fail-within DURATION] [--timeline [--width COLUMNS]] [options]',
     examples: `  # The anchors of one ClusterTrustBundle
   clientctl trust inspect example.com:mesh:roots
 
@@ -19,13 +19,18 @@ export const trustCommands: CommandSpec[] = [
   clientctl trust inspect --signer example.com/mesh -o json
 
   # Fail (exit 1) when an anchor of the file written by 'trust sync' expires within 30 days
-  clientctl trust inspect -f /etc/plat/mesh-ca.pem --fail-within 720h`,
+  clientctl trust inspect -f /etc/plat/mesh-ca.pem --fail-within 720h
+
+  # The signer's anchors on a time axis, those expiring within 30 days highlighted
+  clientctl trust inspect --signer example.com/mesh --timeline --fail-within 720h`,
     flags: [
       ...selectionFlags,
       { name: 'filename', short: 'f', type: 'string', usage: 'A PEM bundle or ClusterTrustBundle manifests to inspect instead of the server ("-" reads stdin).' },
       { name: 'output', short: 'o', type: 'string', usage: 'Output format. One of: (json, yaml).' },
       { name: 'fail-within', type: 'duration', default: '0s', usage: 'Exit 1, naming them, when anchors expire within this duration (e.g. 720h); expired anchors count. 0 disables.' },
       { name: 'no-headers', type: 'bool', usage: "When using the default output format, don't print headers." },
+      { name: 'timeline', type: 'bool', usage: 'Draw the anchors on a time axis instead of the table: one bar per anchor from notBefore to notAfter, today marked, expired (x) and expiring within --fail-within (!) highlighted; colours on a terminal unless NO_COLOR is set.' },
+      { name: 'width', type: 'int', default: 0, usage: "Columns of the --timeline drawing. 0 means the terminal's width, or 80 when stdout is not a terminal." },
     ],
     offline: (ctx) => ctx.flags.str('filename') !== '',
     load: async () => (await import('./commands/trust.js')).runTrustInspect,

@@ -15,7 +15,7 @@ export async function clientctl(
   args: string[],
   env: Record<string, string | undefined> = {},
   stdin = '',
-  options: { stop?: AbortSignal; onStderr?: (text: string) => void } = {},
+  options: { stop?: AbortSignal; onStderr?: (text: string) => void; terminal?: { columns: number } } = {},
 ): Promise<RunResult> {
   let stdout = '';
   let stderr = '';
@@ -28,6 +28,7 @@ export async function clientctl(
     readStdin: async () => stdin,
     env: { HOME: env.HOME ?? '/nonexistent-home', ...env },
     stop: options.stop,
+    ...(options.terminal ? { terminal: options.terminal } : {}),
   };
   const code = await run(args, io);
   return { code, stdout, stderr };

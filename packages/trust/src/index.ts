@@ -15,3 +15,10 @@ export { readTrustBundleFile, trustBundleFileMode, writeTrustBundleFile } from '
 export { syncTrustBundleFile, writeTrustBundleFileOnce, type SyncTrustBundleFileOptions } from './sync-trust-bundle-file.js';
 export { anchorsExpiringWithin, trustAnchorNotes } from './anchor-notes.js';
 export { trustAnchorsFromText } from './trust-anchors-from-text.js';
+export {
+  expiryTimelineGlyphs,
+  expiryTimelineHorizonMs,
+  minExpiryTimelineWidth,
+  renderExpiryTimeline,
+  type ExpiryTimelineOptions,
+} from './expiry-timeline.js';

@@ -4,6 +4,7 @@ import { formatMetaTime as rfc3339, humanDuration, parseToLabelSelectorObject } 
 import { goJson, goYaml, parseDuration } from '@plat/client';
 import {
   anchorsExpiringWithin,
+  renderExpiryTimeline,
   resolveTrustAnchors,
   syncTrustBundleFile,
   trustAnchorNotes,
@@ -70,6 +71,10 @@ export async function runTrustInspect(ctx: CommandContext): Promise<void> {
   } catch {
     throw new FlagError(`invalid argument "${failWithin}" for "--fail-within" flag: must not be negative`);
   }
+  const timeline = ctx.flags.bool('timeline');
+  if (timeline && format) throw new CommandError('--timeline cannot be combined with -o/--output', { usageOf: ctx.command });
+  const width = ctx.flags.int('width');
+  if (width < 0) throw new FlagError(`invalid argument "${width}" for "--width" flag: must not be negative`);
   const sel = selectionOf(ctx, true);
   let anchors: TrustAnchors;
   if (sel) {
@@ -88,7 +93,12 @@ export async function runTrustInspect(ctx: CommandContext): Promise<void> {
     anchors = read.anchors;
   }
   const now = Date.now();
-  if (format) {
+  if (timeline) {
+    const terminal = ctx.io.terminal;
+    ctx.io.stdout(
+      renderExpiryTimeline(anchors.anchors, { width: width || terminal?.columns || 80, now, soonMs: withinMs, color: terminal !== undefined && !ctx.io.env.NO_COLOR }),
+    );
+  } else if (format) {
     print(ctx, format, { digest: anchors.digest, sources: anchors.sources, anchors: anchors.anchors.map((a) => anchorJson(a, trustAnchorNotes(a, now))) });
   } else {
     const rows = anchors.anchors.map((a) => {
