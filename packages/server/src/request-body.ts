@@ -58,7 +58,8 @@ export function decodeBody(body: Buffer, mediaType: string, findDuplicates: bool
   }
   if (mediaType === 'application/yaml' || mediaType.endsWith('+yaml')) {
     try {
-      return decodeYaml(text, { findDuplicates, beyondInt64: 'exact' });
+      // kube-apiserver reads YAML bodies with sigs.k8s.io/yaml (go-yaml v2), as kubectl writes them.
+      return decodeYaml(text, { findDuplicates, beyondInt64: 'exact', goYaml: true });
     } catch (err) {
       if (!(err instanceof YamlDecodeError)) throw err;
       throw unrecognized(`error converting YAML to JSON: ${err.message}`);

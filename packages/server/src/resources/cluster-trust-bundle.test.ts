@@ -99,6 +99,18 @@ describe('expiry warnings over HTTP', () => {
     expect(clean.headers['warning']).toBeUndefined();
   });
 
+  it('stores a bundle whose corrupt CERTIFICATE block stands before a good CA, as Go\'s pem.Decode skips it, and warns which block', async () => {
+    const corrupt = '-----BEGIN CERTIFICATE-----\n!!!! not base64 !!!!\n-----END CERTIFICATE-----\n';
+    const res = await c.req('writer', 'POST', ctbPath, { body: bundle('skipped-block', corrupt + fine) });
+    expect(res.status).toBe(201);
+    expect(warningsOf(res.headers)).toEqual(['spec.trustBundle: skipped a CERTIFICATE block at line 1 that does not parse as PEM: invalid base64 data']);
+    const many = await c.req('writer', 'POST', `${ctbPath}?dryRun=All`, { body: bundle('skipped-blocks', corrupt.repeat(40) + fine) });
+    expect(many.status).toBe(201);
+    const texts = warningsOf(many.headers);
+    expect(texts).toHaveLength(6);
+    expect(texts.at(-1)).toBe('spec.trustBundle: 35 more blocks that do not parse as PEM skipped');
+  });
+
   it('an update, each patch type and an apply warn when they store a bundle with such anchors; a label change does not', async () => {
     const created = await c.req<{ metadata: { resourceVersion: string } }>('writer', 'POST', ctbPath, { body: bundle('warn-update', fine) });
     expect(created.status).toBe(201);

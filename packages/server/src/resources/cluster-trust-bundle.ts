@@ -118,18 +118,41 @@ interface ValidatedCertificate {
   readonly notAfter: Date;
 }
 
+/** What validation of one object found for its warnings: the certificates and the skipped PEM blocks. */
+interface ValidatedBundle {
+  readonly certs: ValidatedCertificate[];
+  readonly skipped: string[];
+  readonly skippedTotal: number;
+}
+
 /** The certificates of each object validated in this request, for its warnings (read right after validation). */
-const validatedCertificates = new WeakMap<ApiObject, ValidatedCertificate[]>();
+const validatedCertificates = new WeakMap<ApiObject, ValidatedBundle>();
+
+/**
+ * Warnings about skipped PEM blocks per write: a bundle of thousands of broken blocks gets this many
+ * warnings and one that counts the rest, so the Warning headers stay within their own bound.
+ */
+export const maxSkippedBlockWarnings = 5;
 
 /**
  * Runs `validate` collecting the certificates it parses; when the bundle is valid they are kept
  * for the warnings and summarized for the tables and metrics, so a write parses its anchors once.
  */
-function validateKeeping(obj: ApiObject, validate: (options: Pick<ValidateClusterTrustBundleOptions, 'onCertificate'>) => FieldError[]): FieldError[] {
+function validateKeeping(
+  obj: ApiObject,
+  validate: (options: Pick<ValidateClusterTrustBundleOptions, 'onCertificate' | 'onSkippedBlock'>) => FieldError[],
+): FieldError[] {
   const certs: ValidatedCertificate[] = [];
-  const errs = validate({ onCertificate: (der, c) => certs.push({ der, notBefore: c.notBefore, notAfter: c.notAfter }) });
+  const skipped: string[] = [];
+  let skippedTotal = 0;
+  const errs = validate({
+    onCertificate: (der, c) => certs.push({ der, notBefore: c.notBefore, notAfter: c.notAfter }),
+    onSkippedBlock: (finding) => {
+      if (skippedTotal++ < maxSkippedBlockWarnings) skipped.push(finding.detail);
+    },
+  });
   if (errs.length === 0 && certs.length > 0) {
-    validatedCertificates.set(obj, certs);
+    validatedCertificates.set(obj, { certs, skipped, skippedTotal });
     const earliestNotAfter = Math.min(...certs.map((c) => c.notAfter.getTime()));
     remember(sha256Hex((obj as ClusterTrustBundle).spec.trustBundle), { anchors: certs.length, earliestNotAfter });
   }
@@ -160,9 +183,14 @@ export function clusterTrustBundleWarnings(obj: ApiObject, old?: ApiObject, now:
   if (old && (old as ClusterTrustBundle).spec?.trustBundle === pem) return [];
   const validated = validatedCertificates.get(obj);
   const anchors = validated
-    ? validated.map((c) => ({ notBefore: c.notBefore, notAfter: c.notAfter, name: () => validatedAnchorName(c.der) }))
+    ? validated.certs.map((c) => ({ notBefore: c.notBefore, notAfter: c.notAfter, name: () => validatedAnchorName(c.der) }))
     : trustAnchorFacts(pem).anchors.map((a) => ({ notBefore: a.notBefore, notAfter: a.notAfter, name: () => anchorName(a) }));
-  const warnings: string[] = [];
+  // Go's pem.Decode skips a block that does not decode, so Kubernetes stores the bundle without a
+  // word; the consumers skip it too, and the writer hears which block nobody will read.
+  const warnings: string[] = (validated?.skipped ?? []).map((detail) => `spec.trustBundle: ${detail}`);
+  if (validated && validated.skippedTotal > validated.skipped.length) {
+    warnings.push(`spec.trustBundle: ${validated.skippedTotal - validated.skipped.length} more blocks that do not parse as PEM skipped`);
+  }
   for (const anchor of anchors) {
     const validity = trustAnchorValidity(anchor, { now, soonMs: anchorExpiryWarningWindowMs });
     if (validity === 'expired') {

@@ -20,8 +20,9 @@ type Obj = {
 
 const applyType = 'application/apply-patch+yaml';
 
+// The body as kubectl writes it: YAML 1.1 (go-yaml v2), which quotes `yes` and the like, as kube-apiserver reads 1.1.
 function applyReq(name: string, config: unknown, query: string, user: UserName = 'writer') {
-  const raw = typeof config === 'string' ? config : stringify(config);
+  const raw = typeof config === 'string' ? config : stringify(config, { version: '1.1' });
   return c.req<Obj>(user, 'PATCH', `${ctbPath}/${name}${query ? `?${query}` : ''}`, { raw, contentType: applyType });
 }
 
@@ -30,6 +31,16 @@ function entries(o: Obj): Array<Pick<Entry, 'manager' | 'operation' | 'fieldsV1'
 }
 
 describe('server-side apply', () => {
+  it('reads YAML 1.1 as sigs.k8s.io/yaml does: an unquoted yes is a boolean, so a label of yes is refused, and `.` stays a key', async () => {
+    const yesLabel = `apiVersion: certificates.plat.io/v1alpha1\nkind: ClusterTrustBundle\nmetadata:\n  name: ssa-yes\n  labels:\n    beta: yes\nspec:\n  trustBundle: ${JSON.stringify(c.anchorPem)}\n`;
+    const refused = await applyReq('ssa-yes', yesLabel, 'fieldManager=alpha');
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(refused.json)).toMatch(/bool/);
+    const dotted = await applyReq('ssa-yes', yesLabel.replace('beta: yes', '".": "x"'), 'fieldManager=alpha&dryRun=All');
+    expect(dotted.status).toBe(422);
+    expect(JSON.stringify(dotted.json)).toContain('metadata.labels');
+  });
+
   it('creates a missing object (201) with one Apply entry for the manager', async () => {
     const res = await applyReq('ssa-create', bundle('ssa-create', c.anchorPem, undefined, { metadata: { labels: { team: 'a' } } }), 'fieldManager=alpha');
     expect(res.status).toBe(201);
