@@ -15,3 +15,8 @@ export { readTrustBundleFile, trustBundleFileMode, writeTrustBundleFile } from '
 export { syncTrustBundleFile, writeTrustBundleFileOnce, type SyncTrustBundleFileOptions } from './sync-trust-bundle-file.js';
 export { anchorsExpiringWithin, trustAnchorNotes } from './anchor-notes.js';
 export { trustAnchorsFromText } from './trust-anchors-from-text.js';
+export { encodeTrustAnchors, isTrustAnchorFormat, trustAnchorFormats, type EncodeTrustAnchorsOptions, type TrustAnchorFormat } from './encode-trust-anchors.js';
+export { decodeTrustAnchors, type DecodedTrustAnchors } from './decode-trust-anchors.js';
+export { truststoreAlias } from './truststore-entries.js';
+export { nextSpiffeSequence, defaultSpiffeRefreshHintSeconds, type SpiffeBundle, type SpiffeX509Jwk } from './spiffe-bundle.js';
+export { defaultJksPassword } from './jks-truststore.js';
