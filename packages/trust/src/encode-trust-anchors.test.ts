@@ -1,8 +1,10 @@
 import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { canonicalTrustBundle, createCertificateAuthority, readBundleCertificates } from '@plat/x509';
+import { canonicalTrustBundle, createCertificateAuthority, issueServingCertificate, readBundleCertificates, type PemKeyPair } from '@plat/x509';
 import { hasTool, keytoolAliases, run } from '../test/system-tools.js';
 import { decodeTrustAnchors } from './decode-trust-anchors.js';
 import { encodeTrustAnchors } from './encode-trust-anchors.js';
@@ -12,12 +14,14 @@ import { truststoreAlias } from './truststore-entries.js';
 let dir: string;
 let anchors: TrustAnchors;
 let aliases: string[];
+let cas: PemKeyPair[];
 const keytool = hasTool('keytool');
+const java = hasTool('java');
 const openssl = hasTool('openssl');
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'trust-formats-'));
-  const cas = await Promise.all(['Mesh CA 2025', 'mesh-ca-2026', 'Ünïcode, Root'].map((commonName) => createCertificateAuthority({ commonName })));
+  cas = await Promise.all(['Mesh CA 2025', 'mesh-ca-2026', 'Ünïcode, Root'].map((commonName) => createCertificateAuthority({ commonName })));
   const c = canonicalTrustBundle(cas.map((ca) => ca.certPem));
   anchors = { pem: c.pem, digest: c.digest, anchors: c.anchors, sources: [] };
   aliases = c.anchors.map((a) => truststoreAlias(a.subject, a.sha256));
@@ -79,6 +83,42 @@ describe('keytool reads our keystores (Java 17)', () => {
     expect(r2.code).toBe(0);
     expect(keytoolAliases(r2.stdout).sort()).toEqual([...aliases].sort());
   });
+});
+
+describe('a Java 17 HTTPS client with our truststores', () => {
+  const maybe = java ? it : it.skip;
+  const servers: Server[] = [];
+  afterAll(async () => {
+    for (const s of servers) await new Promise((r) => s.close(r));
+  });
+  async function serve(issuer: PemKeyPair): Promise<string> {
+    const leaf = await issueServingCertificate(issuer, { commonName: 'localhost', dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
+    const server = createServer({ cert: leaf.certPem, key: leaf.keyPem }, (_req, res) => res.end('ok'));
+    servers.push(server);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    return `https://localhost:${(server.address() as AddressInfo).port}/`;
+  }
+
+  maybe('trusts a server whose CA is an anchor and rejects one whose CA is not, with each store (one JVM)', async () => {
+    const inBundle = await serve(cas[0]);
+    const outside = await serve(await createCertificateAuthority({ commonName: 'not-an-anchor' }));
+    const jks = await file('java.jks', await encodeTrustAnchors(anchors, 'jks'));
+    const stores = [
+      ['-', '', ''], // -Djavax.net.ssl.trustStore: the JKS store
+      [await file('java.p12', await encodeTrustAnchors(anchors, 'pkcs12', { password: 'pw' })), 'PKCS12', 'pw'],
+      [await file('java-legacy.p12', await encodeTrustAnchors(anchors, 'pkcs12', { password: 'pw', legacy: true })), 'PKCS12', 'pw'],
+      [await file('java-nopass.p12', await encodeTrustAnchors(anchors, 'pkcs12')), 'PKCS12', ''],
+    ];
+    const args = stores.flatMap(([store, type, pw]) => [`${store}|${type}|${pw}|${inBundle}`, `${store}|${type}|${pw}|${outside}`]);
+    const r = await run('java', [`-Djavax.net.ssl.trustStore=${jks}`, '-Djavax.net.ssl.trustStoreType=JKS', '-Djavax.net.ssl.trustStorePassword=changeit', path.join(import.meta.dirname, '../test/TrustCheck.java'), ...args]);
+    expect(r.stderr).toBe('');
+    const lines = r.stdout.trim().split('\n');
+    expect(lines).toHaveLength(args.length);
+    args.forEach((arg, i) => {
+      if (arg.endsWith(inBundle)) expect(lines[i]).toBe(`trusted 200 ${arg}`);
+      else expect(lines[i]).toMatch(new RegExp(`^rejected ${arg.replaceAll('|', '\\|')}: PKIX path building failed`));
+    });
+  }, 60_000);
 });
 
 describe('openssl pkcs12 -info reads our PKCS#12 stores (OpenSSL 3)', () => {

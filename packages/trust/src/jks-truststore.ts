@@ -40,9 +40,16 @@ function readJavaUtf(buf: Buffer, at: number): { text: string; next: number } {
   let text = '';
   for (let i = at + 2; i < end; ) {
     const b = buf[i];
-    if (b < 0x80) (text += String.fromCharCode(b)), (i += 1);
-    else if ((b & 0xe0) === 0xc0) (text += String.fromCharCode(((b & 0x1f) << 6) | (buf[i + 1] & 0x3f))), (i += 2);
-    else (text += String.fromCharCode(((b & 0x0f) << 12) | ((buf[i + 1] & 0x3f) << 6) | (buf[i + 2] & 0x3f))), (i += 3);
+    if (b < 0x80) {
+      text += String.fromCharCode(b);
+      i += 1;
+    } else if ((b & 0xe0) === 0xc0) {
+      text += String.fromCharCode(((b & 0x1f) << 6) | (buf[i + 1] & 0x3f));
+      i += 2;
+    } else {
+      text += String.fromCharCode(((b & 0x0f) << 12) | ((buf[i + 1] & 0x3f) << 6) | (buf[i + 2] & 0x3f));
+      i += 3;
+    }
   }
   return { text, next: end };
 }
