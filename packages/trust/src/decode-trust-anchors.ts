@@ -7,6 +7,8 @@ export interface DecodedTrustAnchors {
   certificates: { alias: string; der: Uint8Array }[];
   /** spiffe: the bundle's `spiffe_sequence`. */
   spiffeSequence?: number;
+  /** pkcs12: the MAC's hash (`sha256` by default, `sha1` when legacy); absent for a password-less store. */
+  pkcs12Mac?: 'sha1' | 'sha256';
   /** spiffe: the bundle's `spiffe_refresh_hint`. */
   spiffeRefreshHintSeconds?: number;
 }
@@ -22,8 +24,10 @@ export async function decodeTrustAnchors(bytes: Uint8Array, format: TrustAnchorF
       return { certificates: readBundleCertificates(Buffer.from(bytes).toString('utf8')).map((c) => ({ alias: '', der: c.der })) };
     case 'jks':
       return { certificates: (await import('./jks-truststore.js')).decodeJksTruststore(bytes, options).map(({ alias, der }) => ({ alias, der })) };
-    case 'pkcs12':
-      return { certificates: (await import('./pkcs12-truststore.js')).decodePkcs12Truststore(bytes, options).map(({ alias, der }) => ({ alias, der })) };
+    case 'pkcs12': {
+      const store = (await import('./pkcs12-truststore.js')).decodePkcs12Truststore(bytes, options);
+      return { certificates: store.certificates.map(({ alias, der }) => ({ alias, der })), ...(store.mac ? { pkcs12Mac: store.mac } : {}) };
+    }
     case 'spiffe': {
       const bundle = (await import('./spiffe-bundle.js')).decodeSpiffeBundle(bytes);
       return {

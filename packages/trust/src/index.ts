@@ -20,3 +20,5 @@ export { decodeTrustAnchors, type DecodedTrustAnchors } from './decode-trust-anc
 export { truststoreAlias } from './truststore-entries.js';
 export { nextSpiffeSequence, defaultSpiffeRefreshHintSeconds, type SpiffeBundle, type SpiffeX509Jwk } from './spiffe-bundle.js';
 export { defaultJksPassword } from './jks-truststore.js';
+export { filterTrustAnchors, type FilteredTrustAnchors, type TrustAnchorFilter } from './filter-trust-anchors.js';
+export { writeTrustAnchorsFile, type TrustAnchorsFileTarget } from './trust-anchors-file.js';

@@ -230,7 +230,7 @@ function readBag(bag: asn1js.AsnType): Pkcs12Certificate | undefined {
  * and the PBES2 stores of Java and OpenSSL; a wrong password or a damaged file is TrustError
  * `DecodeFailed`.
  */
-export function decodePkcs12Truststore(bytes: Uint8Array, options: { password?: string } = {}): Pkcs12Certificate[] {
+export function decodePkcs12Truststore(bytes: Uint8Array, options: { password?: string } = {}): { certificates: Pkcs12Certificate[]; mac?: Pkcs12Hash } {
   if (bytes.length > maxPkcs12Size) fail(`larger than ${maxPkcs12Size} bytes`);
   const [version, authSafeInfo, macData] = children(parse(bytes, 'the file'), 'the PFX');
   if (intOf(version, 'the version') !== 3) fail('version is not 3');
@@ -238,6 +238,7 @@ export function decodePkcs12Truststore(bytes: Uint8Array, options: { password?: 
   if (oidOf(authType, 'the content type') !== oid.data) fail('the content is not data (public-key integrity is not supported)');
   const authSafe = bytesOf(children(authContent, 'the content')[0], 'the content');
   const password = options.password;
+  let macHash: Pkcs12Hash | undefined;
   if (macData) {
     if (password === undefined) fail('the store has a MAC: a password is needed');
     const [digestInfo, salt, iter] = children(macData, 'the MAC');
@@ -247,6 +248,7 @@ export function decodePkcs12Truststore(bytes: Uint8Array, options: { password?: 
     const expected = mac(hash, password, bytesOf(salt, 'the MAC salt'), iter ? intOf(iter, 'the MAC iterations') : 1, authSafe);
     const actual = bytesOf(digest, 'the MAC');
     if (actual.length !== expected.length || !timingSafeEqual(actual, expected)) fail('keystore password was incorrect (the MAC does not verify)');
+    macHash = hash;
   }
   const out: Pkcs12Certificate[] = [];
   for (const info of children(parse(authSafe, 'the authenticated safe'), 'the authenticated safe')) {
@@ -268,5 +270,5 @@ export function decodePkcs12Truststore(bytes: Uint8Array, options: { password?: 
       if (cert) out.push(cert);
     }
   }
-  return out;
+  return { certificates: out, ...(macHash ? { mac: macHash } : {}) };
 }
