@@ -22,3 +22,9 @@ export { nextSpiffeSequence, defaultSpiffeRefreshHintSeconds, type SpiffeBundle,
 export { defaultJksPassword } from './jks-truststore.js';
 export { filterTrustAnchors, type FilteredTrustAnchors, type TrustAnchorFilter } from './filter-trust-anchors.js';
 export { writeTrustAnchorsFile, type TrustAnchorsFileTarget } from './trust-anchors-file.js';
+export {
+  startSpiffeFederationServer,
+  type ServedSpiffeBundle,
+  type SpiffeFederationServer,
+  type SpiffeFederationServerOptions,
+} from './spiffe-federation-server.js';
