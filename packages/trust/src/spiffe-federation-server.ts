@@ -126,13 +126,21 @@ export async function startSpiffeFederationServer(client: RestClient, selection:
   }
   // Mozilla's intermediate configuration: TLS 1.2 and 1.3 (SPIFFE Federation, section 5).
   const server: Server = createServer({ cert, key, minVersion: 'TLSv1.2' }, handle);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
-  });
+  } catch (err) {
+    // Nothing to serve on: the watch ends with the server.
+    stop.abort();
+    await watching.catch(() => undefined);
+    clearTimeout(timer);
+    throw err;
+  }
   const address = server.address() as AddressInfo;
   const close = () => new Promise<void>((r) => {
     server.close(() => r());
