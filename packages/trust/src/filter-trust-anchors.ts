@@ -23,6 +23,8 @@ export interface FilteredTrustAnchors {
 }
 
 const name = (a: TrustAnchor) => `"${a.subject}" (sha256 ${a.sha256.slice(0, 16)})`;
+// RFC 3339 as the rest of the trust texts print it (seconds, Z).
+const rfc3339 = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 /**
  * Applies a consumer's filter at `now`. Without `excludeExpired` the anchors are returned as they
@@ -41,9 +43,9 @@ export function filterTrustAnchors(anchors: TrustAnchors, filter: TrustAnchorFil
   const within = filter.minRemainingMs ?? 0;
   const expiringSoon = within > 0 ? kept.anchors.filter((a) => a.notAfter.getTime() - at <= within).sort((a, b) => a.notAfter.getTime() - b.notAfter.getTime()) : [];
   const warnings = [
-    ...excluded.map((a) => `trust anchor ${name(a)} expired at ${a.notAfter.toISOString()}: left out`),
+    ...excluded.map((a) => `trust anchor ${name(a)} expired at ${rfc3339(a.notAfter)}: left out`),
     ...expiringSoon.map((a) =>
-      expired(a) ? `trust anchor ${name(a)} expired at ${a.notAfter.toISOString()}` : `trust anchor ${name(a)} expires at ${a.notAfter.toISOString()}, within the minimum remaining time`,
+      expired(a) ? `trust anchor ${name(a)} expired at ${rfc3339(a.notAfter)}` : `trust anchor ${name(a)} expires at ${rfc3339(a.notAfter)}, within the minimum remaining time`,
     ),
   ];
   const future = filter.excludeExpired ? kept.anchors.map((a) => a.notAfter.getTime()).filter((t) => t >= at) : [];
