@@ -106,3 +106,12 @@ describe('clientctl trust sync --format --to', () => {
     expect(bad.stderr).toBe('error: invalid argument "der" for "--format" flag: must be one of: pem, pkcs12, jks, spiffe\n');
   });
 });
+
+describe('clientctl trust serve', () => {
+  it('needs --spiffe and the TLS files, and refuses a bad --listen, before any request', async () => {
+    const base = ['trust', 'serve', '--signer', signer];
+    expect((await clientctl(base, env)).stderr).toMatch(/^error: --spiffe is required: a SPIFFE bundle is the one format trust serve serves\n/);
+    expect((await clientctl([...base, '--spiffe'], env)).stderr).toMatch(/^Error: required flag\(s\) "tls-cert-file" not set\n/);
+    expect((await clientctl([...base, '--spiffe', '--listen', 'nope'], env)).stderr).toMatch(/^Error: invalid argument "nope" for "--listen" flag: must be HOST:PORT\n/);
+  });
+});
