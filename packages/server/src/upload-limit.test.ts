@@ -49,7 +49,7 @@ const cases = [4, 50].flatMap((mib) => [true, false].map((declared) => [mib, dec
 describe('a client still uploading a body over the limit', () => {
   it.each(cases)('reads the 413 Status over HTTP/1.1 (%i MiB, Content-Length declared: %s), and the connection closes', async (mib, declared) => {
     // Several rounds, the body in one write or in chunks: a reset loses the answer only some of the time.
-    for (let round = 0; round < 4; round++) {
+    for (let round = 0; round < 2; round++) {
       const out = await upload('h1', mib, declared, round % 2 === 0);
       expect(out.error).toBeUndefined();
       expect(out.status).toBe(413);
@@ -61,13 +61,11 @@ describe('a client still uploading a body over the limit', () => {
   it.each(cases)('reads the 413 Status over HTTP/2 (%i MiB, Content-Length declared: %s), then RST_STREAM NO_ERROR', async (mib, declared) => {
     // In chunks: a single 50 MiB write over HTTP/2 ends in ENHANCE_YOUR_CALM against Node's own
     // server as well, with or without an answer.
-    for (let round = 0; round < 2; round++) {
-      const out = await upload('h2', mib, declared, false);
-      expect(out.error).toBeUndefined();
-      expect(out.status).toBe(413);
-      expect(JSON.parse(out.body!)).toMatchObject(tooLarge);
-      expect(out.rstCode).toBe(0);
-    }
+    const out = await upload('h2', mib, declared, false);
+    expect(out.error).toBeUndefined();
+    expect(out.status).toBe(413);
+    expect(JSON.parse(out.body!)).toMatchObject(tooLarge);
+    expect(out.rstCode).toBe(0);
   }, 60_000);
 
   it('does not read the rest of the body: the connection closes after the linger with most of 50 MiB unsent', async () => {
