@@ -26,15 +26,22 @@ type Message = Record<string, unknown>;
 
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** gnostic's NewAny: the value marshalled as YAML (compiler.Marshal). */
-function any(value: unknown): Message {
-  return { yaml: yamlStringify(value) };
-}
-
-function vendorExtensions(json: Json): Message[] {
-  const out: Message[] = [];
-  for (const [name, value] of Object.entries(json)) if (name.startsWith('x-')) out.push({ name, value: any(value) });
-  return out;
+/**
+ * gnostic's NewAny: the value as YAML (compiler.Marshal). Scalars are written directly (a string
+ * as a double-quoted scalar, whose escapes JSON's are a subset of); the rest through the YAML
+ * library, once per distinct value of a document (the same extension values repeat throughout).
+ */
+function yamlOf(value: unknown, seen: Map<string, string>): string {
+  if (value === null) return 'null\n';
+  if (typeof value === 'boolean' || typeof value === 'number') return `${value}\n`;
+  if (typeof value === 'string' && !/[\ud800-\udfff]/.test(value)) return `${JSON.stringify(value)}\n`;
+  const key = JSON.stringify(value);
+  let yaml = seen.get(key);
+  if (yaml === undefined) {
+    yaml = yamlStringify(value);
+    seen.set(key, yaml);
+  }
+  return yaml;
 }
 
 /** Which JSON keys become the entries of a repeated `Named*` field that stands for a map. */
@@ -46,7 +53,14 @@ const mapKeys: Record<string, (key: string) => boolean> = {
 };
 
 class Converter {
+  /** The YAML of the free-form values converted so far (bounded by the one document converted). */
+  private readonly yaml = new Map<string, string>();
+
   constructor(private readonly root: { lookupType(name: string): Type }) {}
+
+  private any(value: unknown): Message {
+    return { yaml: yamlOf(value, this.yaml) };
+  }
 
   private type(name: string): Type {
     return this.root.lookupType(`openapi.v2.${name}`);
@@ -62,7 +76,9 @@ class Converter {
     for (const field of type.fieldsArray) {
       const name = field.name;
       if (name === 'vendorExtension') {
-        const ext = vendorExtensions(value);
+        const ext = Object.entries(value)
+          .filter(([key]) => key.startsWith('x-'))
+          .map(([key, v]) => ({ name: key, value: this.any(v) }));
         if (ext.length) out[name] = ext;
         continue;
       }
@@ -80,7 +96,8 @@ class Converter {
         continue;
       }
       const v = value[name === '_ref' ? '$ref' : name];
-      if (v === undefined || v === null) continue;
+      // null is a value for a free-form field (`default: null` is YAML `null`), nothing elsewhere.
+      if (v === undefined || (v === null && fieldType?.name !== 'Any')) continue;
       if (field.repeated) {
         const items = Array.isArray(v) ? v : [v];
         const converted = items.map((item) => this.fieldValue(fieldType, field.type, item, depth + 1)).filter((x) => x !== undefined);
@@ -94,7 +111,7 @@ class Converter {
   }
 
   private fieldValue(type: Type | null, scalar: string, value: unknown, depth: number): unknown {
-    if (type) return type.name === 'Any' ? any(value) : this.message(type, value, depth);
+    if (type) return type.name === 'Any' ? this.any(value) : this.message(type, value, depth);
     // proto3 leaves zero values out, as gnostic's proto.Marshal does.
     if (value === '' || value === false || value === 0) return undefined;
     if (scalar === 'string') return typeof value === 'string' ? value : undefined;
@@ -156,13 +173,12 @@ class Converter {
 }
 
 /**
- * Encodes the JSON document. protobufjs (its light build, with the generated descriptor) is
+ * An encoder of JSON documents. protobufjs (its light build, with the generated descriptor) is
  * loaded on first use: most clients never ask for this form, kubectl asks once per cache miss.
  */
-export async function encodeOpenApiV2Proto(doc: Json): Promise<Buffer> {
+export async function openApiV2ProtoEncoder(): Promise<(doc: Json) => Buffer> {
   const protobuf = (await import('protobufjs/light.js')).default;
   const root = protobuf.Root.fromJSON(openApiV2ProtoDescriptor as unknown as protobuf.INamespace);
   const documentType = root.lookupType('openapi.v2.Document');
-  const message = new Converter(root).message(documentType, doc, 0) ?? {};
-  return Buffer.from(documentType.encode(documentType.fromObject(message)).finish());
+  return (doc) => Buffer.from(documentType.encode(documentType.fromObject(new Converter(root).message(documentType, doc, 0) ?? {})).finish());
 }

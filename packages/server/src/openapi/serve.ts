@@ -1,33 +1,11 @@
-import { newNotAcceptable } from '@plat/api-model';
 import type { RequestContext } from '../context.js';
-import { negotiateOutput, parseAccept } from '../negotiation.js';
+import { negotiateOutput } from '../negotiation.js';
 import { encodeBody, newPathNotFound, wantsPretty, writeBody, writeObject } from '../response.js';
 import type { VersionInfo } from '../version.js';
 import { buildOpenApiV2, buildOpenApiV3, documentHash } from './documents.js';
 import type { OpenApiResource } from './operations.js';
-import { encodeOpenApiV2Proto, openApiV2ProtoContentType, openApiV2ProtoMediaTypes } from './openapi-v2-proto.js';
-
-/**
- * The form of /openapi/v2 a client asked for, as kube-openapi's handler picks it (pkg/handler
- * RegisterOpenAPIVersionedService): the Accept clauses by quality, then the more specific first,
- * each against JSON and the two protobuf spellings in that order (YAML as the other endpoints
- * offer it); 406 when none matches. A clause with q=0 is refused, as RFC 9110 says.
- */
-function negotiateOpenApiV2(accept: string | undefined): 'json' | 'yaml' | 'protobuf' {
-  if (!accept) return 'json';
-  const specificity = (type: string) => (type === '*/*' ? 0 : type.endsWith('/*') ? 1 : 2);
-  const clauses = parseAccept(accept)
-    .map((c, i) => ({ c, i }))
-    .sort((a, b) => b.c.q - a.c.q || specificity(b.c.type) - specificity(a.c.type) || a.i - b.i)
-    .map((x) => x.c);
-  for (const { type, q } of clauses) {
-    if (q <= 0) continue;
-    if (type === 'application/json' || type === 'application/*' || type === '*/*') return 'json';
-    if (openApiV2ProtoMediaTypes.includes(type)) return 'protobuf';
-    if (type === 'application/yaml') return 'yaml';
-  }
-  throw newNotAcceptable(['application/json', ...openApiV2ProtoMediaTypes]);
-}
+import { negotiateOpenApiV2 } from './negotiate-v2.js';
+import { openApiV2ProtoContentType, openApiV2ProtoEncoder } from './openapi-v2-proto.js';
 
 /**
  * `/openapi/v2`, `/openapi/v3` and `/openapi/v3/<group-version>`. The documents are built once;
@@ -62,7 +40,7 @@ export function openApiHandler(resources: readonly OpenApiResource[], versionInf
         return;
       }
       if (form === 'json') return writeBody(ctx, 200, 'application/json', Buffer.from(openApiV2));
-      openApiV2Proto ??= encodeOpenApiV2Proto(openApiV2Document);
+      openApiV2Proto ??= openApiV2ProtoEncoder().then((encode) => encode(openApiV2Document));
       return openApiV2Proto.then((bytes) => writeBody(ctx, 200, openApiV2ProtoContentType, bytes));
     }
     if (rest[0] === 'v3' && rest.length === 1) {
