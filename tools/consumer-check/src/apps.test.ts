@@ -51,19 +51,38 @@ describe.each(publishedApps)('@plat/%s as published', (dir) => {
   });
 });
 
-(hasKubectl ? describe : describe.skip)('docs/operations.md "Install" runs as written', () => {
-  const blocks = walkthroughBlocks('operations.md', '## Install');
+(hasKubectl ? describe : describe.skip)('docs/operations.md runs as written against the installed packages', () => {
+  const serve = () => {
+    const block = walkthroughBlocks('operations.md', '## Install').find((b) => b.mark === 'serve')!;
+    expect(block.code).toContain('--secure-port 6443');
+    return startBlock(`exec ${block.code.trim().replace('--secure-port 6443', '--secure-port 0')}`, operator, env(), /is serving at https:/);
+  };
 
-  it('installs, starts the server on a fresh data dir, and creates, gets and inspects a bundle with npx clientctl and kubectl', async () => {
+  it('"Install": installs, starts the server on a fresh data dir, and creates, gets and inspects a bundle with npx clientctl and kubectl', async () => {
+    const blocks = walkthroughBlocks('operations.md', '## Install');
     expect(blocks.map((b) => b.mark)).toEqual(['install', 'run', 'serve', 'run']);
     // The install block names exactly the packed packages, which installApps laid out as npm does.
     expect(blocks[0]!.code.trim()).toBe(`npm install ${apps.map((a) => a.name).join(' ')}`);
     expectRanAsShown(blocks[1]!, await bash(blocks[1]!.code, operator, env()));
-    expect(blocks[2]!.code).toContain('--secure-port 6443');
-    server = await startBlock(`exec ${blocks[2]!.code.trim().replace('--secure-port 6443', '--secure-port 0')}`, operator, env(), /is serving at https:/);
+    server = await serve();
     expectRanAsShown(blocks[3]!, await bash(blocks[3]!.code, operator, env()));
-    await server.stop();
-    expect(server.output()).toContain('Shut down cleanly');
+  }, 120_000);
+
+  it('"Back up and restore": a snapshot of the serving server, refused while it serves, restored after it stops, served again', async () => {
+    const blocks = walkthroughBlocks('operations.md', '## Back up and restore');
+    expect(blocks.map((b) => b.mark)).toEqual(['run', 'run', 'stopped', 'restarted']);
+    expect(server).toBeDefined();
+    const kubeconfig = { KUBECONFIG: path.join(operator, 'plat-data/admin.conf') };
+    for (const block of blocks) {
+      if (block.mark === 'stopped') {
+        await server!.stop();
+        expect(server!.output()).toContain('Shut down cleanly');
+        server = undefined;
+      }
+      if (block.mark === 'restarted') server = await serve();
+      expectRanAsShown(block, await bash(block.code, operator, { ...env(), ...kubeconfig }));
+    }
+    await server!.stop();
     server = undefined;
   }, 120_000);
 });
