@@ -58,6 +58,19 @@ process.argv.forEach((a, i) => {
   commands[label] = [path.resolve(exe), args];
 });
 
+/**
+ * CPU time (user + system) of one run, from bash's `times` (the children's line): on a machine
+ * shared with other work, wall time mostly measures the wait for a CPU, CPU time the work itself.
+ */
+function cpuOnce([cmd, argv]) {
+  const r = spawnSync('/bin/bash', ['-c', '"$@" >/dev/null 2>&1; times', 'bash', cmd, ...argv], { env, encoding: 'utf8' });
+  const [user, sys] = r.stdout.trim().split('\n')[1].split(/\s+/).map((t) => {
+    const m = /^(\d+)m([\d.]+)s$/.exec(t);
+    return m ? (Number(m[1]) * 60 + Number(m[2])) * 1000 : 0;
+  });
+  return user + sys;
+}
+
 function once([cmd, argv]) {
   const start = process.hrtime.bigint();
   const r = spawnSync(cmd, argv, { env, encoding: 'utf8' });
@@ -73,7 +86,13 @@ for (const n of names) once(commands[n]); // warm the page cache
 if (haveKubectl && once(commands.kubectl).out !== once(commands.clientctl).out) {
   console.error('warning: clientctl and kubectl outputs differ');
 }
-for (let i = 0; i < runs; i++) for (const n of names) samples[n].push(once(commands[n]).ms);
+const cpu = Object.fromEntries(names.map((n) => [n, []]));
+for (let i = 0; i < runs; i++) {
+  for (const n of names) {
+    samples[n].push(once(commands[n]).ms);
+    cpu[n].push(cpuOnce(commands[n]));
+  }
+}
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -87,4 +106,10 @@ for (const n of names) {
   const m = median(samples[n]);
   const range = `(${Math.min(...samples[n]).toFixed(0)}–${Math.max(...samples[n]).toFixed(0)})`;
   console.log(`${n.padEnd(width)} ${m.toFixed(1).padStart(7)} ms ${range.padEnd(11)}${base ? `   ${(m / base).toFixed(2)}x kubectl` : ''}   ${(m / nodeBase).toFixed(2)}x node -e 0`);
+}
+const nodeCpu = median(cpu['node -e 0']);
+console.log(`CPU time (user + system), median (range) of ${runs} runs:`);
+for (const n of names) {
+  const m = median(cpu[n]);
+  console.log(`${n.padEnd(width)} ${m.toFixed(0).padStart(7)} ms (${Math.min(...cpu[n]).toFixed(0)}–${Math.max(...cpu[n]).toFixed(0)})   ${(m / nodeCpu).toFixed(2)}x node -e 0`);
 }
