@@ -25,7 +25,7 @@ const fuse = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 
 const apps = {
   clientctl: {
-    entry: path.join(here, 'clientctl-main.ts'),
+    entry: path.join(root, 'apps', 'clientctl', 'src', 'sea-main.ts'),
     snapshot: true,
     assets: {},
     replace: {},

@@ -1,14 +1,14 @@
-// The single executable's entry of clientctl: apps/clientctl/src/main.ts without top-level await
+// The single executable's entry of clientctl: main.ts without top-level await
 // (a SEA main script is CommonJS). With a start-up snapshot (the default of tools/sea/build-sea.mjs),
 // the bundle, including the modules `patch` needs, is loaded and initialised while the snapshot
 // is built, and the command runs in the deserialized heap.
 import v8 from 'node:v8';
-import { processIo } from '../../apps/clientctl/src/io.js';
-import { run } from '../../apps/clientctl/src/run.js';
+import { processIo } from './io.js';
+import { run } from './run.js';
 // Loaded here rather than on demand, so that the snapshot holds them initialised: patch (and its
 // local path) is the command whose start-up time counts (docs/performance.md).
-import '../../apps/clientctl/src/commands/patch.js';
-import '../../apps/clientctl/src/commands/local-patch.js';
+import './commands/patch.js';
+import './commands/local-patch.js';
 
 function main(): void {
   run(process.argv.slice(2), processIo()).then(
