@@ -58,7 +58,7 @@ function replacePlugin(replace) {
 const bundleSqlitePlugin = {
   name: 'plat-sea-bundle-sqlite',
   setup(b) {
-    b.onLoad({ filter: /[\\/]packages[\\/]storage[\\/]src[\\/]sqlite-kv\.ts$/ }, (args) => {
+    b.onLoad({ filter: /[\\/]packages[\\/]storage[\\/]src[\\/]load-sqlite\.ts$/ }, (args) => {
       const text = fs.readFileSync(args.path, 'utf8');
       const call = "nodeRequire('better-sqlite3')";
       if (!text.includes(call)) throw new Error(`${args.path} no longer loads better-sqlite3 with ${call}: update tools/sea/build-sea.mjs`);

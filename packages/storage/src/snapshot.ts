@@ -4,7 +4,8 @@ import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { lockDataDir } from './data-dir-lock.js';
 import { Etcd3Kv, type Etcd3KvOptions } from './etcd3-kv.js';
-import { defaultSqliteFileName, loadSqlite } from './sqlite-kv.js';
+import { loadSqlite } from './load-sqlite.js';
+import { defaultSqliteFileName } from './sqlite-kv.js';
 
 /**
  * Backups of a data dir (SQLite) or an etcd member, and restoring a SQLite backup into a data dir

@@ -1,11 +1,11 @@
 import { mkdirSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { newServiceUnavailable } from '@plat/api-model';
 import type { Kv, KvEvent, KvRecord, KvWatch, KvWatchHandlers, RangeOptions, RangeResult, TxnResult } from './kv.js';
 import { CompactedError, readRevision } from './kv.js';
 import { lockDataDir } from './data-dir-lock.js';
+import { loadSqlite } from './load-sqlite.js';
 import { LocalWatchHub } from './local-watch-hub.js';
 
 export interface SqliteKvOptions {
@@ -28,18 +28,6 @@ interface LogRow {
   value: string | null;
   prev_revision: number;
   prev_value?: string | null;
-}
-
-const nodeRequire = createRequire(import.meta.url);
-let sqliteModule: typeof Database | undefined;
-
-/**
- * better-sqlite3 is loaded by the first SQLite store, not by importing @plat/storage (memory
- * users never load it). It is a native CommonJS addon and the store opens its file in the
- * constructor, so it is required synchronously there.
- */
-export function loadSqlite(): typeof Database {
-  return (sqliteModule ??= nodeRequire('better-sqlite3') as typeof Database);
 }
 
 /** The name of the SQLite file in the data dir. */
