@@ -5,7 +5,7 @@
 # the apiserver unit's readiness check),
 # promtool and prometheus (the alert rules and the expiry walk-through there; on a host with systemd
 # the package also enables prometheus.service, while the tests start their own on a free port),
-# Java 17's keytool and java (the JKS and PKCS#12 truststores are read by them in the tests)
+# Java 17's keytool and java (the JKS and PKCS#12 truststores are read by them in the tests),
 # systemd-analyze (checks deploy/systemd's units) and, where none is installed, kubectl (end-to-end tests).
 # Idempotent; needs root (CI and the dev machines run as root) and Debian's package mirrors.
 set -euo pipefail
