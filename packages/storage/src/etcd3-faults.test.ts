@@ -1,7 +1,7 @@
 import { isStatusError } from '@plat/api-model';
 import type { StoredObject, Watch, WatchEvent } from './index.js';
-import { Etcd3Storage } from './index.js';
-import { TcpProxy, TestEtcd, etcdBinary, hasEtcd } from './testing.js';
+import { Etcd3Storage, openStorage } from './index.js';
+import { TcpProxy, TestEtcd, TestEtcdCluster, etcdBinary, hasEtcd } from './testing.js';
 
 if (!hasEtcd) console.warn(`etcd3 fault tests SKIPPED: ${etcdBinary} is missing (install the etcd-server package)`);
 const describeEtcd = hasEtcd ? describe : describe.skip;
@@ -43,7 +43,7 @@ function collect(w: Watch): WatchEvent[] {
 const rv = (ev: WatchEvent) => Number((ev.object as StoredObject).metadata?.resourceVersion);
 
 /** Creates objects until one succeeds (the client may be leaving its circuit breaker). */
-async function createEventually(s: Etcd3Storage, name: string): Promise<StoredObject> {
+async function createEventually(s: Pick<Etcd3Storage, 'create'>, name: string): Promise<StoredObject> {
   for (let i = 0; ; i++) {
     try {
       return await s.create(key(name), obj(name));
@@ -199,4 +199,59 @@ describeEtcd('etcd3 under faults', () => {
       }
     }, 30_000);
   });
+});
+
+describeEtcd('etcd3 on a three-member cluster that loses quorum for longer than its timeouts', () => {
+  const cluster = new TestEtcdCluster(3);
+  beforeAll(async () => {
+    await cluster.start();
+  }, 40_000);
+  afterAll(async () => {
+    await cluster.destroy();
+  });
+
+  it('answers writes with a 5xx Status within the request timeout, serves cached reads, fails ready(), and recovers without a restart', async () => {
+    const s = await openStorage(
+      { backend: 'etcd3', servers: cluster.urls, prefix: freshPrefix() },
+      { watchCache: true, watchCacheOptions: { freshnessTimeoutMs: 500 } },
+    );
+    // openStorage's defaults are the server's: a 10 s etcd request timeout.
+    try {
+      const before = await s.create(key('q'), obj('q'));
+      const w = await s.watch(dir, { resourceVersion: before.metadata?.resourceVersion });
+      const events = collect(w);
+      expect(await s.ready()).toBe(true);
+      await cluster.kill(1);
+      await cluster.kill(2);
+      const started = Date.now();
+      const failed = await Promise.all([
+        s.create(key('lost'), obj('lost')).catch((e: unknown) => e),
+        s.guaranteedUpdate(key('q'), (cur) => ({ ...cur, spec: { n: 'changed' } })).catch((e: unknown) => e),
+      ]);
+      const took = Date.now() - started;
+      for (const f of failed) {
+        expect(isStatusError(f)).toBe(true);
+        expect((f as { code: number }).code).toBeGreaterThanOrEqual(500);
+        expect((f as { code: number }).code).not.toBe(409);
+      }
+      // kube-apiserver's default --request-timeout is 60 s: well inside it.
+      expect(took).toBeLessThan(20_000);
+      // The watch cache keeps serving resourceVersion="0" reads, as kube's cacher does.
+      expect((await s.get(key('q'), { resourceVersion: '0' })).metadata?.name).toBe('q');
+      expect((await s.list(dir, { resourceVersion: '0' })).items.map((o) => o.metadata?.name)).toContain('q');
+      expect(await s.ready()).toBe(false);
+      await cluster.restart(1, false);
+      await cluster.restart(2, false);
+      await eventually(() => s.ready(), 30_000);
+      const after = await createEventually(s, 'after');
+      await eventually(() => events.some((e) => (e.object as StoredObject).metadata?.name === 'after'), 20_000);
+      for (let i = 1; i < events.length; i++) expect(rv(events[i])).toBeGreaterThan(rv(events[i - 1]));
+      expect(new Set(events.map((e) => `${e.type} ${rv(e)}`)).size).toBe(events.length);
+      expect(events.at(-1)?.object).toEqual(after);
+      expect(s.watchEventDrops?.()).toEqual({});
+      w.stop();
+    } finally {
+      await s.close();
+    }
+  }, 120_000);
 });
