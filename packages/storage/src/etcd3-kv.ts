@@ -315,9 +315,11 @@ export class Etcd3Kv implements Kv {
    * open, the store is closed) or etcd refused it before proposing, it is the usual 503. Otherwise
    * a create, whose stored bytes carry a fresh uid, is read back: finding exactly our bytes means
    * it was applied, at that revision. Anything else is answered as kube-apiserver answers an etcd
-   * error on a write (storage/etcd3/store.go returns the client's error, which
-   * responsewriters.ErrorToAPIStatus turns into 500 InternalError): never as a failed compare,
-   * which would become 409 Conflict or AlreadyExists for a write that may be ours.
+   * error on a write, a 500 (storage/etcd3/store.go returns the client's error as it is, and
+   * endpoints/handlers/responsewriters/status.go ErrorToAPIStatus makes a non-Status error a 500;
+   * kubernetes/kubernetes#10122 shows it for "etcdserver: request timed out"), here with
+   * InternalError and a message saying the outcome is unknown: never as a failed compare, which
+   * would become 409 Conflict or AlreadyExists for a write that may be ours.
    */
   private async writeOutcome(key: string, err: unknown, ours: string | undefined): Promise<never | TxnResult> {
     if (isStatusError(err)) throw err;

@@ -1,5 +1,6 @@
 import { hasEtcd, etcdBinary } from '@plat/storage/testing';
-import { runChaos } from './run-chaos.js';
+import { runChaos, type ChaosReport } from './run-chaos.js';
+import { runSqliteChaos } from './run-sqlite-chaos.js';
 
 /**
  * The fault-injection run. `npm test` runs the short mode (each fault once, under 90 s); the long
@@ -17,11 +18,26 @@ describeEtcd('fault-injection run', () => {
     const bundle = process.env.PLAT_APISERVER_BUNDLE;
     if (!bundle) throw new Error('the apiserver bundle is missing: jest globalSetup builds it (src/global-setup.mjs)');
     const report = await runChaos({ mode, seed, bundle, log: (l) => process.stderr.write(`chaos: ${l}\n`) });
-    const { violations, ...figures } = report;
-    process.stderr.write(`chaos report: ${JSON.stringify(figures)}\n`);
-    for (const v of violations) process.stderr.write(`chaos violation: ${v.kind}: ${v.detail}\n`);
-    expect(report.writes.ok).toBeGreaterThan(50);
-    expect(report.watchEvents).toBeGreaterThan(50);
-    expect(violations).toEqual([]);
+    expectClean(report);
   }, mode === 'long' ? 900_000 : 150_000);
 });
+
+const describeSqlite = process.env.PLAT_CHAOS_SQLITE === '0' ? describe.skip : describe;
+
+describeSqlite('fault-injection run on SQLite', () => {
+  it(`keeps every acknowledged write across SIGKILL and a full disk, and sends each watch event once, in order (seed ${seed})`, async () => {
+    const bundle = process.env.PLAT_APISERVER_BUNDLE;
+    if (!bundle) throw new Error('the apiserver bundle is missing: jest globalSetup builds it (src/global-setup.mjs)');
+    const report = await runSqliteChaos({ seed, bundle, log: (l) => process.stderr.write(`chaos sqlite: ${l}\n`) });
+    expectClean(report);
+  }, 120_000);
+});
+
+function expectClean(report: ChaosReport): void {
+  const { violations, ...figures } = report;
+  process.stderr.write(`chaos report: ${JSON.stringify(figures)}\n`);
+  for (const v of violations) process.stderr.write(`chaos violation: ${v.kind}: ${v.detail}\n`);
+  expect(report.writes.ok).toBeGreaterThan(50);
+  expect(report.watchEvents).toBeGreaterThan(50);
+  expect(violations).toEqual([]);
+}

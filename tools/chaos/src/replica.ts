@@ -13,13 +13,13 @@ export type Reply = { status: number; body: Record<string, unknown> | undefined;
 export class Replica {
   private server: StartedApiServer | undefined;
   private agent: Agent | undefined;
-  readonly dataDir = tempDir('plat-chaos-replica-');
   port = 0;
 
   constructor(
     readonly index: number,
     private readonly bundle: string,
     private readonly args: string[],
+    readonly dataDir = tempDir('plat-chaos-replica-'),
   ) {}
 
   get url(): string {
@@ -30,6 +30,11 @@ export class Replica {
     this.server = await startApiServer({ bundle: this.bundle, dataDir: this.dataDir, port: this.port, args: this.args, timeoutMs: 60_000 });
     this.port = this.server.port;
     this.agent ??= new Agent({ connect: { ...adminCredentials(this.server.kubeconfig), servername: 'localhost' }, headersTimeout: 90_000, bodyTimeout: 0 });
+  }
+
+  /** Stops the server (SIGTERM: a clean shutdown). */
+  async shutdown(): Promise<void> {
+    await this.server?.stop('SIGTERM');
   }
 
   /** SIGKILL (a crash), then the same server again. */

@@ -57,11 +57,12 @@ export interface Recorded {
  * consistent lists; every request and reply recorded.
  */
 export async function runClients(o: TrafficOptions, rec: Recorded): Promise<void> {
-  await Promise.all(Array.from({ length: o.clients }, (_, i) => runClient(o, rec, `c${i}`, seededRandom(o.seed * 1000 + i))));
+  // One pool of names for all clients: they race on the same objects (409s, deletes under an update).
+  const names: string[] = [];
+  await Promise.all(Array.from({ length: o.clients }, (_, i) => runClient(o, rec, `c${i}`, seededRandom(o.seed * 1000 + i), names)));
 }
 
-async function runClient(o: TrafficOptions, rec: Recorded, client: string, rand: () => number): Promise<void> {
-  const names: string[] = [];
+async function runClient(o: TrafficOptions, rec: Recorded, client: string, rand: () => number, names: string[]): Promise<void> {
   let n = 0;
   let ops = 0;
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
@@ -84,6 +85,7 @@ async function runClient(o: TrafficOptions, rec: Recorded, client: string, rand:
       rec.writes.push({ id, client, replica: replica.index, type: 'create', name, start, end: o.now(), count: 0, ...outcomeOf(reply) });
     } else if (r < 0.8) {
       const name = pick(names);
+      if (!name) continue;
       const got = await replica.request('GET', `${resourcePath}/${name}`);
       if (!('status' in got) || got.status !== 200 || !got.body) continue;
       const obj = got.body as ObjectBody;
@@ -99,7 +101,7 @@ async function runClient(o: TrafficOptions, rec: Recorded, client: string, rand:
       const name = names[i]!;
       const got = await replica.request('GET', `${resourcePath}/${name}`);
       if (!('status' in got) || got.status !== 200 || !got.body) {
-        if ('status' in got && got.status === 404) names.splice(i, 1);
+        if ('status' in got && got.status === 404 && names[i] === name) names.splice(i, 1);
         continue;
       }
       const rv = (got.body as ObjectBody).metadata?.resourceVersion;
@@ -109,7 +111,7 @@ async function runClient(o: TrafficOptions, rec: Recorded, client: string, rand:
       });
       const out = outcomeOf(reply);
       // A delete answers the object as it was; its deletion revision is etcd's next one for the key.
-      if (out.outcome.kind === 'ok') names.splice(i, 1);
+      if (out.outcome.kind === 'ok' && names[i] === name) names.splice(i, 1);
       rec.writes.push({ id, client, replica: replica.index, type: 'delete', name, start, end: o.now(), expectedRv: Number(rv), ...out });
     } else {
       const start = o.now();
