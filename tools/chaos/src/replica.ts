@@ -1,5 +1,5 @@
 import { Agent, request } from 'undici';
-import { adminCredentials, startApiServer, tempDir, type StartedApiServer } from '../../e2e/apiserver-process.mjs';
+import { adminCredentials, startApiServer, tempDir, type StartedApiServer } from './apiserver-process.mjs';
 
 export const resourcePath = '/apis/certificates.plat.io/v1alpha1/clustertrustbundles';
 

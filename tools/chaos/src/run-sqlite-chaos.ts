@@ -67,7 +67,6 @@ function fillDisk(dir: string): string {
  */
 export async function runSqliteChaos(o: SqliteChaosOptions): Promise<ChaosReport> {
   const log = o.log ?? (() => undefined);
-  const rand = seededRandom(o.seed);
   const t0 = Date.now();
   const now = () => Date.now() - t0;
   const disk = smallDisk(log);
