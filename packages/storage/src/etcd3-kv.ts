@@ -476,6 +476,7 @@ class EtcdWatch implements KvWatch {
   onDone: () => void = () => undefined;
   /** The live stream; undefined while (re)connecting or after a break. */
   private stream: WatchStreamRpc | undefined;
+  /** The revision of the last event delivered (or the start): a reconnect starts after it. */
   private last: number;
   private cancelled = false;
   private reconnecting = false;
@@ -491,11 +492,6 @@ class EtcdWatch implements KvWatch {
     private readonly o: { progressIntervalMs: number; retryTimeoutMs: number; createTimeoutMs: number },
   ) {
     this.last = after;
-  }
-
-  /** The last revision delivered (events or progress): a reconnect starts after it. */
-  get lastRevision(): number {
-    return this.last;
   }
 
   /** Opens the stream; resolves once etcd created the watch, rejects with CompactedError. */
@@ -584,10 +580,11 @@ class EtcdWatch implements KvWatch {
       this.last = Math.max(this.last, events[events.length - 1].revision);
       this.handlers.onEvents(events);
     } else {
-      // A progress notification: every change up to the header revision has been sent.
-      const rev = Number(res.header.revision);
-      if (rev > this.last) this.last = rev;
-      this.handlers.onProgress(rev);
+      // A progress notification: every change up to the header revision has been sent. It does
+      // not move `last`: etcd before 3.4.24 may send a requested one ahead of events still on the
+      // stream (etcd-io/etcd#15220), and a reconnect from it would skip them. A reconnect from
+      // the last event is always complete (or 410 once compacted, and the caller relists).
+      this.handlers.onProgress(Number(res.header.revision));
     }
   }
 

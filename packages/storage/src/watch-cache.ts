@@ -133,6 +133,8 @@ export class WatchCache implements Storage {
   private readonly events: EventWindow<CachedEvent>;
   /** Every change up to rev has been applied. */
   private rev = 0;
+  /** The revision of the last change applied (bookmarks do not move it). */
+  private lastApplied = 0;
   /** A watch must start at or above this revision. */
   private floor = 0;
   private isReady = false;
@@ -209,6 +211,7 @@ export class WatchCache implements Storage {
               this.keys = loaded.sort();
               this.events.clear();
               this.rev = Number(meta.resourceVersion);
+              this.lastApplied = this.rev;
               this.floor = this.rev;
               break;
             }
@@ -261,12 +264,15 @@ export class WatchCache implements Storage {
 
   private apply(type: 'ADDED' | 'MODIFIED' | 'DELETED', key: string, obj: StoredObject, prevObject?: StoredObject, size?: number): void {
     const revision = Number(obj.metadata?.resourceVersion);
-    // Every change up to rev is applied: another one at or below it would undo a later state
-    // (a deleted object coming back) and go to every watcher again.
-    if (!(revision > this.rev)) {
-      this.drops.record({ layer: 'watch-cache', type, key, revision, lastDelivered: this.rev });
+    // A change at or below the last one applied would undo a later state (a deleted object
+    // coming back) and go to every watcher again. (Compared with the last change, not with `rev`:
+    // etcd before 3.4.24 may send a requested progress notification ahead of events still on the
+    // stream, etcd-io/etcd#15220, and those events must still be applied.)
+    if (!(revision > this.lastApplied)) {
+      this.drops.record({ layer: 'watch-cache', type, key, revision, lastDelivered: this.lastApplied });
       return;
     }
+    this.lastApplied = revision;
     const entry = entryOf(obj);
     const old = this.objects.get(key);
     const prev = old ?? (prevObject ? entryOf(prevObject) : undefined);
