@@ -76,6 +76,19 @@ export class Replica {
     return 'status' in r && r.status === 200;
   }
 
+  /** The series of one metric in /metrics, by their label text (e.g. `{layer="http"}`). */
+  async metric(name: string): Promise<Record<string, number>> {
+    const r = await this.request('GET', '/metrics');
+    const out: Record<string, number> = {};
+    if (!('status' in r) || r.status !== 200) return out;
+    for (const line of r.text.split('\n')) {
+      if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+      const [series, value] = line.slice(name.length).split(' ');
+      out[series || '{}'] = Number(value);
+    }
+    return out;
+  }
+
   /** /readyz?verbose, for the report. */
   async readyzText(): Promise<string> {
     const r = await this.request('GET', '/readyz?verbose');

@@ -26,6 +26,11 @@ export interface ChaosReport {
   watchChains: number;
   watchEvents: number;
   etcdChanges: number;
+  /**
+   * Events the replicas' guards refused (apiserver_watch_events_duplicate_dropped_total, since
+   * each replica's last start): clients never saw them, but each is a bug below that layer.
+   */
+  guardDrops: Record<string, Record<string, number>>;
   violations: Violation[];
   byKind: Record<string, number>;
 }
@@ -100,6 +105,8 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     stop.abort();
     await Promise.allSettled(running);
 
+    const guardDrops: Record<string, Record<string, number>> = {};
+    for (const r of replicas) guardDrops[`replica${r.index}`] = await r.metric('apiserver_watch_events_duplicate_dropped_total');
     const final: FinalState[] = [];
     for (const r of replicas) {
       const listed = await listAll(r);
@@ -120,6 +127,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
       watchChains: rec.watches.length,
       watchEvents: rec.watches.reduce((n, c) => n + c.segments.reduce((m, s) => m + s.events.length, 0), 0),
       etcdChanges: etcd.length,
+      guardDrops,
       violations,
       byKind: countByKind(violations),
     };

@@ -107,6 +107,7 @@ export async function runSqliteChaos(o: SqliteChaosOptions): Promise<ChaosReport
     const listed = await listAll(replica);
     if (!listed) throw new Error('the replica cannot list after the run');
     const final: FinalState[] = [{ replica: 0, rv: listed.rv, objects: listed.objects }];
+    const guardDrops = { replica0: await replica.metric('apiserver_watch_events_duplicate_dropped_total') };
     await replica.shutdown();
     const history: History = {
       ...rec,
@@ -126,6 +127,7 @@ export async function runSqliteChaos(o: SqliteChaosOptions): Promise<ChaosReport
       watchChains: rec.watches.length,
       watchEvents: rec.watches.reduce((n, c) => n + c.segments.reduce((m, s) => m + s.events.length, 0), 0),
       etcdChanges: history.etcd.length,
+      guardDrops,
       violations,
       byKind: countByKind(violations),
     };
