@@ -132,10 +132,14 @@ function backendOptions(o: ServerRunOptions): BackendOptions {
 }
 
 /** --storage-backend and its flags, through the `etcd` egress selection when it is proxied. */
-async function storageFor(o: ServerRunOptions, egressTracing: EgressTracing): Promise<Storage> {
+async function storageFor(o: ServerRunOptions, egressTracing: EgressTracing, logger: Logger): Promise<Storage> {
   const backend = await egressTracing.storageBackend(backendOptions(o));
   try {
-    return await openStorage(backend, { watchCache: o.watchCache, watchCacheOptions: { capacity: o.watchCacheWindowEvents, capacityBytes: o.watchCacheWindowBytes } });
+    return await openStorage(backend, {
+      watchCache: o.watchCache,
+      watchCacheOptions: { capacity: o.watchCacheWindowEvents, capacityBytes: o.watchCacheWindowBytes },
+      logger,
+    });
   } catch (err) {
     throw new StartupError(`cannot open storage (--storage-backend=${o.storageBackend}): ${(err as Error).message}${egressTracing.storageHint()}`);
   }
@@ -159,7 +163,7 @@ export async function runServer(o: ServerRunOptions, deps: { logger: Logger; ver
     opened.push(() => egressTracing.close());
     const tls = await servingTls(o, logger);
     const { x509, tokenFile } = await flagAuthenticators(o, tls.clientCA, logger);
-    const storage = await storageFor(o, egressTracing);
+    const storage = await storageFor(o, egressTracing, logger);
     opened.push(() => storage.close());
     // The bootstrap policy reconciled, the RBAC objects listed, the controllers running.
     const served = await startServedResources(storage, { logger });

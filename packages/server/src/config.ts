@@ -125,8 +125,8 @@ export function completeConfig(options: ApiServerOptions): CompletedConfig {
   const authorizer = tracing ? traceAuthorization(tracing, options.authorizer) : options.authorizer;
   const resources = tracing ? options.resources.map((def) => traceAdmission(tracing, def)) : options.resources;
   const limits: ServerLimits = { ...defaultLimits, ...options.limits };
-  const metrics = createServerMetrics(options.metricsRegistry);
   const { storage } = options;
+  const metrics = createServerMetrics(options.metricsRegistry, { storageWatchDrops: storage.watchEventDrops && (() => storage.watchEventDrops!()) });
   if (storage.memoryStats) registerStorageMemoryMetrics(metrics.registry, () => storage.memoryStats!());
   const reviews = options.reviews !== false;
   const lifecycle = new ServerLifecycle();
@@ -144,6 +144,7 @@ export function completeConfig(options: ApiServerOptions): CompletedConfig {
         authorizer,
         schemas,
         metrics,
+        logger: options.logger,
         namespaceLifecycle: def.namespaced ? lifecycleAdmission : undefined,
         maxBodyBytes: limits.maxBodyBytes,
         minRequestTimeoutSeconds: limits.minRequestTimeoutSeconds,

@@ -1,6 +1,7 @@
 import { goQuote, newBadRequest, newNotFound, validatePathSegmentName, type ApiObject, type GroupKind, type GroupResource } from '@plat/api-model';
 import type { Authorizer } from '@plat/auth';
 import { collectionPrefix, objectKey, type Storage } from '@plat/storage';
+import type { ServerLogger } from '../logger.js';
 import type { ServerMetrics } from '../metrics.js';
 import type { ResourceDefinition } from '../resource.js';
 import { gvString } from '../resource.js';
@@ -15,6 +16,8 @@ export interface ResourceScope {
   authorizer: Authorizer;
   schemas: SchemaSet;
   metrics: ServerMetrics;
+  /** Where a watch event refused as not newer than the last one sent is logged. */
+  logger?: ServerLogger;
   gr: GroupResource;
   gk: GroupKind;
   apiVersion: string;
