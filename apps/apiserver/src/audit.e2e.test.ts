@@ -236,3 +236,48 @@ describe('auditing with --audit-policy-file, --audit-log-path and --audit-webhoo
     expect(metrics).toMatch(/^apiserver_audit_level_total\{level="RequestResponse"\} [1-9]/m);
   });
 });
+
+describe('audit log modes when the disk is full (/dev/full)', () => {
+  const hasDevFull = fs.existsSync('/dev/full');
+  if (!hasDevFull) console.warn('audit.e2e: /dev/full is missing; the full-disk cases are skipped');
+  const itFull = hasDevFull ? it : it.skip;
+  let dir: string;
+  beforeAll(() => {
+    dir = tempDir('plat-audit-full-');
+    // /metrics is not audited, so that it can still be read when nothing else can.
+    fs.writeFileSync(path.join(dir, 'policy.yaml'), 'apiVersion: audit.plat.io/v1\nkind: Policy\nrules:\n- level: None\n  nonResourceURLs: [/metrics]\n- level: Metadata\n');
+  });
+
+  itFull('blocking-strict refuses the request with a 500 Status when its event cannot be written', async () => {
+    const s = await startServer(path.join(dir, 'strict'), [`--audit-policy-file=${path.join(dir, 'policy.yaml')}`, '--audit-log-path=/dev/full', '--audit-log-mode=blocking-strict']);
+    try {
+      const r = await s.req('admin', 'GET', ctbPath);
+      expect(r.status).toBe(500);
+      expect(r.json).toMatchObject({ kind: 'Status', status: 'Failure', reason: 'InternalError', code: 500 });
+      expect(String(r.json.message)).toContain('failed to store audit event');
+      const metrics = (await s.req('admin', 'GET', '/metrics')).text;
+      expect(metrics).toMatch(/^apiserver_audit_requests_rejected_total [1-9]/m);
+      expect(metrics).toMatch(/^apiserver_audit_error_total\{plugin="log"\} [1-9]/m);
+    } finally {
+      await s.stop();
+    }
+  });
+
+  itFull('blocking (the default) serves the request and counts the lost event', async () => {
+    const s = await startServer(path.join(dir, 'blocking'), [`--audit-policy-file=${path.join(dir, 'policy.yaml')}`, '--audit-log-path=/dev/full']);
+    try {
+      expect((await s.req('admin', 'GET', ctbPath)).status).toBe(200);
+      expect((await s.req('admin', 'GET', '/metrics')).text).toMatch(/^apiserver_audit_error_total\{plugin="log"\} [1-9]/m);
+    } finally {
+      await s.stop();
+    }
+  });
+
+  it('refuses to start on an invalid policy, with Kubernetes’ field errors', async () => {
+    const bad = path.join(dir, 'bad.yaml');
+    fs.writeFileSync(bad, 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Everything\n');
+    await expect(startServer(path.join(dir, 'bad'), [`--audit-policy-file=${bad}`, '--audit-log-path=-'])).rejects.toThrow(
+      /--audit-policy-file: invalid configuration in .*bad\.yaml:\n {2}rules\[0\]\.level: Unsupported value: "Everything": supported values: "None", "Metadata", "Request", "RequestResponse"/,
+    );
+  });
+});
