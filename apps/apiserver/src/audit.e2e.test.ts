@@ -230,6 +230,22 @@ describe('auditing with --audit-policy-file, --audit-log-path and --audit-webhoo
     for (const secret of [writerToken, nobodyToken, 'Bearer', s.running.devPki!.admin.keyPem.split('\n')[1]!]) expect(everything).not.toContain(secret);
   });
 
+  const hasJq = fs.existsSync('/usr/bin/jq');
+  (hasKubectl && hasJq ? it : it.skip)('answers "who changed this anchor" with the jq one-liner of docs/audit.md', async () => {
+    const doc = fs.readFileSync(new URL('../../../docs/audit.md', import.meta.url), 'utf8');
+    const filter = /```sh\njq -c '([\s\S]*?)' \\\n/.exec(doc)![1]!.replaceAll('example.com:ca:2026', 'example.com:audit:two');
+    const out = await new Promise<string>((resolve, reject) =>
+      execFile('/usr/bin/jq', ['-c', filter, logFile], (err, stdout) => (err ? reject(err) : resolve(String(stdout)))),
+    );
+    const rows = out.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(rows.map((r) => [r.user, r.as, r.verb, r.code, r.signer])).toEqual([
+      ['writer', 'alice', 'patch', 201, 'example.com/audit'],
+      ['writer', 'alice', 'patch', 200, 'example.com/audit'],
+      ['writer', 'alice', 'delete', 200, null],
+    ]);
+    expect(rows[0]!.from).toBe('127.0.0.1');
+  });
+
   it('counts events on /metrics', async () => {
     const metrics = (await s.req('admin', 'GET', '/metrics')).text;
     expect(metrics).toMatch(/^apiserver_audit_event_total [1-9]\d*$/m);

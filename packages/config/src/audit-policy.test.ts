@@ -77,3 +77,15 @@ describe('audit Policy', () => {
     expect(loadAuditPolicy('')).toMatchObject({ ok: false });
   });
 });
+
+describe('the recommended policy of docs/audit.md', () => {
+  it('is a valid Policy', async () => {
+    const { readFileSync } = await import('node:fs');
+    const doc = readFileSync(new URL('../../../docs/audit.md', import.meta.url), 'utf8');
+    const yaml = /### Recommended policy[\s\S]*?```yaml\n([\s\S]*?)```/.exec(doc)?.[1];
+    expect(yaml).toBeDefined();
+    const r = loadAuditPolicy(yaml!);
+    expect(r.ok ? [] : r.errors.map(String)).toEqual([]);
+    expect(r.ok && r.config.rules.map((rule) => rule.level)).toEqual(['None', 'RequestResponse', 'Metadata', 'Metadata']);
+  });
+});
