@@ -15,6 +15,12 @@ export interface AuditBackend {
   processEvents(events: readonly AuditEvent[]): boolean | Promise<boolean>;
   /** Sends or writes what is still buffered, then releases files and connections. */
   shutdown(): Promise<void>;
+  /**
+   * Optional: the batches handed over until uncork() may be stored together (the log backend
+   * writes them with one write). Batch mode corks around each flush.
+   */
+  cork?(): void;
+  uncork?(): void;
 }
 
 /** Every event to every backend; stored only when every backend stored it. */

@@ -94,6 +94,15 @@ export function createBufferedBackend(delegate: AuditBackend, config: BatchConfi
 
   const flush = (all: boolean) => {
     immediate = undefined;
+    delegate.cork?.();
+    try {
+      flushBatches(all);
+    } finally {
+      delegate.uncork?.();
+    }
+  };
+
+  const flushBatches = (all: boolean) => {
     if (timer && (all || buffer.length === 0)) {
       clearTimeout(timer);
       timer = undefined;

@@ -144,22 +144,46 @@ export function createLogBackend(options: LogBackendOptions): AuditBackend {
     options.path === '-'
       ? undefined
       : new LogFile(options.path, (options.maxSizeMB ?? 100) * megabyte, options.maxBackups ?? 100, options.maxAgeDays ?? 366, options.now ?? (() => new Date()));
+  const write = (text: string, count: number): boolean => {
+    const data = Buffer.from(text);
+    try {
+      if (file) file.write(data);
+      else writeSync(1, data);
+      return true;
+    } catch (err) {
+      options.metrics.error('log', count);
+      options.onError?.(err as Error);
+      return false;
+    }
+  };
+  // While corked (batch mode flushing its buffer), lines are gathered and written at uncork:
+  // one write for everything a flush hands over instead of one per event.
+  let corked = false;
+  let pending = '';
+  let pendingCount = 0;
   return {
     name: 'log',
     processEvents(events) {
       if (events.length === 0) return true;
       let text = '';
       for (const ev of events) text += encode(ev);
-      const data = Buffer.from(text);
-      try {
-        if (file) file.write(data);
-        else writeSync(1, data);
+      if (corked) {
+        pending += text;
+        pendingCount += events.length;
         return true;
-      } catch (err) {
-        options.metrics.error('log', events.length);
-        options.onError?.(err as Error);
-        return false;
       }
+      return write(text, events.length);
+    },
+    cork() {
+      corked = true;
+    },
+    uncork() {
+      corked = false;
+      if (pendingCount === 0) return;
+      const [text, count] = [pending, pendingCount];
+      pending = '';
+      pendingCount = 0;
+      write(text, count);
     },
     async shutdown() {
       file?.close();

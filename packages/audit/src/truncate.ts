@@ -61,5 +61,7 @@ export function createTruncateBackend(delegate: AuditBackend, config: TruncateCo
       return Promise.all(answers).then((all) => ok && all.every(Boolean));
     },
     shutdown: () => delegate.shutdown(),
+    cork: () => delegate.cork?.(),
+    uncork: () => delegate.uncork?.(),
   };
 }

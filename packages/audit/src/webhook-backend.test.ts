@@ -108,10 +108,9 @@ describe('webhook backend', () => {
     const metrics = createAuditMetrics(registry);
     const webhook = createWebhookBackend({ connection: connection(port), initialBackoffMs: 10, metrics });
     const buffered = createBufferedBackend(webhook, { ...defaultWebhookBatchConfig, bufferSize: 50, maxBatchSize: 20, maxBatchWaitMs: 20 }, metrics);
-    const started = performance.now();
-    for (let i = 0; i < 100; i++) expect(buffered.processEvents([event(i)])).toBe(true);
-    // Synchronous answers: a down webhook costs the request nothing.
-    expect(performance.now() - started).toBeLessThan(200);
+    // Synchronous answers (true, not a promise to wait for): a down webhook costs the request nothing.
+    const answers = Array.from({ length: 100 }, (_, i) => buffered.processEvents([event(i)]));
+    expect(answers.every((a) => a === true)).toBe(true);
     const text = await registry.metrics();
     expect(text).toMatch(/^apiserver_audit_error_total\{plugin="buffered"\} 50$/m);
     // The buffered events fail at the webhook (after its retries) and are counted there.

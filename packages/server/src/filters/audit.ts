@@ -114,10 +114,15 @@ export function withAudit(audit: ServerAudit): Filter {
       return;
     }
     const longRunning = ctx.longRunning;
-    watchResponseHead(ctx.res, (code) => {
-      ra.setResponseCode(code);
-      if (longRunning) void ra.processStage('ResponseStarted');
-    });
+    // Only streams need to know the moment their head goes out (ResponseStarted); the others take
+    // the status once the handler is done, without wrapping the response's methods (which would
+    // give every response object its own shape).
+    if (longRunning) {
+      watchResponseHead(ctx.res, (code) => {
+        ra.setResponseCode(code);
+        void ra.processStage('ResponseStarted');
+      });
+    }
     try {
       await next(ctx);
     } catch (err) {
@@ -131,6 +136,7 @@ export function withAudit(audit: ServerAudit): Filter {
       await ra.processStage('Panic');
       throw err;
     }
+    if (ctx.res.headersSent) ra.setResponseCode(ctx.res.statusCode);
     if (!ra.event.responseStatus) {
       // The handler wrote nothing (the client went away): Kubernetes records a faked success.
       ra.setResponseStatus({ metadata: {}, code: 200, status: 'Success', message: 'Connection closed early' });
