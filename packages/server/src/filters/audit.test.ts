@@ -1,8 +1,10 @@
+import { isIP } from 'node:net';
+import fc from 'fast-check';
 import { Registry } from 'prom-client';
 import { createAuditMetrics, newPolicyRuleEvaluator, type AuditBackend, type AuditEvent } from '@plat/audit';
 import { bundle, ctbPath, startCluster, type TestCluster } from '../../test/cluster.js';
 import type { RequestContext } from '../context.js';
-import { withAudit, type ServerAudit } from './audit.js';
+import { sourceIPs, withAudit, type ServerAudit } from './audit.js';
 
 /** A backend that keeps what it is given, in memory (what a test reads back). */
 function memoryBackend(): AuditBackend & { events: AuditEvent[] } {
@@ -129,5 +131,30 @@ describe('audit filter stages', () => {
     const backend = memoryBackend();
     await withAudit(serverAudit(backend, 'Metadata'))(async () => undefined)(context());
     expect(backend.events[1]!.responseStatus).toEqual({ metadata: {}, code: 200, status: 'Success', message: 'Connection closed early' });
+  });
+});
+
+describe('source IPs of an event (X-Forwarded-For, X-Real-Ip, the peer)', () => {
+  const ctxWith = (headers: Record<string, string>, peer?: string) => ({ req: { headers, socket: { remoteAddress: peer } } }) as unknown as RequestContext;
+
+  it('lists the forwarded chain, then X-Real-Ip, then the peer, each once, as utilnet.SourceIPs', () => {
+    expect(sourceIPs(ctxWith({ 'x-forwarded-for': '203.0.113.7, 10.0.0.2', 'x-real-ip': '10.0.0.2' }, '::ffff:127.0.0.1'))).toEqual(['203.0.113.7', '10.0.0.2', '127.0.0.1']);
+    expect(sourceIPs(ctxWith({}, '::1'))).toEqual(['::1']);
+    // What is not an IP address is left out: the header is the client's to write.
+    expect(sourceIPs(ctxWith({ 'x-forwarded-for': '<script>, unknown, 198.51.100.1' }, '127.0.0.1'))).toEqual(['198.51.100.1', '127.0.0.1']);
+  });
+
+  it('stays bounded and never throws for any header (property)', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 2000 }), fc.string({ maxLength: 100 }), fc.option(fc.string({ maxLength: 50 })), (forwarded, real, peer) => {
+        const ips = sourceIPs(ctxWith({ 'x-forwarded-for': forwarded, 'x-real-ip': real }, peer ?? undefined));
+        expect(ips.length).toBeLessThanOrEqual(16);
+        expect(new Set(ips).size).toBe(ips.length);
+        expect(ips.every((ip) => isIP(ip) !== 0)).toBe(true);
+      }),
+      { numRuns: 500 },
+    );
+    const many = Array.from({ length: 10_000 }, (_, i) => `10.0.${i >> 8}.${i & 255}`).join(',');
+    expect(sourceIPs(ctxWith({ 'x-forwarded-for': many }, '127.0.0.1'))).toHaveLength(16);
   });
 });

@@ -6,6 +6,7 @@
  * at Panic when it threw. Handlers and later filters fill the event through `ctx.audit` (request
  * and response objects, the impersonated user, the authorization decision).
  */
+import { isIP } from 'node:net';
 import { newInternalError } from '@plat/api-model';
 import { RequestAudit, type AuditBackend, type AuditMetrics, type AuditUserInfo, type PolicyRuleEvaluator } from '@plat/audit';
 import type { UserInfo } from '@plat/auth';
@@ -28,8 +29,9 @@ function plainIP(value: string): string {
 
 export function sourceIPs(ctx: RequestContext): string[] {
   const out: string[] = [];
+  // Only what parses as an IP address, as Kubernetes' ParseIPSloppy: a header is the client's to write.
   const add = (ip: string) => {
-    if (ip !== '' && !out.includes(ip) && out.length < maxSourceIPs) out.push(ip);
+    if (isIP(ip) !== 0 && !out.includes(ip) && out.length < maxSourceIPs) out.push(ip);
   };
   const forwarded = ctx.req.headers['x-forwarded-for'];
   if (typeof forwarded === 'string') for (const part of forwarded.split(',').slice(0, maxSourceIPs)) add(plainIP(part));
