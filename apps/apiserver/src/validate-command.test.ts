@@ -271,6 +271,11 @@ describe('apiserver validate as a process (the bundled app)', () => {
 });
 
 describe('apiserver validate --audit-policy-file', () => {
+  it('accepts the minimal example of docs/config/audit-policy.md', async () => {
+    const file = write('audit-doc.yaml', example('audit-policy.md', 'Minimal example'));
+    expect(await run({ auditPolicyFile: file })).toEqual({ code: 0, stdout: 'audit-doc.yaml: valid Policy\n', stderr: '' });
+  });
+
   it('reports a valid policy and one with Kubernetes’ field errors', async () => {
     const good = write('audit-good.yaml', 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n');
     expect(await run({ auditPolicyFile: good })).toEqual({ code: 0, stdout: 'audit-good.yaml: valid Policy\n', stderr: '' });
