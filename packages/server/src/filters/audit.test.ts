@@ -71,11 +71,26 @@ describe('audit filter', () => {
     expect(evs[1]).toMatchObject({ user: { username: 'ns-user' }, impersonatedUser: { username: 'system:serviceaccount:team-a:builder' }, verb: 'list' });
   });
 
-  it('records nothing at level None and for requests refused before authentication', async () => {
+  it('records nothing at level None', async () => {
     const before = backend.events.length;
     expect((await c.req('admin', 'GET', '/healthz')).status).toBe(200);
-    expect((await c.req('anonymous', 'GET', ctbPath, { headers: { authorization: 'Bearer wrong' } })).status).toBe(401);
     expect(backend.events.length).toBe(before);
+  });
+
+  it('records a refused credential once, at ResponseStarted, without a user and without the token (WithFailedAuthenticationAudit)', async () => {
+    const res = await c.req('anonymous', 'GET', ctbPath, { headers: { authorization: 'Bearer wrong-secret-token' } });
+    expect(res.status).toBe(401);
+    const evs = ofRequest(String(res.headers['audit-id']));
+    expect(evs).toEqual([
+      expect.objectContaining({
+        stage: 'ResponseStarted',
+        verb: 'list',
+        user: {},
+        responseStatus: { metadata: {}, message: 'Authentication failed, attempted: bearer', code: 401 },
+        objectRef: { resource: 'clustertrustbundles', apiGroup: 'certificates.plat.io', apiVersion: 'v1alpha1' },
+      }),
+    ]);
+    expect(JSON.stringify(evs)).not.toContain('wrong-secret-token');
   });
 });
 

@@ -147,3 +147,55 @@ export function withAudit(audit: ServerAudit): Filter {
     await ra.processStage('ResponseComplete');
   };
 }
+
+/** Kubernetes' getAuthMethods: which credentials a refused request tried, never their values. */
+function authMethods(ctx: RequestContext): string {
+  const methods: string[] = [];
+  const authorization = String(ctx.req.headers.authorization ?? '').trim();
+  const scheme = authorization.split(' ')[0]!.toLowerCase();
+  if (scheme === 'basic') methods.push('basic');
+  if (scheme === 'bearer' && authorization.includes(' ')) methods.push('bearer');
+  if (ctx.query.get('access_token')) methods.push('access_token');
+  const socket = ctx.req.socket as { getPeerCertificate?: () => { raw?: Buffer } };
+  if (socket.getPeerCertificate?.()?.raw) methods.push('x509');
+  return methods.length > 0 ? `Authentication failed, attempted: ${methods.join(', ')}` : 'Authentication failed, no credentials provided';
+}
+
+/**
+ * Kubernetes' WithFailedAuthenticationAudit: a request the authenticator refused (401) is
+ * recorded once, at ResponseStarted, without a user, if the policy audits it (rules naming users
+ * or groups cannot match it). Sits just outside the authentication filter.
+ */
+export function withFailedAuthenticationAudit(audit: ServerAudit): Filter {
+  const { evaluator, backend, metrics } = audit;
+  return (next) => async (ctx) => {
+    await next(ctx);
+    if (ctx.user !== undefined || ctx.res.statusCode !== 401) return;
+    const info = ctx.info;
+    const config = evaluator.evaluate({
+      verb: info.verb,
+      resourceRequest: info.isResourceRequest,
+      apiGroup: info.apiGroup,
+      resource: info.resource,
+      subresource: info.subresource,
+      namespace: info.namespace,
+      name: info.name,
+      path: info.path,
+    });
+    metrics.level(config.level);
+    if (config.level === 'None') return;
+    const ra = new RequestAudit(config, backend, metrics, {
+      auditID: ctx.auditId,
+      requestReceivedMicros: Number(ctx.startTime / 1000n),
+      verb: info.verb,
+      requestURI: ctx.req.url ?? ctx.path,
+      sourceIPs: sourceIPs(ctx),
+      userAgent: typeof ctx.req.headers['user-agent'] === 'string' ? ctx.req.headers['user-agent'] : undefined,
+      objectRef: info.isResourceRequest
+        ? { resource: info.resource, ...(info.namespace ? { namespace: info.namespace } : {}), ...(info.name ? { name: info.name } : {}), apiGroup: info.apiGroup, apiVersion: info.apiVersion }
+        : undefined,
+    });
+    ra.setResponseStatus({ metadata: {}, message: authMethods(ctx), code: 401 });
+    await ra.processStage('ResponseStarted');
+  };
+}
