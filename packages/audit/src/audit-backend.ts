@@ -66,7 +66,17 @@ export function createAuditBackend(options: AuditBackendOptions, deps: { metrics
   const backends: AuditBackend[] = [];
   if (options.log) {
     const { log } = options;
-    const backend = createLogBackend({ path: log.path, format: log.format, maxAgeDays: log.maxAgeDays, maxBackups: log.maxBackups, maxSizeMB: log.maxSizeMB, ...deps });
+    // In batch mode the file is written in the background, as kube-apiserver's buffered backend
+    // writes from its own goroutine: a slow disk never holds requests.
+    const backend = createLogBackend({
+      path: log.path,
+      format: log.format,
+      maxAgeDays: log.maxAgeDays,
+      maxBackups: log.maxBackups,
+      maxSizeMB: log.maxSizeMB,
+      background: log.mode === 'batch',
+      ...deps,
+    });
     backends.push(wrap(backend, log, deps.metrics));
   }
   if (options.webhook) {

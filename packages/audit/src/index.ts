@@ -4,7 +4,7 @@ export { createBufferedBackend, defaultLogBatchConfig, defaultWebhookBatchConfig
 export type { BatchConfig } from './buffered-backend.js';
 export { encodeEventLine, eventString, microTime, nowMicros } from './event.js';
 export type { AuditEvent, AuditObjectReference, AuditResponseStatus, AuditUserInfo } from './event.js';
-export { backupName, createLogBackend } from './log-backend.js';
+export { backupName, createLogBackend, maxQueuedLogBytes } from './log-backend.js';
 export type { AuditLogFormat, LogBackendOptions } from './log-backend.js';
 export { createAuditMetrics, noAuditMetrics } from './metrics.js';
 export type { AuditMetrics } from './metrics.js';

@@ -113,7 +113,30 @@ describe('log backend', () => {
     expect(new Set(parsed.map((e) => e.auditID)).size).toBe(400);
   });
 
+  it('in the background (batch mode) writes later, in order, whole lines, and rotates the same way', async () => {
+    const file = path.join(dir, 'audit.log');
+    const log = createLogBackend({ path: file, maxSizeMB: 1, maxBackups: 0, maxAgeDays: 0, metrics: noAuditMetrics, background: true });
+    for (let i = 0; i < 12; i++) expect(log.processEvents([event(i, 'B'.repeat(200 * 1024))])).toBe(true);
+    // Handed over, not yet written: the caller did not wait for the disk.
+    const early = fs.existsSync(file) ? lines(file).length : 0;
+    expect(early).toBeLessThan(12);
+    await log.shutdown();
+    const files = fs.readdirSync(dir).sort();
+    expect(files.length).toBeGreaterThan(1);
+    const ids = files.flatMap((f) => lines(path.join(dir, f)).map((l) => (JSON.parse(l) as AuditEvent).auditID));
+    expect(ids).toEqual(Array.from({ length: 12 }, (_, i) => `id-${i}`));
+    for (const f of files) expect(fs.statSync(path.join(dir, f)).size).toBeLessThanOrEqual(1024 * 1024);
+  });
+
   const hasDevFull = fs.existsSync('/dev/full');
+  (hasDevFull ? it : it.skip)('in the background counts a failed write once it fails (/dev/full)', async () => {
+    const registry = new Registry();
+    const log = createLogBackend({ path: '/dev/full', metrics: createAuditMetrics(registry), background: true });
+    expect(log.processEvents([event(1), event(2), event(3)])).toBe(true);
+    await log.shutdown();
+    expect(await registry.metrics()).toMatch(/^apiserver_audit_error_total\{plugin="log"\} 3$/m);
+  });
+
   (hasDevFull ? it : it.skip)('answers false and counts the error when the disk is full (/dev/full)', async () => {
     const registry = new Registry();
     const errors: Error[] = [];

@@ -8,7 +8,7 @@
  * short write, as on a full disk, is truncated away before the failure is reported). A file
  * deleted or renamed by another tool is noticed on the next write and opened again.
  */
-import { closeSync, fstatSync, ftruncateSync, openSync, readdirSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, ftruncate, ftruncateSync, openSync, readdirSync, renameSync, statSync, unlinkSync, write as fsWrite, writeSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import type { AuditBackend } from './backend.js';
 import { encodeEventLine, eventString, type AuditEvent } from './event.js';
@@ -31,7 +31,16 @@ export interface LogBackendOptions {
   onError?: (err: Error) => void;
   /** For tests: the clock rotation names backups by. */
   now?: () => Date;
+  /**
+   * Batch mode: write in the background (libuv's thread pool), one write at a time, so that a slow
+   * disk never holds the event loop; lines wait in memory meanwhile, at most
+   * {@link maxQueuedLogBytes}. Blocking modes write synchronously.
+   */
+  background?: boolean;
 }
+
+/** Bytes of lines waiting for a background write; past it new events are dropped and counted. */
+export const maxQueuedLogBytes = 64 * 1024 * 1024;
 
 const megabyte = 1024 * 1024;
 
@@ -77,6 +86,29 @@ class LogFile {
       throw err;
     }
     this.size += written;
+  }
+
+  /** The same as write(), with the data written in the background; resolves when it is all on file. */
+  writeInBackground(data: Buffer): Promise<void> {
+    this.ensureOpen();
+    if (this.maxBytes > 0 && this.size > 0 && this.size + data.length > this.maxBytes) this.rotate();
+    const fd = this.fd;
+    const before = this.size;
+    // Counted now: a later write (after this one completes) rotates on the right size.
+    this.size += data.length;
+    return new Promise((resolve, reject) => {
+      const step = (written: number) => {
+        if (written >= data.length) return resolve();
+        fsWrite(fd, data, written, data.length - written, null, (err, n) => {
+          if (!err) return step(written + n);
+          this.size = before;
+          // Nothing half-written: cut the partial line off again.
+          if (written > 0) ftruncate(fd, before, () => reject(err));
+          else reject(err);
+        });
+      };
+      step(0);
+    });
   }
 
   close(): void {
@@ -156,7 +188,54 @@ export function createLogBackend(options: LogBackendOptions): AuditBackend {
       return false;
     }
   };
-  // While corked (batch mode flushing its buffer), lines are gathered and written at uncork:
+  // Batch mode: one background write at a time; what arrives meanwhile waits in `queued`. A write
+  // takes as much as fits in the file before it rotates (at least one hand-over).
+  const maxWriteBytes = file && (options.maxSizeMB ?? 100) > 0 ? (options.maxSizeMB ?? 100) * megabyte : Infinity;
+  const queued: { text: string; count: number }[] = [];
+  let queuedBytes = 0;
+  let writing: Promise<void> | undefined;
+  const writeInBackground = (data: Buffer): Promise<void> =>
+    file
+      ? file.writeInBackground(data)
+      : new Promise((resolve, reject) => fsWrite(1, data, (err) => (err ? reject(err) : resolve())));
+  const pump = () => {
+    if (writing || queued.length === 0) return;
+    let text = '';
+    let count = 0;
+    while (queued.length > 0 && (count === 0 || text.length + queued[0]!.text.length <= maxWriteBytes)) {
+      const next = queued.shift()!;
+      text += next.text;
+      count += next.count;
+    }
+    queuedBytes -= text.length;
+    let started: Promise<void>;
+    try {
+      started = writeInBackground(Buffer.from(text));
+    } catch (err) {
+      started = Promise.reject(err);
+    }
+    writing = started
+      .catch((err: Error) => {
+        options.metrics.error('log', count);
+        options.onError?.(err);
+      })
+      .finally(() => {
+        writing = undefined;
+        pump();
+      });
+  };
+  const hand = (text: string, count: number): boolean => {
+    if (!options.background) return write(text, count);
+    if (queuedBytes + text.length > maxQueuedLogBytes) {
+      options.metrics.error('log', count);
+      return false;
+    }
+    queued.push({ text, count });
+    queuedBytes += text.length;
+    pump();
+    return true;
+  };
+  // While corked (batch mode flushing its buffer), lines are gathered and handed over at uncork:
   // one write for everything a flush hands over instead of one per event.
   let corked = false;
   let pending = '';
@@ -172,7 +251,7 @@ export function createLogBackend(options: LogBackendOptions): AuditBackend {
         pendingCount += events.length;
         return true;
       }
-      return write(text, events.length);
+      return hand(text, events.length);
     },
     cork() {
       corked = true;
@@ -183,9 +262,10 @@ export function createLogBackend(options: LogBackendOptions): AuditBackend {
       const [text, count] = [pending, pendingCount];
       pending = '';
       pendingCount = 0;
-      write(text, count);
+      hand(text, count);
     },
     async shutdown() {
+      while (writing) await writing;
       file?.close();
     },
   };
