@@ -26,6 +26,8 @@ export interface AuditSetupOptions {
 
 /** A problem with the audit flags or files that the operator fixes. */
 export class AuditConfigError extends Error {
+  readonly code = 'ERR_AUDIT_CONFIG';
+
   constructor(message: string) {
     super(message);
     this.name = 'AuditConfigError';
