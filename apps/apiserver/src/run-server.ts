@@ -2,11 +2,13 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { createStaticTokenAuthenticator, createX509Authenticator, parseTokenFile, type Authenticator, type JwtAuthenticatorOptions, type TokenAuthenticator } from '@plat/auth';
 import {
+  AuditConfigError,
   AuthenticationConfigError,
   AuthorizationConfigError,
   BootstrapPolicyError,
   EgressSetupError,
   IdentityFileError,
+  setupAudit,
   setupEgressTracing,
   startIdentity,
   startServedResources,
@@ -16,7 +18,7 @@ import {
 import { createApiServer, startClusterTrustBundleMetrics, type ServerAddress } from '@plat/server';
 import { openStorage, type BackendOptions, type Storage } from '@plat/storage';
 import { adminKubeconfig, clientURL, writeAdminKubeconfig } from './admin-kubeconfig.js';
-import { ConfigFileError, loadEgressConfigFile, loadTracingConfigFile } from './config-file.js';
+import { ConfigFileError, loadAuditPolicyFile, loadEgressConfigFile, loadTracingConfigFile } from './config-file.js';
 import { ensureDevPki, type DevPki } from './dev-pki.js';
 import type { Logger } from './logger.js';
 import type { ServerRunOptions } from './options.js';
@@ -49,6 +51,7 @@ export interface IdentityTuning {
 function asStartupError(err: unknown): unknown {
   const operatorError =
     err instanceof ConfigFileError ||
+    err instanceof AuditConfigError ||
     err instanceof EgressSetupError ||
     err instanceof AuthenticationConfigError ||
     err instanceof AuthorizationConfigError ||
@@ -161,6 +164,11 @@ export async function runServer(o: ServerRunOptions, deps: { logger: Logger; ver
     // Egress and tracing first: an invalid file stops the start before anything is opened.
     const egressTracing = await egressAndTracing(o, deps);
     opened.push(() => egressTracing.close());
+    const { policyFile, ...auditBackends } = o.audit;
+    const policy = policyFile ? await loadAuditPolicyFile(policyFile, process.cwd(), logger) : undefined;
+    const audit = setupAudit({ policy, ...auditBackends }, { registry: egressTracing.metricsRegistry, logger });
+    // Closed after the server: what the last requests recorded is written or sent first.
+    if (audit) opened.push(() => audit.backend.shutdown());
     const tls = await servingTls(o, logger);
     const { x509, tokenFile } = await flagAuthenticators(o, tls.clientCA, logger);
     const storage = await storageFor(o, egressTracing, logger);
@@ -198,6 +206,7 @@ export async function runServer(o: ServerRunOptions, deps: { logger: Logger; ver
       shutdownDelayMs: o.shutdownDelayMs,
       tracing: egressTracing.tracing,
       metricsRegistry: egressTracing.metricsRegistry,
+      audit,
     });
     let address: ServerAddress;
     try {

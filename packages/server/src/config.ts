@@ -3,6 +3,7 @@ import type { Authenticator, Authorizer } from '@plat/auth';
 import type { Storage } from '@plat/storage';
 import type { Tracing } from '@plat/telemetry';
 import { Discovery } from './discovery.js';
+import type { ServerAudit } from './filters/audit.js';
 import { HealthCheckError, type HealthCheck } from './health.js';
 import { instrumentStorage } from './instrumented-storage.js';
 import { silentLogger, type ServerLogger } from './logger.js';
@@ -79,6 +80,11 @@ export interface ApiServerOptions {
    * see src/reviews/). Default true.
    */
   reviews?: boolean;
+  /**
+   * Auditing (@plat/audit): the Policy's evaluator, the backend (log, webhook, in their modes) and
+   * the metrics (createAuditMetrics on the same registry). Without it, no filter is installed.
+   */
+  audit?: ServerAudit;
 }
 
 /**
@@ -101,6 +107,7 @@ export interface CompletedConfig {
   tracing?: Tracing;
   impersonation: boolean;
   reviews: boolean;
+  audit?: ServerAudit;
   discovery: Discovery;
   /** REST scopes by `group/version/resource`, their storage instrumented (and traced). */
   scopes: ReadonlyMap<string, ResourceScope>;
@@ -167,6 +174,7 @@ export function completeConfig(options: ApiServerOptions): CompletedConfig {
     tracing,
     impersonation: options.impersonation !== false,
     reviews,
+    audit: options.audit,
     discovery: new Discovery(resources, reviews ? reviewResources : []),
     scopes,
     servedResources: new Set([...scopes.keys(), ...reviewKeys]),

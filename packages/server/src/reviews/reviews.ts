@@ -164,6 +164,7 @@ async function decodeReview(ctx: RequestContext, maxBodyBytes: number, kind: str
   const body = await readBody(ctx, maxBodyBytes);
   const contentType = contentTypeOf(ctx) || 'application/json';
   const obj = decodeObjectBody(body, contentType, false, kind).value as Record<string, unknown>;
+  ctx.audit?.logRequestObject(obj);
   const group = requestedGroup(ctx);
   if (obj.kind !== undefined && obj.kind !== kind) {
     throw newBadRequest(`the kind of the body ${encodeJson(obj.kind)} does not match the resource: expected ${JSON.stringify(kind)}`);
