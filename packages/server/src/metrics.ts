@@ -1,7 +1,6 @@
-import type { Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { StorageMemoryStats } from '@plat/storage';
 import { createMetricsRegistry } from '@plat/telemetry';
-import { FastCounter, FastGauge, FastHistogram, type CounterChild, type HistogramChild } from './fast-metrics.js';
 
 export interface RequestLabels {
   verb: string;
@@ -13,9 +12,11 @@ export interface RequestLabels {
   component: string;
 }
 
+type RequestLabel = keyof RequestLabels;
+
 interface RequestSeries {
-  duration: HistogramChild;
-  byCode: Map<number, CounterChild>;
+  duration: Histogram.Internal<RequestLabel>;
+  byCode: Map<number, Counter.Internal>;
 }
 
 /** Counts one finished request and observes its latency (label children looked up once per label set). */
@@ -24,32 +25,29 @@ export function recordRequest(metrics: ServerMetrics, labels: RequestLabels, cod
   const key = `${labels.verb}\0${labels.group}\0${labels.version}\0${labels.resource}\0${labels.subresource}\0${labels.scope}\0${labels.component}`;
   let series = cache.get(key);
   if (!series) {
-    series = { duration: metrics.requestDuration.labels({ ...labels }), byCode: new Map() };
+    series = { duration: metrics.requestDuration.labels(labels.verb, labels.group, labels.version, labels.resource, labels.subresource, labels.scope, labels.component), byCode: new Map() };
     cache.set(key, series);
   }
   let counter = series.byCode.get(code);
   if (!counter) {
-    counter = metrics.requestTotal.labels({ ...labels, code: String(code) });
+    counter = metrics.requestTotal.labels(labels.verb, labels.group, labels.version, labels.resource, labels.subresource, labels.scope, labels.component, String(code));
     series.byCode.set(code, counter);
   }
   counter.inc();
   series.duration.observe(seconds);
 }
 
-/**
- * The server's Prometheus metrics, named as kube-apiserver names them. They are fast-metrics
- * classes (no label hashing per observation) registered in a prom-client Registry.
- */
+/** The server's Prometheus metrics, named as kube-apiserver names them. */
 export interface ServerMetrics {
   registry: Registry;
-  requestTotal: FastCounter;
-  requestDuration: FastHistogram;
-  inflight: FastGauge;
-  longRunning: FastGauge;
-  registeredWatchers: FastGauge;
-  watchEvents: FastCounter;
-  droppedRequests: FastCounter;
-  storageDuration: FastHistogram;
+  requestTotal: Counter<RequestLabel | 'code'>;
+  requestDuration: Histogram<RequestLabel>;
+  inflight: Gauge<'request_kind'>;
+  longRunning: Gauge<'verb' | 'group' | 'version' | 'resource' | 'scope' | 'component'>;
+  registeredWatchers: Gauge<'group' | 'version' | 'kind'>;
+  watchEvents: Counter<'group' | 'version' | 'kind'>;
+  droppedRequests: Counter<'request_kind'>;
+  storageDuration: Histogram<'operation' | 'type'>;
   /** recordRequest's label children by label set, looked up once each. */
   requestSeries: Map<string, RequestSeries>;
 }
@@ -64,55 +62,55 @@ export function createServerMetrics(registry: Registry = createMetricsRegistry()
   return {
     registry,
     requestSeries: new Map(),
-    requestTotal: new FastCounter({
+    requestTotal: new Counter({
       name: 'apiserver_request_total',
       help: 'Counter of apiserver requests broken out for each verb, group, version, resource, scope, component, and HTTP response code.',
       labelNames: ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component', 'code'],
-      registry,
+      registers: [registry],
     }),
-    requestDuration: new FastHistogram({
+    requestDuration: new Histogram({
       name: 'apiserver_request_duration_seconds',
       help: 'Response latency distribution in seconds for each verb, group, version, resource, subresource, scope and component.',
       labelNames: ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component'],
       buckets: [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60],
-      registry,
+      registers: [registry],
     }),
-    inflight: new FastGauge({
+    inflight: new Gauge({
       name: 'apiserver_current_inflight_requests',
       help: 'Maximal number of currently used inflight request limit of this apiserver per request kind in last second.',
       labelNames: ['request_kind'],
-      registry,
+      registers: [registry],
     }),
-    longRunning: new FastGauge({
+    longRunning: new Gauge({
       name: 'apiserver_longrunning_requests',
       help: 'Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component.',
       labelNames: ['verb', 'group', 'version', 'resource', 'scope', 'component'],
-      registry,
+      registers: [registry],
     }),
-    registeredWatchers: new FastGauge({
+    registeredWatchers: new Gauge({
       name: 'apiserver_registered_watchers',
       help: 'Number of currently registered watchers for a given resources',
       labelNames: ['group', 'version', 'kind'],
-      registry,
+      registers: [registry],
     }),
-    watchEvents: new FastCounter({
+    watchEvents: new Counter({
       name: 'apiserver_watch_events_total',
       help: 'Number of events sent in watch clients',
       labelNames: ['group', 'version', 'kind'],
-      registry,
+      registers: [registry],
     }),
-    droppedRequests: new FastCounter({
+    droppedRequests: new Counter({
       name: 'apiserver_dropped_requests_total',
       help: 'Number of requests dropped with \'Try again later\' response',
       labelNames: ['request_kind'],
-      registry,
+      registers: [registry],
     }),
-    storageDuration: new FastHistogram({
+    storageDuration: new Histogram({
       name: 'etcd_request_duration_seconds',
       help: 'Storage request latency in seconds for each operation and object type.',
       labelNames: ['operation', 'type'],
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
-      registry,
+      registers: [registry],
     }),
   };
 }
@@ -123,18 +121,18 @@ export function createServerMetrics(registry: Registry = createMetricsRegistry()
  * A part the store does not have is not exported.
  */
 export function registerStorageMemoryMetrics(registry: Registry, stats: () => StorageMemoryStats): void {
-  const gauge = (name: string, help: string, read: (s: StorageMemoryStats) => number | undefined) =>
-    new FastGauge({
+  // The parts a store has do not change while it runs: a gauge is registered for each one it has.
+  const gauge = (name: string, help: string, read: (s: StorageMemoryStats) => number | undefined) => {
+    if (read(stats()) === undefined) return;
+    new Gauge({
       name,
       help,
-      labelNames: [],
-      registry,
-      collect(g) {
-        const value = read(stats());
-        if (value === undefined) g.reset();
-        else g.labels().set(value);
+      registers: [registry],
+      collect() {
+        this.set(read(stats()) ?? 0);
       },
     });
+  };
   gauge('apiserver_watch_cache_window_events', 'Events in the watch cache window (kept for watches resuming from a resourceVersion).', (s) => s.watchCacheWindow?.events);
   gauge('apiserver_watch_cache_window_events_limit', 'Most events the watch cache window keeps.', (s) => s.watchCacheWindow?.maxEvents);
   gauge('apiserver_watch_cache_window_bytes', "Bytes of the watch cache window's objects (their stored JSON).", (s) => s.watchCacheWindow?.bytes);
