@@ -38,9 +38,6 @@ export function withMaxInFlight(limits: InFlightLimits, metrics: ServerMetrics):
   let readOnly = 0;
   let mutating = 0;
   const gauges = { readOnly: metrics.inflight.labels('readOnly'), mutating: metrics.inflight.labels('mutating') };
-  // Both series are exported from the start, at 0, as kube-apiserver's are.
-  gauges.readOnly.set(0);
-  gauges.mutating.set(0);
   return (next) => async (ctx) => {
     if (isExempt(ctx)) return next(ctx);
     const isMutating = isMutatingVerb(ctx.info.verb);
