@@ -1,5 +1,6 @@
 import { X509Certificate } from 'node:crypto';
 import type { DetailedPeerCertificate, PeerCertificate } from 'node:tls';
+import { LRUCache } from 'lru-cache';
 import { Histogram, type Registry } from 'prom-client';
 import {
   ChainVerificationError,
@@ -120,7 +121,7 @@ export function createX509Authenticator(opts: X509AuthenticatorOptions): Authent
     : undefined;
 
   const cacheSize = opts.cacheSize ?? 4096;
-  const cache = new Map<string, VerifiedChain>();
+  const cache = cacheSize > 0 ? new LRUCache<string, VerifiedChain>({ max: cacheSize }) : undefined;
 
   return {
     async authenticate(req: AuthenticationRequest): Promise<AuthenticationResult | null> {
@@ -130,10 +131,8 @@ export function createX509Authenticator(opts: X509AuthenticatorOptions): Authent
       if (anchors.length === 0) return null;
       const at = now();
       const key = chainKey(peer);
-      const hit = cacheSize > 0 ? cache.get(key) : undefined;
+      const hit = cache?.get(key);
       if (hit && hit.anchors === anchors && at.getTime() >= hit.validFrom && at.getTime() <= hit.validTo) {
-        cache.delete(key); // keep the map in least-recently-used order
-        cache.set(key, hit);
         expiration?.observe((hit.leafValidTo - at.getTime()) / 1000);
         return copyResult(hit.result);
       }
@@ -153,8 +152,7 @@ export function createX509Authenticator(opts: X509AuthenticatorOptions): Authent
       // Go keeps the last CN attribute of the subject.
       const username = commonNames.length > 0 ? commonNames[commonNames.length - 1] : '';
       const result: AuthenticationResult | null = username === '' ? null : { user: { username, groups: subjectValues(subject?.O) } };
-      if (cacheSize > 0) {
-        cache.delete(key);
+      if (cache) {
         cache.set(key, {
           anchors,
           validFrom: Math.max(...chain.map((c) => new Date(c.validFrom).getTime())),
@@ -162,7 +160,6 @@ export function createX509Authenticator(opts: X509AuthenticatorOptions): Authent
           leafValidTo: new Date(leaf.validTo).getTime(),
           result,
         });
-        if (cache.size > cacheSize) cache.delete(cache.keys().next().value!);
       }
       return copyResult(result);
     },

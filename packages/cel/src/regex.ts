@@ -8,17 +8,16 @@
  */
 import { RE2JS } from '@bufbuild/re2';
 import { EvaluationError } from '@marcbachmann/cel-js';
+import { LRUCache } from 'lru-cache';
 import type { ASTNode } from '@marcbachmann/cel-js';
 
-const cacheLimit = 256;
-const compiled = new Map<string, RE2JS>();
+const compiled = new LRUCache<string, RE2JS>({ max: 256 });
 
 /** Compiles (and caches) a pattern; throws the RE2 syntax error message. */
 export function compileRE2(pattern: string): RE2JS {
   let re = compiled.get(pattern);
   if (!re) {
     re = new RE2JS(pattern);
-    if (compiled.size >= cacheLimit) compiled.delete(compiled.keys().next().value!);
     compiled.set(pattern, re);
   }
   return re;

@@ -1,4 +1,5 @@
 import { newNotAcceptable } from '@plat/api-model';
+import { LRUCache } from 'lru-cache';
 
 /** The response form a client asked for through its Accept header. */
 export interface MediaTypeChoice {
@@ -61,15 +62,13 @@ export function negotiateOutput(header: string | undefined, opts: NegotiationOpt
   const known = choices.get(key);
   if (known) return known;
   const choice = Object.freeze(negotiate(header, opts));
-  if (choices.size >= maxRememberedChoices) choices.clear();
   choices.set(key, choice);
   return choice;
 }
 
 const defaultChoice: MediaTypeChoice = Object.freeze({ format: 'json', contentType: 'application/json' });
-const maxRememberedChoices = 256;
 const maxRememberedHeaderLength = 512;
-const choices = new Map<string, MediaTypeChoice>();
+const choices = new LRUCache<string, MediaTypeChoice>({ max: 256 });
 
 function negotiate(header: string, opts: NegotiationOptions): MediaTypeChoice {
   const clauses = parseAccept(header);

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { StatusError, decodeStoredJson, encodeJson, isStatusError, newBadRequest, newConflict, newInternalError } from '@plat/api-model';
 import type {
   CreateOptions,
@@ -140,10 +141,10 @@ export class MvccStorage implements Storage {
   /** Watches with bookmarks that send one as soon as the backend reports progress. */
   private readonly progressListeners = new Set<() => void>();
   /** Objects recently answered by get, by key, with the revision they were decoded at. */
-  private readonly reads = new Map<string, { revision: number; object: StoredObject; size: number }>();
+  /** Decoded objects of gets by key, bounded in count and in bytes of their stored JSON; undefined when off. */
+  private readonly reads: LRUCache<string, { revision: number; object: StoredObject }> | undefined;
   private readonly readCacheSize: number;
   private readonly readCacheBytes: number;
-  private readBytes = 0;
   private readonly drops: WatchEventDrops;
 
   constructor(
@@ -155,6 +156,7 @@ export class MvccStorage implements Storage {
     this.readCacheSize = opts.readCacheSize ?? 1024;
     this.readCacheBytes = opts.readCacheBytes ?? 32 * 1024 * 1024;
     this.drops = new WatchEventDrops(opts.logger);
+    this.reads = this.readCacheSize > 0 ? new LRUCache({ max: this.readCacheSize, maxSize: this.readCacheBytes }) : undefined;
   }
 
   /** Runs a backend call, mapping unexpected failures to a 500 (backends map unreachability to 503). */
@@ -196,14 +198,14 @@ export class MvccStorage implements Storage {
     // caller's signal may be made on first read (a server request's is), and a GET against
     // memory or SQLite should not pay for one.
     const minimum = parseResourceVersion(opts.resourceVersion);
-    const known = this.kv.modRevision ? this.reads.get(key) : undefined;
+    const known = this.kv.modRevision ? this.reads?.get(key) : undefined;
     if (known) {
       // A cached object: ask only whether it changed (no value read, no parse).
       const latest = await this.call(() => this.kv.modRevision!(key, opts), opts);
       if (minimum !== undefined && minimum > latest.revision) throw tooLargeResourceVersion(minimum, latest.revision);
       if (latest.modRevision === known.revision) return known.object;
       if (latest.modRevision === undefined) {
-        this.forgetRead(key);
+        this.reads!.delete(key);
         throw notFound(key);
       }
     }
@@ -219,32 +221,19 @@ export class MvccStorage implements Storage {
    * before changing it, as with Kubernetes' watch cache.
    */
   private decodeRead(key: string, record: KvRecord): StoredObject {
-    if (this.readCacheSize <= 0) return decodeObject(record.value, record.modRevision);
+    if (!this.reads) return decodeObject(record.value, record.modRevision);
     const known = this.reads.get(key);
     if (known && known.revision === record.modRevision) return known.object;
     const object = deepFreeze(decodeObject(record.value, record.modRevision));
-    if (known) this.forgetRead(key);
-    const size = record.value.length;
-    if (size > this.readCacheBytes) return object;
-    // Oldest first, until both bounds hold with the new object.
-    while (this.reads.size >= this.readCacheSize || this.readBytes + size > this.readCacheBytes) {
-      this.forgetRead(this.reads.keys().next().value as string);
-    }
-    this.reads.set(key, { revision: record.modRevision, object, size });
-    this.readBytes += size;
+    // Least recently used first, until both bounds hold; an object larger than the byte bound is
+    // not kept (and its older version is dropped).
+    this.reads.set(key, { revision: record.modRevision, object }, { size: Math.max(1, record.value.length) });
     return object;
-  }
-
-  private forgetRead(key: string): void {
-    const known = this.reads.get(key);
-    if (!known) return;
-    this.reads.delete(key);
-    this.readBytes -= known.size;
   }
 
   /** The read cache's fill and bounds. */
   memoryStats(): StorageMemoryStats {
-    return { readCache: { objects: this.reads.size, bytes: this.readBytes, maxObjects: this.readCacheSize, maxBytes: this.readCacheBytes } };
+    return { readCache: { objects: this.reads?.size ?? 0, bytes: this.reads?.calculatedSize ?? 0, maxObjects: this.readCacheSize, maxBytes: this.readCacheBytes } };
   }
 
   async list(prefixIn: string, opts: ListOptions = {}): Promise<ListResult> {
@@ -512,8 +501,7 @@ export class MvccStorage implements Storage {
     if (this.closed) return;
     for (const w of [...this.openWatches]) w.finish();
     this.closed = true;
-    this.reads.clear();
-    this.readBytes = 0;
+    this.reads?.clear();
     await this.kv.close();
   }
 }

@@ -1,4 +1,5 @@
 import { X509Certificate } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 
 /** What a trust-anchor tool shows about one certificate of a bundle. */
 export interface TrustAnchor {
@@ -34,7 +35,8 @@ interface AnchorFacts {
  * seen again costs a hash and a lookup. Bounded (docs/operations.md).
  */
 export const maxCachedTrustAnchors = 10_000;
-const cache = new Map<string, AnchorFacts | null>();
+// 'unparsable': remembered too, so a block that is not X.509 is not parsed again.
+const cache = new LRUCache<string, AnchorFacts | 'unparsable'>({ max: maxCachedTrustAnchors });
 
 /** OpenSSL's one-RDN-per-line form (Node's `subject`) as RFC 4514: lines reversed, `,` between them, `+` inside. */
 function rfc4514(multiline: string): string {
@@ -83,13 +85,10 @@ function factsOf(der: Uint8Array): AnchorFacts | null {
 export function describeTrustAnchor(der: Uint8Array, sha256: string): TrustAnchor | undefined {
   let facts = cache.get(sha256);
   if (facts === undefined) {
-    facts = factsOf(der);
-    if (cache.size >= maxCachedTrustAnchors) cache.delete(cache.keys().next().value as string);
-  } else {
-    cache.delete(sha256);
+    facts = factsOf(der) ?? 'unparsable';
+    cache.set(sha256, facts);
   }
-  cache.set(sha256, facts);
-  if (facts === null) return undefined;
+  if (facts === 'unparsable') return undefined;
   return {
     subject: facts.subject,
     issuer: facts.issuer,

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import { Counter, type Registry } from 'prom-client';
+import { LRUCache } from 'lru-cache';
 import { AuthenticationError, type AuthenticationResult } from '../interface.js';
 import type { TokenAuthenticator } from '../token-authenticator.js';
 import { ClaimMapper } from './claim-mapper.js';
@@ -12,7 +13,7 @@ import { untrustedIssuer } from './untrusted-issuer.js';
 export interface JwtAuthenticatorOptions {
   /** Accepted signature algorithms (default: RS*, ES*, PS*, EdDSA). `none` and HMAC are always refused. */
   signingAlgorithms?: string[];
-  /** How many verified tokens are remembered (default 10,000; the oldest is dropped first). */
+  /** How many verified tokens are remembered (default 10,000; the least recently used is dropped first). */
   maxCacheEntries?: number;
   registry?: Registry;
   keySet?: Partial<Omit<OidcKeySetOptions, 'issuerUrl' | 'discoveryUrl' | 'certificateAuthority'>>;
@@ -31,7 +32,6 @@ interface IssuerAuthenticator {
 
 interface CacheEntry {
   result: AuthenticationResult | Error;
-  expiresAt: number;
   /** The issuer that verified the token (the token's bytes include its `iss`). */
   issuer: string;
 }
@@ -47,11 +47,13 @@ const successCacheTtlMs = 10_000;
  * unverified payload is used for nothing else. A successful result is remembered per token (by
  * SHA-256) for 10 s or until the token expires, whichever comes first, as kube-apiserver's token
  * cache does, so a busy client costs one verification (and one distributed claim fetch) per 10 s;
- * concurrent first uses of one token share one verification.
+ * concurrent first uses of one token share one verification. The cache is least-recently-used
+ * with a TTL per entry, as kube-apiserver's (an LRUExpireCache in
+ * staging/src/k8s.io/apiserver/pkg/authentication/token/cache/cache_simple.go).
  */
 export class JwtAuthenticator implements TokenAuthenticator {
   private readonly byIssuer = new Map<string, IssuerAuthenticator>();
-  private readonly cache = new Map<string, CacheEntry>();
+  private readonly cache: LRUCache<string, CacheEntry>;
   private readonly inflight = new Map<string, Promise<AuthenticationResult>>();
   private readonly algorithms: string[];
   private readonly validations: Counter<'issuer' | 'result'>;
@@ -60,6 +62,9 @@ export class JwtAuthenticator implements TokenAuthenticator {
     specs: readonly JwtAuthenticatorSpec[],
     private readonly opts: JwtAuthenticatorOptions = {},
   ) {
+    // ttlResolution 0: every lookup reads the clock (an injected `now` must take effect at once).
+    const now = opts.now;
+    this.cache = new LRUCache({ max: opts.maxCacheEntries ?? 10_000, ttlResolution: 0, perf: now ? { now } : undefined });
     this.algorithms = (opts.signingAlgorithms ?? defaultSigningAlgorithms).filter((a) => !hmacOrNone.test(a));
     // A reloaded configuration builds a new instance on the same registry: share the series.
     const metricName = 'apiserver_authentication_jwt_authenticator_validations_total';
@@ -126,7 +131,7 @@ export class JwtAuthenticator implements TokenAuthenticator {
     const now = this.opts.now?.() ?? Date.now();
     const key = crypto.createHash('sha256').update(token).digest('base64url');
     const cached = this.cache.get(key);
-    if (cached && cached.expiresAt > now) {
+    if (cached) {
       this.count(cached.issuer, 'cached');
       if (cached.result instanceof Error) throw cached.result;
       return cached.result;
@@ -187,17 +192,8 @@ export class JwtAuthenticator implements TokenAuthenticator {
     const user = a.mapper.map(claims);
     const result: AuthenticationResult = { user, audiences: a.spec.issuer.audiences };
     const expMs = Number(claims.exp) * 1000;
-    this.remember(key, { result, expiresAt: Math.min(expMs, now + successCacheTtlMs), issuer: a.spec.issuer.url });
+    const ttl = Math.min(expMs - now, successCacheTtlMs);
+    if (ttl > 0) this.cache.set(key, { result, issuer: a.spec.issuer.url }, { ttl });
     return result;
-  }
-
-  private remember(key: string, entry: CacheEntry): void {
-    const max = this.opts.maxCacheEntries ?? 10_000;
-    if (this.cache.size >= max) {
-      // Drop the oldest entry (Map keeps insertion order).
-      const oldest = this.cache.keys().next().value;
-      if (oldest !== undefined) this.cache.delete(oldest);
-    }
-    this.cache.set(key, entry);
   }
 }

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { aggregateMessages, type PolicyRule } from '@plat/api-model';
 import type { Attributes, AuthorizationResult, Authorizer, NonResourceRule, ResourceRule, SubjectRules, UserInfo } from '../interface.js';
 import { describeRuleOrigin, RbacRuleResolver, type RuleOrigin } from './rule-resolver.js';
@@ -20,9 +21,9 @@ export class RbacAuthorizer implements Authorizer {
   /**
    * Decisions by request (user, groups and what RBAC matches on), valid for one revision of the
    * RBAC objects: any change clears it, so an answer is always the one the objects give now.
-   * At most {@link decisionCacheSize} entries (cleared when full).
+   * At most {@link decisionCacheSize} entries, the least recently used going first.
    */
-  private readonly decisions = new Map<string, AuthorizationResult>();
+  private readonly decisions = new LRUCache<string, AuthorizationResult>({ max: decisionCacheSize });
   private decisionsRevision = -1;
 
   constructor(source: RbacRuleSource | RbacRuleResolver) {
@@ -39,7 +40,6 @@ export class RbacAuthorizer implements Authorizer {
     let result = this.decisions.get(key);
     if (!result) {
       result = this.decide(attrs);
-      if (this.decisions.size >= decisionCacheSize) this.decisions.clear();
       this.decisions.set(key, result);
     }
     return result;

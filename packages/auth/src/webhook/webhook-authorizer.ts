@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { Agent, request, type Dispatcher, type buildConnector } from 'undici';
 import type { Registry } from 'prom-client';
 import { CelTypes, compile, requestActivation, type CelProgram } from '@plat/cel';
@@ -27,7 +28,6 @@ export interface WebhookAuthorizerOptions {
 interface CachedDecision {
   decision: Decision;
   reason: string;
-  expiresAt: number;
 }
 
 /**
@@ -36,10 +36,12 @@ interface CachedDecision {
  * over HTTPS with the PlatConfig credentials and `timeout`; allowed answers are cached for
  * authorizedTTL and the others for unauthorizedTTL, keyed by the whole review spec; errors,
  * timeouts, non-200 answers, malformed reviews and match-condition errors get the failure policy.
+ * The cache is least-recently-used with a TTL per entry, as Kubernetes' (an LRUExpireCache in
+ * staging/src/k8s.io/apiserver/plugin/pkg/authorizer/webhook/webhook.go); a TTL of 0 caches nothing.
  */
 export class WebhookAuthorizer implements Authorizer {
   private readonly conditions: CelProgram[];
-  private readonly cache = new Map<string, CachedDecision>();
+  private readonly cache: LRUCache<string, CachedDecision>;
   private readonly dispatcher: Dispatcher;
   private readonly metrics: WebhookMetrics;
   private readonly countDecision: (decision: 'Allow' | 'Deny' | 'NoOpinion') => void;
@@ -56,6 +58,9 @@ export class WebhookAuthorizer implements Authorizer {
       if (!result.ok) throw new AuthSpecError(`authorizer ${JSON.stringify(spec.name)}: match condition ${JSON.stringify(expression)}: ${result.issue.detail}`);
       return result.program;
     });
+    // ttlResolution 0: every lookup reads the clock (an injected `now` must take effect at once).
+    const now = opts.now;
+    this.cache = new LRUCache({ max: opts.maxCacheEntries ?? 8192, ttlResolution: 0, perf: now ? { now } : undefined });
     this.metrics = opts.metrics ?? new WebhookMetrics(opts.registry);
     this.countDecision = this.metrics.decisionCounter('Webhook', spec.name);
     this.onFailure = spec.failurePolicy === 'Deny' ? 'Deny' : 'NoOpinion';
@@ -115,13 +120,11 @@ export class WebhookAuthorizer implements Authorizer {
     }
 
     const key = JSON.stringify(reviewSpec);
-    const now = this.opts.now?.() ?? Date.now();
     const cached = this.cache.get(key);
-    if (cached && cached.expiresAt > now) {
+    if (cached) {
       this.metrics.cacheHits.inc({ name: this.spec.name, decision: cached.decision.toLowerCase() });
       return { decision: cached.decision, reason: cached.reason };
     }
-    if (cached) this.cache.delete(key);
 
     const started = process.hrtime.bigint();
     const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
@@ -130,7 +133,8 @@ export class WebhookAuthorizer implements Authorizer {
       this.metrics.duration.observe({ name: this.spec.name, result: 'success' }, seconds());
       const decision: Decision = status.allowed ? 'Allow' : status.denied ? 'Deny' : 'NoOpinion';
       const reason = status.evaluationError ? [status.reason, status.evaluationError].filter(Boolean).join(': ') : status.reason;
-      this.remember(key, { decision, reason, expiresAt: now + (status.allowed ? this.spec.authorizedTTLMs : this.spec.unauthorizedTTLMs) });
+      const ttl = status.allowed ? this.spec.authorizedTTLMs : this.spec.unauthorizedTTLMs;
+      if (ttl > 0) this.cache.set(key, { decision, reason }, { ttl });
       return { decision, reason };
     } catch (err) {
       const timedOut = (err as Error).name === 'TimeoutError' || (err as { code?: string }).code === 'UND_ERR_HEADERS_TIMEOUT';
@@ -167,14 +171,5 @@ export class WebhookAuthorizer implements Authorizer {
       throw new WebhookAnswerError(`the webhook answer is not JSON: ${(err as Error).message}`, { cause: err });
     }
     return parseSubjectAccessReviewStatus(body, version);
-  }
-
-  private remember(key: string, entry: CachedDecision): void {
-    const max = this.opts.maxCacheEntries ?? 8192;
-    if (this.cache.size >= max) {
-      const oldest = this.cache.keys().next().value;
-      if (oldest !== undefined) this.cache.delete(oldest);
-    }
-    this.cache.set(key, entry);
   }
 }
