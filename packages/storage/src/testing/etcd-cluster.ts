@@ -1,22 +1,11 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { etcdBinary } from './etcd-server.js';
+import { freeLoopbackPort } from './free-port.js';
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 interface Member {
   name: string;
@@ -49,7 +38,7 @@ export class TestEtcdCluster {
 
   async start(): Promise<void> {
     for (let i = 0; i < this.size; i++) {
-      this.members.push({ name: `m${i}`, clientPort: await freePort(), peerPort: await freePort(), dataDir: path.join(this.root, `m${i}`), paused: false, log: '' });
+      this.members.push({ name: `m${i}`, clientPort: await freeLoopbackPort(), peerPort: await freeLoopbackPort(), dataDir: path.join(this.root, `m${i}`), paused: false, log: '' });
     }
     for (let i = 0; i < this.size; i++) this.spawn(i);
     await Promise.all(this.members.map((_, i) => this.waitHealthy(i)));

@@ -1,24 +1,14 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freeLoopbackPort } from './free-port.js';
 
 export const etcdBinary = process.env.PLAT_ETCD_BINARY ?? '/usr/bin/etcd';
 export const hasEtcd = existsSync(etcdBinary);
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 function portOpen(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -54,8 +44,8 @@ export class TestEtcd {
 
   async start(): Promise<void> {
     if (!this.clientPort) {
-      this.clientPort = await freePort();
-      this.peerPort = await freePort();
+      this.clientPort = await freeLoopbackPort();
+      this.peerPort = await freeLoopbackPort();
     }
     const peer = `http://127.0.0.1:${this.peerPort}`;
     this.log = '';
