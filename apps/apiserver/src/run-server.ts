@@ -13,7 +13,8 @@ import {
   type EgressTracing,
   type Identity,
 } from '@plat/control-plane';
-import { createApiServer, startClusterTrustBundleMetrics, type ServerAddress } from '@plat/server';
+import { startClusterTrustBundleMetrics } from '@plat/registry';
+import { createApiServer, type ServerAddress } from '@plat/server';
 import { openStorage, type BackendOptions, type Storage } from '@plat/storage';
 import { adminKubeconfig, clientURL, writeAdminKubeconfig } from './admin-kubeconfig.js';
 import { ConfigFileError, loadEgressConfigFile, loadTracingConfigFile } from './config-file.js';

@@ -9,10 +9,9 @@ import { silentLogger, type ServerLogger } from './logger.js';
 import { createServerMetrics, registerStorageMemoryMetrics, type ServerMetrics } from './metrics.js';
 import { allDefinitions } from './openapi/operations.js';
 import { requestInfoFor, type RequestInfo } from './request-info.js';
-import type { ResourceDefinition } from './resource.js';
+import { servedResources, type ResourceDefinition, type ServedResource } from './resource.js';
 import { namespaceLifecycle, servesNamespaces } from './rest/namespace-lifecycle.js';
 import { newResourceScope, type ResourceScope } from './rest/scope.js';
-import { canonicalReviewPath, reviewResources } from './reviews/reviews.js';
 import { SchemaSet } from './schema-walk.js';
 import { defaultConnectionLimits, type ConnectionLimits } from './secure-serving.js';
 import { ServerLifecycle } from './serving.js';
@@ -74,11 +73,6 @@ export interface ApiServerOptions {
    * authentication, authorization, admission and storage. Off (or disabledTracing()) adds nothing.
    */
   tracing?: Tracing;
-  /**
-   * Serve the review APIs (selfsubjectreviews, selfsubjectaccessreviews, subjectaccessreviews;
-   * see src/reviews/). Default true.
-   */
-  reviews?: boolean;
 }
 
 /**
@@ -90,8 +84,8 @@ export interface CompletedConfig {
   /** The authenticator and authorizer as the filters and handlers call them (traced if tracing is on). */
   authenticator: Authenticator;
   authorizer: Authorizer;
-  /** The resources as served (their admission traced if tracing is on). */
-  resources: ResourceDefinition[];
+  /** The resources as served under each of their group names (their admission traced if tracing is on). */
+  resources: ServedResource[];
   storage: Storage;
   limits: ServerLimits;
   logger: ServerLogger;
@@ -100,7 +94,6 @@ export interface CompletedConfig {
   /** Only when tracing is enabled: with it off, no filter and no wrapper is installed. */
   tracing?: Tracing;
   impersonation: boolean;
-  reviews: boolean;
   discovery: Discovery;
   /** REST scopes by `group/version/resource`, their storage instrumented (and traced). */
   scopes: ReadonlyMap<string, ResourceScope>;
@@ -123,15 +116,15 @@ export function completeConfig(options: ApiServerOptions): CompletedConfig {
   const tracing = options.tracing?.enabled ? options.tracing : undefined;
   const authenticator = tracing ? traceAuthenticator(tracing, options.authenticator) : options.authenticator;
   const authorizer = tracing ? traceAuthorization(tracing, options.authorizer) : options.authorizer;
-  const resources = tracing ? options.resources.map((def) => traceAdmission(tracing, def)) : options.resources;
+  const resources = servedResources(tracing ? options.resources.map((def) => traceAdmission(tracing, def)) : options.resources);
   const limits: ServerLimits = { ...defaultLimits, ...options.limits };
   const metrics = createServerMetrics(options.metricsRegistry);
   const { storage } = options;
   if (storage.memoryStats) registerStorageMemoryMetrics(metrics.registry, () => storage.memoryStats!());
-  const reviews = options.reviews !== false;
   const lifecycle = new ServerLifecycle();
 
   const schemas = new SchemaSet(allDefinitions(resources));
+  const protobufKinds = new Map(resources.flatMap((def) => (def.protobuf ? [[def.kind, def.protobuf] as const] : [])));
   const lifecycleAdmission = servesNamespaces(resources) ? namespaceLifecycle(storage) : undefined;
   const scopes = new Map<string, ResourceScope>();
   for (const def of resources) {
@@ -143,6 +136,7 @@ export function completeConfig(options: ApiServerOptions): CompletedConfig {
         storage: tracing ? traceStorage(tracing, instrumented, type) : instrumented,
         authorizer,
         schemas,
+        protobufKinds,
         metrics,
         namespaceLifecycle: def.namespaced ? lifecycleAdmission : undefined,
         maxBodyBytes: limits.maxBodyBytes,
@@ -152,7 +146,6 @@ export function completeConfig(options: ApiServerOptions): CompletedConfig {
       }),
     );
   }
-  const reviewKeys = reviews ? reviewResources.map((r) => `${r.group}/${r.version}/${r.resource}`) : [];
 
   return {
     authenticator,
@@ -165,11 +158,10 @@ export function completeConfig(options: ApiServerOptions): CompletedConfig {
     metrics,
     tracing,
     impersonation: options.impersonation !== false,
-    reviews,
-    discovery: new Discovery(resources, reviews ? reviewResources : []),
+    discovery: new Discovery(resources),
     scopes,
-    servedResources: new Set([...scopes.keys(), ...reviewKeys]),
-    requestInfo: (method, path, query) => requestInfoFor(method, path, query, reviews ? canonicalReviewPath : undefined),
+    servedResources: new Set(scopes.keys()),
+    requestInfo: requestInfoFor,
     readyzChecks: [
       { name: 'ping', check: async () => undefined },
       { name: 'log', check: async () => undefined },
