@@ -1,6 +1,8 @@
 /** Where a command reads and writes; tests pass their own. */
 export interface Io {
   stdout(text: string): void;
+  /** Binary output (`trust resolve -o jks`); written as is. */
+  stdoutBytes(bytes: Uint8Array): void;
   stderr(text: string): void;
   readStdin(): Promise<string>;
   env: Record<string, string | undefined>;
@@ -13,6 +15,7 @@ export interface Io {
 export function processIo(): Io {
   return {
     stdout: (t) => void process.stdout.write(t),
+    stdoutBytes: (b) => void process.stdout.write(b),
     stderr: (t) => void process.stderr.write(t),
     readStdin: async () => {
       const chunks: Buffer[] = [];

@@ -70,7 +70,7 @@ afterAll(async () => {
 
 describe('Rotate a CA without downtime (docs/trust-distribution.md)', () => {
   it('runs as written: every client keeps working through the rotation', async () => {
-    const blocks = walkthroughBlocks('trust-distribution.md', '## Rotate a CA without downtime');
+    const blocks = walkthroughBlocks('trust-distribution.md', '## Rotate a CA without downtime', '## Expiry dashboard and alerts');
     expect(blocks.map((b) => b.mark)).toEqual(['environment', 'run', 'issue ca-2025', 'background', 'run', 'run', 'issue ca-2026', 'run', 'run']);
     const work = mkdtempSync(path.join(dir, 'walkthrough-'));
     const service = new Service();

@@ -129,7 +129,7 @@ describe('clientctl trust errors', () => {
     );
     expect((await clientctl(['trust', 'sync', 'legacy'], env)).stderr).toBe('Error: required flag(s) "to" not set\nSee \'clientctl trust sync --help\' for usage.\n');
     expect((await clientctl(['trust', 'resolve', 'legacy', '-o', 'wide'], env)).stderr).toBe(
-      'error: unable to match a printer suitable for the output format "wide", allowed formats are: json,yaml\n',
+      'error: unable to match a printer suitable for the output format "wide", allowed formats are: jks,json,pem,pkcs12,spiffe,yaml\n',
     );
   });
 

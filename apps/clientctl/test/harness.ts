@@ -5,6 +5,8 @@ export interface RunResult {
   code: number;
   stdout: string;
   stderr: string;
+  /** Everything written to stdout as bytes, when the command wrote binary output (`trust resolve -o jks`). */
+  bytes?: Buffer;
 }
 
 /**
@@ -19,8 +21,18 @@ export async function clientctl(
 ): Promise<RunResult> {
   let stdout = '';
   let stderr = '';
+  const chunks: Buffer[] = [];
+  let binary = false;
   const io: Io = {
-    stdout: (t) => void (stdout += t),
+    stdout: (t) => {
+      stdout += t;
+      chunks.push(Buffer.from(t, 'utf8'));
+    },
+    stdoutBytes: (b) => {
+      binary = true;
+      stdout += Buffer.from(b).toString('utf8');
+      chunks.push(Buffer.from(b));
+    },
     stderr: (t) => {
       stderr += t;
       options.onStderr?.(t);
@@ -31,5 +43,5 @@ export async function clientctl(
     ...(options.terminal ? { terminal: options.terminal } : {}),
   };
   const code = await run(args, io);
-  return { code, stdout, stderr };
+  return { code, stdout, stderr, ...(binary ? { bytes: Buffer.concat(chunks) } : {}) };
 }

@@ -22,3 +22,16 @@ export {
   renderExpiryTimeline,
   type ExpiryTimelineOptions,
 } from './expiry-timeline.js';
+export { encodeTrustAnchors, isTrustAnchorFormat, trustAnchorFormats, type EncodeTrustAnchorsOptions, type TrustAnchorFormat } from './encode-trust-anchors.js';
+export { decodeTrustAnchors, type DecodedTrustAnchors } from './decode-trust-anchors.js';
+export { truststoreAlias } from './truststore-entries.js';
+export { nextSpiffeSequence, defaultSpiffeRefreshHintSeconds, type SpiffeBundle, type SpiffeX509Jwk } from './spiffe-bundle.js';
+export { defaultJksPassword } from './jks-truststore.js';
+export { filterTrustAnchors, type FilteredTrustAnchors, type TrustAnchorFilter } from './filter-trust-anchors.js';
+export { writeTrustAnchorsFile, type TrustAnchorsFileTarget } from './trust-anchors-file.js';
+export {
+  startSpiffeFederationServer,
+  type ServedSpiffeBundle,
+  type SpiffeFederationServer,
+  type SpiffeFederationServerOptions,
+} from './spiffe-federation-server.js';

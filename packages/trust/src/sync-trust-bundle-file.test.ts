@@ -1,7 +1,8 @@
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { canonicalTrustBundle, type PemKeyPair } from '@plat/x509';
+import { canonicalTrustBundle, createCertificate, type PemKeyPair } from '@plat/x509';
+import { decodeTrustAnchors } from './decode-trust-anchors.js';
 import { eventually, openWatch, sendList, startScriptedServer, threeCas, type Bundle, type ScriptedServer } from '../test/scripted-server.js';
 import { readTrustBundleFile } from './trust-bundle-file.js';
 import { syncTrustBundleFile, writeTrustBundleFileOnce } from './sync-trust-bundle-file.js';
@@ -89,6 +90,85 @@ describe('syncTrustBundleFile', () => {
     server.handler = (_req, res, url) => (url.searchParams.get('watch') !== 'true' ? sendList(res, '10', [one(a.certPem, '10')]) : void openWatch(res));
     await expect(syncTrustBundleFile(server.client(), { name: 'roots' }, { file: path.join(dir, 'no', 'ca.pem') })).rejects.toMatchObject({ code: 'FileFailed' });
   });
+});
+
+describe('syncTrustBundleFile with formats and a filter', () => {
+  const expiringCa = (inMs: number, commonName: string) =>
+    createCertificate({ commonName, basicConstraints: 'ca', keyUsage: ['keyCertSign'], validityDays: 1, notBefore: new Date(Date.now() - 5 * 60_000 - 86_400_000 + inMs) });
+
+  it('keeps PEM, JKS, PKCS#12 and SPIFFE files from one watch; a store holding the anchors is not rewritten; the SPIFFE sequence increases', async () => {
+    let stream: ReturnType<typeof openWatch> | undefined;
+    let watches = 0;
+    server.handler = (_req, res, url) => {
+      if (url.searchParams.get('watch') !== 'true') return sendList(res, '10', [one(a.certPem, '10')]);
+      watches++;
+      stream = openWatch(res);
+    };
+    const targets = [
+      { file: path.join(dir, 'ca.pem') },
+      { file: path.join(dir, 'ca.jks'), format: 'jks' as const },
+      { file: path.join(dir, 'ca.p12'), format: 'pkcs12' as const, password: 'pw', iterations: 3 },
+      { file: path.join(dir, 'bundle.json'), format: 'spiffe' as const },
+    ];
+    const run = (onWrite: (n: number) => void) => {
+      const controller = new AbortController();
+      liveWatches.push(controller);
+      const done = syncTrustBundleFile(server.client(), { name: 'roots' }, { targets, signal: controller.signal, onWrite: (_x, written) => onWrite(written.length) });
+      return { controller, done };
+    };
+    const writes: number[] = [];
+    const first = run((n) => writes.push(n));
+    await eventually(() => stream !== undefined && writes.length === 1);
+    expect(writes).toEqual([4]);
+    const read = async (i: number) => decodeTrustAnchors(readFileSync(targets[i].file), targets[i].format ?? 'pem', targets[i]);
+    const seq1 = (await read(3)).spiffeSequence!;
+    stream!.bundle('MODIFIED', one(a.certPem + b.certPem, '11'));
+    await eventually(() => writes.length === 2);
+    expect(writes[1]).toBe(4);
+    for (let i = 0; i < 4; i++) expect((await read(i)).certificates).toHaveLength(2);
+    expect((await read(3)).spiffeSequence).toBeGreaterThan(seq1);
+    expect(watches).toBe(1);
+    first.controller.abort();
+    await first.done;
+    // A new sync finds every file current: the PKCS#12 store (random salts) is compared by content.
+    const inodes = targets.map((t) => statSync(t.file).ino);
+    stream = undefined;
+    const again: number[] = [];
+    const second = run((n) => again.push(n));
+    server.handler = (_req, res, url) => (url.searchParams.get('watch') !== 'true' ? sendList(res, '12', [one(a.certPem + b.certPem, '11')]) : void (stream = openWatch(res)));
+    await eventually(() => stream !== undefined);
+    second.controller.abort();
+    await second.done;
+    expect(again).toEqual([]);
+    expect(targets.map((t) => statSync(t.file).ino)).toEqual(inodes);
+  });
+
+  it('with excludeExpired leaves expired anchors out, naming them, and drops an anchor when it expires', async () => {
+    const [expired, soon] = await Promise.all([expiringCa(-60_000, 'old-root'), expiringCa(1500, 'soon-root')]);
+    server.handler = (_req, res, url) => (url.searchParams.get('watch') !== 'true' ? sendList(res, '10', [one(a.certPem + expired.certPem + soon.certPem, '10')]) : void openWatch(res));
+    const controller = new AbortController();
+    liveWatches.push(controller);
+    const file = path.join(dir, 'ca.pem');
+    const warnings: string[] = [];
+    const written: string[] = [];
+    const done = syncTrustBundleFile(server.client(), { name: 'roots' }, {
+      file,
+      filter: { excludeExpired: true, minRemainingMs: 3_600_000 },
+      signal: controller.signal,
+      onWarning: (w) => void warnings.push(w),
+      onWrite: (x) => void written.push(x.anchors.map((y) => y.subject).sort().join(' ')),
+    });
+    await eventually(() => written.length === 1);
+    expect(written[0]).toBe(['CN=trust-test-ca-1', 'CN=soon-root'].sort().join(' '));
+    expect(warnings[0]).toMatch(/^trust anchor "CN=old-root" \(sha256 [0-9a-f]{16}\) expired at .*: left out$/);
+    expect(warnings[1]).toMatch(/^trust anchor "CN=soon-root" \(sha256 [0-9a-f]{16}\) expires at .*, within the minimum remaining time$/);
+    // No change on the server: the timer drops soon-root when it expires.
+    await eventually(() => written.length === 2, 10_000);
+    expect(written[1]).toBe('CN=trust-test-ca-1');
+    expect(await readTrustBundleFile(file)).toBe(canonicalTrustBundle([a.certPem]).pem);
+    controller.abort();
+    await done;
+  }, 20_000);
 });
 
 describe('writeTrustBundleFileOnce', () => {

@@ -6,10 +6,12 @@ import { TrustError } from './trust-error.js';
 /** The mode of a written bundle: anchors are public, every reader may read them. */
 export const trustBundleFileMode = 0o644;
 
-/** The file's text, or undefined when it does not exist. */
-export async function readTrustBundleFile(file: string): Promise<string | undefined> {
+/** The file's text (or bytes with `binary`), or undefined when it does not exist. */
+export async function readTrustBundleFile(file: string): Promise<string | undefined>;
+export async function readTrustBundleFile(file: string, binary: 'binary'): Promise<Buffer | undefined>;
+export async function readTrustBundleFile(file: string, binary?: 'binary'): Promise<string | Buffer | undefined> {
   try {
-    return await readFile(file, 'utf8');
+    return binary ? await readFile(file) : await readFile(file, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new TrustError('FileFailed', `unable to read ${file}: ${(err as Error).message}`, { cause: err });
@@ -17,18 +19,18 @@ export async function readTrustBundleFile(file: string): Promise<string | undefi
 }
 
 /**
- * Replaces `file` with `pem` atomically: written to a temporary file in the same directory
+ * Replaces `file` with `pem` (or a truststore's bytes) atomically: written to a temporary file in the same directory
  * (same file system), flushed, given mode 0644 whatever the umask, then renamed over the target
  * and the directory flushed. A reader sees the old bundle or the new one, never a mix, and a
  * crash leaves at most a stray `.<name>.tmp-*` file.
  */
-export async function writeTrustBundleFile(file: string, pem: string): Promise<void> {
+export async function writeTrustBundleFile(file: string, pem: string | Uint8Array): Promise<void> {
   const dir = path.dirname(path.resolve(file));
   const tmp = path.join(dir, `.${path.basename(file)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
   try {
     const handle = await open(tmp, 'wx', trustBundleFileMode);
     try {
-      await handle.writeFile(pem, 'utf8');
+      await handle.writeFile(pem);
       await handle.chmod(trustBundleFileMode);
       await handle.sync();
     } finally {

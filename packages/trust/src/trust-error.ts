@@ -10,7 +10,11 @@ export type TrustErrorCode =
   /** The server closed a watch within a second without sending anything (retried with backoff). */
   | 'ShortWatch'
   /** The trust bundle file could not be read or written. */
-  | 'FileFailed';
+  | 'FileFailed'
+  /** The anchors cannot be written in the asked format (a key type JWK has no form for, an alias too long). */
+  | 'EncodeFailed'
+  /** A truststore or bundle file read back is not in its format, or its password is wrong. */
+  | 'DecodeFailed';
 
 export class TrustError extends Error {
   readonly code: TrustErrorCode;

@@ -5,6 +5,9 @@ import { goJson, goYaml, parseDuration } from '@plat/client';
 import {
   anchorsExpiringWithin,
   renderExpiryTimeline,
+  encodeTrustAnchors,
+  filterTrustAnchors,
+  isTrustAnchorFormat,
   resolveTrustAnchors,
   syncTrustBundleFile,
   trustAnchorNotes,
@@ -18,9 +21,10 @@ import { CommandError, errorText } from '../errors.js';
 import { FlagError } from '../flags.js';
 import type { Io } from '../io.js';
 import { formatColumns } from './table.js';
+import { encodeOptionsOf, filterOf, targetsOf } from './trust-formats.js';
 
 /** The selection of NAME, or of --signer with -l (--signer alone passes `{}`: all of the signer's bundles). */
-function selectionOf(ctx: CommandContext, allowFile = false): TrustAnchorSelection | undefined {
+export function selectionOf(ctx: CommandContext, allowFile = false): TrustAnchorSelection | undefined {
   const f = ctx.flags;
   const usageOf = ctx.command;
   const [name, ...extra] = f.args;
@@ -121,24 +125,40 @@ export async function runTrustInspect(ctx: CommandContext): Promise<void> {
   }
 }
 
-/** `clientctl trust resolve`: the canonical PEM, or with -o the digest, anchors and sources too. */
+/**
+ * `clientctl trust resolve`: the canonical PEM (or a truststore or SPIFFE bundle with -o), or with
+ * -o json|yaml the digest, anchors and sources too; after the consumer's filter.
+ */
 export async function runTrustResolve(ctx: CommandContext): Promise<void> {
-  const format = outputFormat(ctx);
-  const anchors = await resolveTrustAnchors(ctx.rest(), selectionOf(ctx)!);
-  if (!format) return void ctx.io.stdout(anchors.pem);
-  print(ctx, format, { pem: anchors.pem, digest: anchors.digest, anchors: anchors.anchors.map((a) => anchorJson(a)), sources: anchors.sources });
+  const o = ctx.flags.str('output') || 'pem';
+  if (!isTrustAnchorFormat(o) && o !== 'json' && o !== 'yaml') {
+    throw new CommandError(`unable to match a printer suitable for the output format "${o}", allowed formats are: jks,json,pem,pkcs12,spiffe,yaml`);
+  }
+  const options = encodeOptionsOf(ctx);
+  const filtered = filterTrustAnchors(await resolveTrustAnchors(ctx.rest(), selectionOf(ctx)!), filterOf(ctx));
+  for (const w of filtered.warnings) ctx.io.stderr(`Warning: ${w}\n`);
+  const anchors = filtered.anchors;
+  if (o === 'json' || o === 'yaml') {
+    return print(ctx, o, { pem: anchors.pem, digest: anchors.digest, anchors: anchors.anchors.map((a) => anchorJson(a)), sources: anchors.sources });
+  }
+  if (o === 'pem') return void ctx.io.stdout(anchors.pem);
+  ctx.io.stdoutBytes(await encodeTrustAnchors(anchors, o, options));
 }
 
-function summary(file: string, anchors: TrustAnchors): string {
+function summary(files: string[], anchors: TrustAnchors): string {
   const from = anchors.sources.map((s) => `${s.name}@${s.resourceVersion}`).join(', ') || 'no bundle';
-  return `wrote ${file}: ${anchors.anchors.length} anchor${anchors.anchors.length === 1 ? '' : 's'}, digest ${anchors.digest.slice(0, 16)}, from ${from}`;
+  return `wrote ${files.join(', ')}: ${anchors.anchors.length} anchor${anchors.anchors.length === 1 ? '' : 's'}, digest ${anchors.digest.slice(0, 16)}, from ${from}`;
 }
 
-/** Runs --exec through the shell with the file and digest in the environment; resolves with its exit code. */
-function runExec(ctx: CommandContext, command: string, file: string, anchors: TrustAnchors): Promise<number> {
+/**
+ * Runs --exec through the shell with the files and digest in the environment; resolves with its
+ * exit code. PLAT_TRUST_FILE is the first --to (as with one file), PLAT_TRUST_FILES every file
+ * written this time, separated by ':'.
+ */
+function runExec(ctx: CommandContext, command: string, file: string, written: string[], anchors: TrustAnchors): Promise<number> {
   return new Promise((resolve) => {
     const child = spawn('/bin/sh', ['-c', command], {
-      env: { ...ctx.io.env, PLAT_TRUST_FILE: file, PLAT_TRUST_DIGEST: anchors.digest },
+      env: { ...ctx.io.env, PLAT_TRUST_FILE: file, PLAT_TRUST_FILES: written.join(':'), PLAT_TRUST_DIGEST: anchors.digest },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout.on('data', (c: Buffer) => ctx.io.stdout(c.toString('utf8')));
@@ -148,8 +168,8 @@ function runExec(ctx: CommandContext, command: string, file: string, anchors: Tr
   });
 }
 
-/** Aborts on SIGTERM or SIGINT (or the test harness' stop signal): sync then exits 0. */
-function stopOnSignals(io: Io): { signal: AbortSignal; dispose(): void } {
+/** Aborts on SIGTERM or SIGINT (or the test harness' stop signal): sync and serve then exit 0. */
+export function stopOnSignals(io: Io): { signal: AbortSignal; dispose(): void } {
   const controller = new AbortController();
   const stop = () => controller.abort();
   io.stop?.addEventListener('abort', stop, { once: true });
@@ -165,35 +185,40 @@ function stopOnSignals(io: Io): { signal: AbortSignal; dispose(): void } {
   };
 }
 
-/** `clientctl trust sync`: keeps --to equal to the anchors, runs --exec after each change. */
+/** `clientctl trust sync`: keeps each --to equal to the anchors in its --format, runs --exec after each change. */
 export async function runTrustSync(ctx: CommandContext): Promise<void> {
   const f = ctx.flags;
-  const file = f.str('to');
-  if (!file) throw new FlagError('required flag(s) "to" not set');
+  const targets = targetsOf(ctx);
   const sel = selectionOf(ctx)!;
+  const filter = filterOf(ctx);
   const command = f.str('exec');
   const log = (severity: 'I' | 'W' | 'E', message: string) => ctx.io.stderr(klogLine(severity, 'trust.ts', message));
-  const afterWrite = async (anchors: TrustAnchors) => {
-    log('I', summary(file, anchors));
+  const afterWrite = async (anchors: TrustAnchors, written: { file: string }[]) => {
+    const files = written.map((t) => t.file);
+    log('I', summary(files, anchors));
     if (!command) return;
-    const code = await runExec(ctx, command, file, anchors);
+    const code = await runExec(ctx, command, targets[0].file, files, anchors);
     if (code !== 0) log('E', `--exec ${JSON.stringify(command)} exited with code ${code}`);
   };
+  const onWarning = (w: string) => log('W', w);
+  const names = targets.map((t) => t.file).join(', ');
   if (f.bool('once')) {
-    const { anchors, written } = await writeTrustBundleFileOnce(ctx.rest(), sel, { file });
-    if (written) await afterWrite(anchors);
-    else log('I', `${file} is up to date (digest ${anchors.digest.slice(0, 16)})`);
+    const { anchors, writtenTargets } = await writeTrustBundleFileOnce(ctx.rest(), sel, { targets, filter, onWarning });
+    if (writtenTargets.length) await afterWrite(anchors, writtenTargets);
+    else log('I', `${names} ${targets.length === 1 ? 'is' : 'are'} up to date (digest ${anchors.digest.slice(0, 16)})`);
     return;
   }
   const stop = stopOnSignals(ctx.io);
   try {
     await syncTrustBundleFile(ctx.rest(), sel, {
-      file,
+      targets,
+      filter,
+      onWarning,
       signal: stop.signal,
       onWrite: afterWrite,
       onError: (err, info) => {
         const text = errorText(err, ctx.command).trim().replace(/\n/g, ' ');
-        if ((err as { code?: string }).code === 'NoMatch') log('W', `${text}; ${file} keeps its anchors`);
+        if ((err as { code?: string }).code === 'NoMatch') log('W', `${text}; ${names} ${targets.length === 1 ? 'keeps its' : 'keep their'} anchors`);
         else log('W', info.retryInMs === undefined ? text : `${text} (retrying in ${(info.retryInMs / 1000).toFixed(1)}s)`);
       },
     });
