@@ -212,7 +212,7 @@ export async function runServer(o: ServerRunOptions, deps: { logger: Logger; ver
     }
 
     // Per-signer gauges of the stored ClusterTrustBundles on /metrics, fed by a watch of the store.
-    const trustBundleMetrics = startClusterTrustBundleMetrics({ storage, registry: server.metrics, logger });
+    const trustBundleMetrics = startClusterTrustBundleMetrics({ storage, registry: server.metrics, logger, cache: served.clusterTrustBundleCache });
     opened.push(() => trustBundleMetrics.stop());
     let stopping: Promise<void> | undefined;
     return {

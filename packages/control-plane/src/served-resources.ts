@@ -1,6 +1,6 @@
 import { RbacPolicyStore, RbacRuleResolver } from '@plat/auth';
 import { startControllers, type ControllerLogger } from '@plat/controllers';
-import { clusterTrustBundleResource, namespaceResource, rbacResources, reviewResources } from '@plat/registry';
+import { ClusterTrustBundleCache, clusterTrustBundleResource, namespaceResource, rbacResources, reviewResources } from '@plat/registry';
 import type { ResourceDefinition } from '@plat/server';
 import type { Storage } from '@plat/storage';
 
@@ -23,6 +23,8 @@ export interface ServedResources {
    * (startIdentity's `rbacResolver`) and the escalation checks' source.
    */
   readonly rbacResolver: RbacRuleResolver;
+  /** What the ClusterTrustBundle resource parsed, for startClusterTrustBundleMetrics (this server's own). */
+  readonly clusterTrustBundleCache: ClusterTrustBundleCache;
   /** Stops the controllers (after the server closed, before storage closes). */
   stop(): Promise<void>;
 }
@@ -44,12 +46,13 @@ export interface ServedResourcesOptions {
 export async function startServedResources(storage: Storage, opts: ServedResourcesOptions = {}): Promise<ServedResources> {
   const rbacPolicy = new RbacPolicyStore();
   const rbacResolver = new RbacRuleResolver(rbacPolicy);
-  const resources = [clusterTrustBundleResource(), namespaceResource(), ...rbacResources({ resolver: rbacResolver }), ...reviewResources()];
+  const clusterTrustBundleCache = new ClusterTrustBundleCache();
+  const resources = [clusterTrustBundleResource({ cache: clusterTrustBundleCache }), namespaceResource(), ...rbacResources({ resolver: rbacResolver }), ...reviewResources()];
   let controllers;
   try {
     controllers = await startControllers({ storage, rbacPolicy, resources, logger: opts.logger, bootstrap: opts.bootstrap });
   } catch (err) {
     throw new BootstrapPolicyError(`cannot reconcile the bootstrap RBAC policy: ${(err as Error).message}`);
   }
-  return { resources, rbacResolver, stop: () => controllers.stop() };
+  return { resources, rbacResolver, clusterTrustBundleCache, stop: () => controllers.stop() };
 }

@@ -4,10 +4,14 @@ export {
   clusterTrustBundleStrategy,
   clusterTrustBundleWarnings,
   isAuthorizedForSigner,
+  type ClusterTrustBundleResourceOptions,
+} from './certificates/clustertrustbundle/cluster-trust-bundle.js';
+export {
+  ClusterTrustBundleCache,
   maxTrustBundleSummaries,
   trustBundleSummary,
   type TrustBundleSummary,
-} from './certificates/clustertrustbundle/cluster-trust-bundle.js';
+} from './certificates/clustertrustbundle/cluster-trust-bundle-cache.js';
 export {
   ClusterTrustBundleSignerStats,
   clusterTrustBundleMetricNames,

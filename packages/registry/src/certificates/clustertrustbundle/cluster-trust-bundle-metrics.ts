@@ -2,7 +2,7 @@ import type { Registry } from 'prom-client';
 import { clusterTrustBundleApiVersion, clusterTrustBundleResource, type ApiObject, type ClusterTrustBundle } from '@plat/api-model';
 import { Reflector, collectionPrefix, type ReflectorLogger, type Storage } from '@plat/storage';
 import { FastGauge } from '@plat/server';
-import { trustBundleSummary } from './cluster-trust-bundle.js';
+import { ClusterTrustBundleCache } from './cluster-trust-bundle-cache.js';
 
 /**
  * Most signer names with series of their own (each has one series per gauge); the bundles of
@@ -40,7 +40,7 @@ interface SignerSeries {
 /**
  * The per-signer aggregates of the stored ClusterTrustBundles: anchors, bytes of trustBundle and
  * the earliest notAfter. Fed by a reflector: a stored change of trustBundle costs a hash of the
- * text when this server validated it (trustBundleSummary), a parse otherwise; a scrape neither. Memory is one small entry per bundle plus at most `maxSignerSeries` + 1 series.
+ * text when the resource sharing `cache` validated it, a parse otherwise; a scrape neither. Memory is one small entry per bundle plus at most `maxSignerSeries` + 1 series.
  */
 export class ClusterTrustBundleSignerStats {
   private readonly bundles = new Map<string, BundleEntry>();
@@ -49,7 +49,10 @@ export class ClusterTrustBundleSignerStats {
   private ownSeries = 0;
   private other: SignerSeries | undefined;
 
-  constructor(private readonly maxSignerSeries = maxClusterTrustBundleSignerSeries) {}
+  constructor(
+    private readonly maxSignerSeries = maxClusterTrustBundleSignerSeries,
+    private readonly cache = new ClusterTrustBundleCache(),
+  ) {}
 
   replace(items: readonly ApiObject[]): void {
     this.bundles.clear();
@@ -92,7 +95,7 @@ export class ClusterTrustBundleSignerStats {
   private add(name: string, spec: ClusterTrustBundle['spec'] | undefined): void {
     const signer = spec?.signerName ?? '';
     const pem = typeof spec?.trustBundle === 'string' ? spec.trustBundle : '';
-    const summary = trustBundleSummary(pem);
+    const summary = this.cache.summary(pem);
     let slot = this.signers.get(signer);
     if (!slot) {
       slot = { series: this.newSeriesFor(signer), count: 0 };
@@ -161,8 +164,10 @@ export function startClusterTrustBundleMetrics(opts: {
   registry: Registry;
   logger?: ReflectorLogger;
   maxSignerSeries?: number;
+  /** The cache of the ClusterTrustBundle resource the server serves (clusterTrustBundleResource's `cache`), so a validated bundle is not parsed again. */
+  cache?: ClusterTrustBundleCache;
 }): ClusterTrustBundleMetrics {
-  const stats = new ClusterTrustBundleSignerStats(opts.maxSignerSeries);
+  const stats = new ClusterTrustBundleSignerStats(opts.maxSignerSeries, opts.cache);
   const gauge = (name: string, help: string, read: (s: ReturnType<ClusterTrustBundleSignerStats['series']>[number]) => number | undefined) =>
     new FastGauge({
       name,

@@ -1,6 +1,7 @@
 import { createCertificate, trustAnchorFacts, type PemKeyPair } from '@plat/x509';
 import { bundle, ctbPath, startCluster, type TestCluster } from '../../../test/cluster.js';
-import { anchorExpiryWarningWindowMs, clusterTrustBundleStrategy, clusterTrustBundleWarnings, trustBundleSummary } from './cluster-trust-bundle.js';
+import { ClusterTrustBundleCache } from './cluster-trust-bundle-cache.js';
+import { anchorExpiryWarningWindowMs, clusterTrustBundleStrategy, clusterTrustBundleWarnings } from './cluster-trust-bundle.js';
 
 const day = 24 * 3600_000;
 
@@ -65,9 +66,11 @@ describe('clusterTrustBundleWarnings', () => {
     const obj = bundle('b', fine + expired + notYetValid + soon) as never;
     const unvalidated = clusterTrustBundleWarnings(obj, undefined, now);
     const validated = bundle('b', fine + expired + notYetValid + soon) as never;
-    expect(clusterTrustBundleStrategy.validate(validated)).toEqual([]);
+    const cache = new ClusterTrustBundleCache();
+    expect(clusterTrustBundleStrategy(cache).validate(validated)).toEqual([]);
     // In the bundle's order here, in canonical (SHA-256) order from the anchor facts.
-    expect(clusterTrustBundleWarnings(validated, undefined, now).sort()).toEqual(unvalidated.sort());
+    expect(clusterTrustBundleWarnings(validated, undefined, now, cache).sort()).toEqual(unvalidated.sort());
+    const trustBundleSummary = (pem: string) => cache.summary(pem);
     const earliest = Math.min(...[fine, expired, notYetValid, soon].map((p) => trustAnchorFacts(p).anchors[0]!.notAfter.getTime()));
     expect(trustBundleSummary(fine + expired + notYetValid + soon)).toEqual({ anchors: 4, earliestNotAfter: earliest });
     expect(trustBundleSummary(soon + 'text between\n' + fine)).toEqual({ anchors: 2, earliestNotAfter: trustAnchorFacts(soon).earliestNotAfter!.getTime() });

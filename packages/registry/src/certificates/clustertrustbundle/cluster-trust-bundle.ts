@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import {
   clusterTrustBundleApiVersion,
   clusterTrustBundleFields,
@@ -21,6 +20,7 @@ import {
 } from '@plat/api-model';
 import type { Attributes, Authorizer, UserInfo } from '@plat/auth';
 import { describeTrustAnchor, trustAnchorFacts, trustAnchorValidity, type TrustAnchor } from '@plat/x509';
+import { ClusterTrustBundleCache, sha256Hex, type ValidatedCertificate } from './cluster-trust-bundle-cache.js';
 import { clusterTrustBundleDefinitions } from '../../kind-definitions.generated.js';
 import type { AdmissionRequest, ResourceDefinition, ResourceStrategy } from '@plat/server';
 import { ageCell, ageColumn } from '@plat/server';
@@ -77,57 +77,6 @@ async function admitAttest(req: AdmissionRequest): Promise<void> {
 /** Anchors whose notAfter falls within this window of the write get a warning (30 days). */
 export const anchorExpiryWarningWindowMs = 30 * 24 * 3600_000;
 
-/** What the wide table and the metrics show of a trustBundle. */
-export interface TrustBundleSummary {
-  readonly anchors: number;
-  /** The earliest notAfter (ms); absent without a readable anchor. */
-  readonly earliestNotAfter?: number;
-}
-
-/**
- * Summaries by the SHA-256 of the trustBundle text, least recently used first: validation leaves
- * one for each bundle it accepts, so that the watch feeding the metrics and the tables that show
- * the bundle hash the text instead of parsing its certificates again. Bounded (docs/operations.md).
- */
-export const maxTrustBundleSummaries = 1024;
-const summaries = new Map<string, TrustBundleSummary>();
-
-const sha256Hex = (data: string | Uint8Array) => createHash('sha256').update(data).digest('hex');
-
-function remember(digest: string, summary: TrustBundleSummary): TrustBundleSummary {
-  summaries.delete(digest);
-  summaries.set(digest, summary);
-  if (summaries.size > maxTrustBundleSummaries) summaries.delete(summaries.keys().next().value as string);
-  return summary;
-}
-
-/** The anchors' count and earliest notAfter of a trustBundle: remembered from validation, else parsed (@plat/x509's anchor facts). */
-export function trustBundleSummary(pem: string): TrustBundleSummary {
-  if (pem === '') return { anchors: 0 };
-  const digest = sha256Hex(pem);
-  const known = summaries.get(digest);
-  if (known) return remember(digest, known);
-  const { anchors, earliestNotAfter } = trustAnchorFacts(pem);
-  return remember(digest, earliestNotAfter ? { anchors: anchors.length, earliestNotAfter: earliestNotAfter.getTime() } : { anchors: anchors.length });
-}
-
-/** A certificate validation accepted, with the times its parse read. */
-interface ValidatedCertificate {
-  readonly der: Uint8Array;
-  readonly notBefore: Date;
-  readonly notAfter: Date;
-}
-
-/** What validation of one object found for its warnings: the certificates and the skipped PEM blocks. */
-interface ValidatedBundle {
-  readonly certs: ValidatedCertificate[];
-  readonly skipped: string[];
-  readonly skippedTotal: number;
-}
-
-/** The certificates of each object validated in this request, for its warnings (read right after validation). */
-const validatedCertificates = new WeakMap<ApiObject, ValidatedBundle>();
-
 /**
  * Warnings about skipped PEM blocks per write: a bundle of thousands of broken blocks gets this many
  * warnings and one that counts the rest, so the Warning headers stay within their own bound.
@@ -139,6 +88,7 @@ export const maxSkippedBlockWarnings = 5;
  * for the warnings and summarized for the tables and metrics, so a write parses its anchors once.
  */
 function validateKeeping(
+  cache: ClusterTrustBundleCache,
   obj: ApiObject,
   validate: (options: Pick<ValidateClusterTrustBundleOptions, 'onCertificate' | 'onSkippedBlock'>) => FieldError[],
 ): FieldError[] {
@@ -151,11 +101,7 @@ function validateKeeping(
       if (skippedTotal++ < maxSkippedBlockWarnings) skipped.push(finding.detail);
     },
   });
-  if (errs.length === 0 && certs.length > 0) {
-    validatedCertificates.set(obj, { certs, skipped, skippedTotal });
-    const earliestNotAfter = Math.min(...certs.map((c) => c.notAfter.getTime()));
-    remember(sha256Hex((obj as ClusterTrustBundle).spec.trustBundle), { anchors: certs.length, earliestNotAfter });
-  }
+  if (errs.length === 0 && certs.length > 0) cache.keepValidated(obj, (obj as ClusterTrustBundle).spec.trustBundle, { certs, skipped, skippedTotal });
   return errs;
 }
 
@@ -175,13 +121,14 @@ function validatedAnchorName(der: Uint8Array): string {
  * per anchor that is expired, not yet valid or expires within 30 days of `now`. An update that
  * keeps spec.trustBundle as stored warns about nothing and parses nothing, as kube-apiserver's
  * workload strategies warn on update only when the spec they check changed. After validation
- * the times come from its parse; only an anchor that warns is described (subject, SHA-256).
+ * the times come from its parse (kept in `cache` by the strategy that validated `obj`); only an
+ * anchor that warns is described (subject, SHA-256).
  */
-export function clusterTrustBundleWarnings(obj: ApiObject, old?: ApiObject, now: number = Date.now()): string[] {
+export function clusterTrustBundleWarnings(obj: ApiObject, old?: ApiObject, now: number = Date.now(), cache?: ClusterTrustBundleCache): string[] {
   const pem = (obj as ClusterTrustBundle).spec?.trustBundle;
   if (typeof pem !== 'string' || pem === '') return [];
   if (old && (old as ClusterTrustBundle).spec?.trustBundle === pem) return [];
-  const validated = validatedCertificates.get(obj);
+  const validated = cache?.validated(obj);
   const anchors = validated
     ? validated.certs.map((c) => ({ notBefore: c.notBefore, notAfter: c.notAfter, name: () => validatedAnchorName(c.der) }))
     : trustAnchorFacts(pem).anchors.map((a) => ({ notBefore: a.notBefore, notAfter: a.notAfter, name: () => anchorName(a) }));
@@ -206,44 +153,53 @@ export function clusterTrustBundleWarnings(obj: ApiObject, old?: ApiObject, now:
 }
 
 /** The wide columns' cells: how many anchors the bundle holds and the earliest notAfter (RFC 3339). */
-function anchorCells(obj: ApiObject): [number, string] {
+function anchorCells(cache: ClusterTrustBundleCache, obj: ApiObject): [number, string] {
   const pem = (obj as ClusterTrustBundle).spec?.trustBundle;
-  const summary = trustBundleSummary(typeof pem === 'string' ? pem : '');
+  const summary = cache.summary(typeof pem === 'string' ? pem : '');
   return [summary.anchors, summary.earliestNotAfter === undefined ? '<none>' : formatMetaTime(summary.earliestNotAfter)];
 }
 
-export const clusterTrustBundleStrategy: ResourceStrategy = {
-  validate: (obj) => validateKeeping(obj, (options) => validateClusterTrustBundle(obj as ClusterTrustBundle, options)),
-  validateUpdate: (obj, old) => validateKeeping(obj, (options) => validateClusterTrustBundleUpdate(obj as ClusterTrustBundle, old as ClusterTrustBundle, options)),
-  warnings: (obj, old) => clusterTrustBundleWarnings(obj, old),
-  admit: admitAttest,
-  allowCreateOnUpdate: false,
-  // Kubernetes' clustertrustbundle strategy: a PUT must name the resourceVersion it replaces.
-  allowUnconditionalUpdate: false,
-  selectableFields: (obj) => clusterTrustBundleFields(obj as ClusterTrustBundle),
-  selectableFieldNames: clusterTrustBundleSelectableFields,
-  tableColumns: [
-    {
-      name: 'SignerName',
-      type: 'string',
-      description: 'signerName indicates the associated signer, if any.',
-    },
-    ageColumn,
-    // Wide only (kubectl get -o wide), as kube's printers add their extra columns.
-    { name: 'Anchors', type: 'integer', description: 'The number of trust anchors (certificates) in trustBundle.', priority: 1 },
-    {
-      name: 'Not-After',
-      type: 'string',
-      format: 'date-time',
-      description: 'The earliest notAfter of the trust anchors in trustBundle (RFC 3339): when the first of them expires.',
-      priority: 1,
-    },
-  ],
-  tableCells: (obj) => [(obj as ClusterTrustBundle).spec?.signerName || '<none>', ageCell(obj), ...anchorCells(obj)],
-};
+/** The ClusterTrustBundle strategy, remembering its parses in `cache` (its own unless given). */
+export function clusterTrustBundleStrategy(cache: ClusterTrustBundleCache = new ClusterTrustBundleCache()): ResourceStrategy {
+  return {
+    validate: (obj) => validateKeeping(cache, obj, (options) => validateClusterTrustBundle(obj as ClusterTrustBundle, options)),
+    validateUpdate: (obj, old) =>
+      validateKeeping(cache, obj, (options) => validateClusterTrustBundleUpdate(obj as ClusterTrustBundle, old as ClusterTrustBundle, options)),
+    warnings: (obj, old) => clusterTrustBundleWarnings(obj, old, Date.now(), cache),
+    admit: admitAttest,
+    allowCreateOnUpdate: false,
+    // Kubernetes' clustertrustbundle strategy: a PUT must name the resourceVersion it replaces.
+    allowUnconditionalUpdate: false,
+    selectableFields: (obj) => clusterTrustBundleFields(obj as ClusterTrustBundle),
+    selectableFieldNames: clusterTrustBundleSelectableFields,
+    tableColumns: [
+      {
+        name: 'SignerName',
+        type: 'string',
+        description: 'signerName indicates the associated signer, if any.',
+      },
+      ageColumn,
+      // Wide only (kubectl get -o wide), as kube's printers add their extra columns.
+      { name: 'Anchors', type: 'integer', description: 'The number of trust anchors (certificates) in trustBundle.', priority: 1 },
+      {
+        name: 'Not-After',
+        type: 'string',
+        format: 'date-time',
+        description: 'The earliest notAfter of the trust anchors in trustBundle (RFC 3339): when the first of them expires.',
+        priority: 1,
+      },
+    ],
+    tableCells: (obj) => [(obj as ClusterTrustBundle).spec?.signerName || '<none>', ageCell(obj), ...anchorCells(cache, obj)],
+  };
+}
+
+export interface ClusterTrustBundleResourceOptions {
+  /** Where the strategy keeps its parses; share it with startClusterTrustBundleMetrics (default: its own). */
+  cache?: ClusterTrustBundleCache;
+}
 
 /** ClusterTrustBundle (`certificates.plat.io/v1alpha1`, cluster-scoped) as a served resource. */
-export function clusterTrustBundleResource(): ResourceDefinition {
+export function clusterTrustBundleResource(options: ClusterTrustBundleResourceOptions = {}): ResourceDefinition {
   return {
     group,
     version: clusterTrustBundleVersion,
@@ -256,6 +212,6 @@ export function clusterTrustBundleResource(): ResourceDefinition {
     categories: ['plat'],
     definitionName: `io.plat.api.certificates.${clusterTrustBundleVersion}.${clusterTrustBundleKind}`,
     definitions: clusterTrustBundleDefinitions,
-    strategy: clusterTrustBundleStrategy,
+    strategy: clusterTrustBundleStrategy(options.cache),
   };
 }
