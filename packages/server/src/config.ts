@@ -8,6 +8,7 @@ import { instrumentStorage } from './instrumented-storage.js';
 import { silentLogger, type ServerLogger } from './logger.js';
 import { createServerMetrics, registerStorageMemoryMetrics, type ServerMetrics } from './metrics.js';
 import { allDefinitions } from './openapi/operations.js';
+import type { OwnGroupOf } from './filters/authorization.js';
 import { requestInfoFor, type RequestInfo } from './request-info.js';
 import { servedResources, type ResourceDefinition, type ServedResource } from './resource.js';
 import { namespaceLifecycle, servesNamespaces } from './rest/namespace-lifecycle.js';
@@ -99,6 +100,8 @@ export interface CompletedConfig {
   scopes: ReadonlyMap<string, ResourceScope>;
   /** `group/version/resource` of everything served, for metric labels. */
   servedResources: ReadonlySet<string>;
+  /** The own group of a resource served under another name (authorization sees the own one). */
+  ownGroupOf: OwnGroupOf;
   /** Request info of a method, path and query (kube's RequestInfoFactory). */
   requestInfo(method: string, path: string, query: URLSearchParams): RequestInfo;
   readyzChecks: HealthCheck[];
@@ -147,8 +150,19 @@ export function completeConfig(options: ApiServerOptions): CompletedConfig {
     );
   }
 
+  // Other group names by resource: a request under one is authorized as the resource's own group.
+  const aliases = new Map<string, Map<string, string>>();
+  for (const def of resources) {
+    if (def.group === def.storageGroup) continue;
+    const byResource = aliases.get(def.group) ?? new Map<string, string>();
+    byResource.set(def.resource, def.storageGroup);
+    aliases.set(def.group, byResource);
+  }
+  const ownGroupOf: OwnGroupOf = (group, resource) => aliases.get(group)?.get(resource) ?? group;
+
   return {
     authenticator,
+    ownGroupOf,
     authorizer,
     resources,
     storage,
