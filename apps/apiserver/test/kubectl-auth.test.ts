@@ -98,8 +98,9 @@ import { hasKubectl, kubectl } from './kubectl.js';
       kind: 'SelfSubjectAccessReview',
       spec: { resourceAttributes: { verb: 'create', group: 'certificates.plat.io', resource: 'clustertrustbundles' } },
     });
-    // kubectl validates a kind without PATCH (the reviews) against the OpenAPI v2 document in
-    // protobuf, which plat does not serve (JSON only): hence --validate=false (see the docs).
+    // For a kind without PATCH (the reviews) kubectl's validation reads the OpenAPI v2 document
+    // in protobuf and then lists CRDs, which plat does not serve: hence --validate=false (see
+    // docs/authentication-authorization.md and kubectl.test.ts).
     const create = ['create', '--validate=false', '-f', '-'];
     const yaml = await kubectl(writer, [...create, '-o', 'yaml'], ssar);
     expect([yaml.code, yaml.stderr]).toEqual([0, '']);

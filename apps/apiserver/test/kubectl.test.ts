@@ -124,6 +124,41 @@ if (!hasKubectl) {
       expect(r.stderr).toContain('unknown field "spec.bogus"');
     });
 
+    it('reads the OpenAPI v2 document in protobuf: explain --output=plaintext-openapiv2 renders its fields', async () => {
+      const r = await kubectl(env, ['explain', '--output=plaintext-openapiv2', 'clustertrustbundles.spec']);
+      expect([r.code, r.stderr]).toEqual([0, '']);
+      expect(r.stdout).toMatch(/^KIND: {5}ClusterTrustBundle\nVERSION: {2}certificates\.plat\.io\/v1alpha1\n/);
+      expect(r.stdout).toContain('   trustBundle\t<string> -required-\n');
+      expect(r.stdout).toContain('   signerName\t<string>\n');
+      const review = await kubectl(env, ['explain', '--output=plaintext-openapiv2', 'selfsubjectaccessreviews.authorization.k8s.io.spec']);
+      expect(review.code).toBe(0);
+      expect(review.stdout).toContain('   resourceAttributes\t<Object>\n');
+    });
+
+    it('answers every OpenAPI fetch of client-side validation of a kind without PATCH (a review)', async () => {
+      const ssar = JSON.stringify({
+        apiVersion: 'authorization.k8s.io/v1',
+        kind: 'SelfSubjectAccessReview',
+        spec: { resourceAttributes: { verb: 'create', group: 'certificates.plat.io', resource: 'clustertrustbundles' } },
+      });
+      const r = await kubectl(env, ['create', '-f', '-', '-v=8'], ssar);
+      const lines = r.stderr.split('\n');
+      const fetches: Array<[string, string]> = [];
+      lines.forEach((line, i) => {
+        const get = / GET (https:\/\/\S+)/.exec(line);
+        if (!get || !get[1]!.includes('/openapi/')) return;
+        const status = lines.slice(i + 1).find((l) => l.includes('Response Status:'));
+        fetches.push([new URL(get[1]!).pathname, /Response Status: (\d+)/.exec(status ?? '')?.[1] ?? 'none']);
+      });
+      // OpenAPI v3 first, then (no PATCH of this kind there) v2 in kubectl's protobuf form.
+      expect(fetches.map(([p]) => p)).toEqual(['/openapi/v3', '/openapi/v3/apis/authorization.k8s.io/v1', '/openapi/v2']);
+      expect(fetches.every(([, status]) => status === '200' || status === '304')).toBe(true);
+      expect(r.stderr).toContain('Accept: application/com.github.proto-openapi.spec.v2@v1.0+protobuf');
+      // kubectl's next step lists CRDs (cli-runtime QueryParamVerifier.HasSupport), and plat
+      // serves no apiextensions.k8s.io: the review still needs --validate=false (docs/authentication-authorization.md).
+      expect(r.stderr).toContain('failed to check CRD: failed to list CRDs: the server could not find the requested resource');
+    });
+
     it('receives a watch event with get -w', async () => {
       const watch = kubectlStream(env, ['get', 'ctb', '-w', '--output-watch-events']);
       try {

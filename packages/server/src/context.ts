@@ -20,6 +20,8 @@ export interface IncomingRequest extends AsyncIterable<Buffer> {
   httpVersion: string;
   on(event: 'close' | 'aborted', listener: () => void): unknown;
   destroy(err?: Error): unknown;
+  /** The body's chunks; with `destroyOnReturn: false`, stopping early leaves the request open. */
+  iterator(options: { destroyOnReturn: boolean }): AsyncIterable<Buffer>;
 }
 
 /** The parts of an HTTP/1.1 or HTTP/2 (compatibility API) response the server writes. */

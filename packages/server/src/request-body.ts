@@ -3,13 +3,17 @@ import { YamlDecodeError, decodeYaml } from '@plat/api-model/yaml';
 import type { RequestContext } from './context.js';
 import { decodeProtobufObject, protobufMediaType, type ProtobufMessage } from './protobuf.js';
 
-/** Reads the whole body, answering 413 once it passes `limit` bytes (Kubernetes: 3 MiB). */
+/**
+ * Reads the whole body, answering 413 once it passes `limit` bytes (Kubernetes: 3 MiB). Reading
+ * stops there without destroying the request: the 413 still has to reach a client that is
+ * uploading (unread-body.ts closes the connection or stream after the answer).
+ */
 export async function readBody(ctx: RequestContext, limit: number): Promise<Buffer> {
   const declared = Number(ctx.req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) throw newRequestEntityTooLarge(`limit is ${limit}`);
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of ctx.req) {
+  for await (const chunk of ctx.req.iterator({ destroyOnReturn: false })) {
     size += chunk.length;
     if (size > limit) throw newRequestEntityTooLarge(`limit is ${limit}`);
     chunks.push(chunk);

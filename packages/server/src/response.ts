@@ -3,6 +3,7 @@ import { stringify as yamlStringify } from 'yaml';
 import { StatusError, StatusReason, encodeJson, isStatusError, newInternalError } from '@plat/api-model';
 import type { RequestContext } from './context.js';
 import type { MediaTypeChoice } from './negotiation.js';
+import { closeAfterUnreadBody } from './unread-body.js';
 
 /** Kubernetes compresses responses above 128 KiB when the client accepts gzip. */
 export const gzipThresholdBytes = 128 * 1024;
@@ -122,6 +123,7 @@ export function writeBody(ctx: RequestContext, code: number, contentType: string
     headers['Vary'] = 'Accept-Encoding';
   }
   headers['Content-Length'] = length;
+  closeAfterUnreadBody(ctx);
   res.writeHead(code, headers);
   res.end(ctx.method === 'HEAD' ? undefined : payload);
 }

@@ -117,6 +117,8 @@ export function serve(config: CompletedConfig, handler: Handler): Serving {
         for (const s of sockets) s.destroy();
         stopServing();
         await closed;
+        // Nothing listens any more: address() answers null, as before listen().
+        lifecycle.address = null;
       })();
       return closing;
     },

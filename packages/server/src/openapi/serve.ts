@@ -4,13 +4,20 @@ import { encodeBody, newPathNotFound, wantsPretty, writeBody, writeObject } from
 import type { VersionInfo } from '../version.js';
 import { buildOpenApiV2, buildOpenApiV3, documentHash } from './documents.js';
 import type { OpenApiResource } from './operations.js';
+import { negotiateOpenApiV2 } from './negotiate-v2.js';
+import { openApiV2ProtoContentType, openApiV2ProtoEncoder } from './openapi-v2-proto.js';
 
 /**
  * `/openapi/v2`, `/openapi/v3` and `/openapi/v3/<group-version>`. The documents are built once;
  * their bytes and hashes are cached. `rest` is the path after `/openapi`.
  */
-export function openApiHandler(resources: readonly OpenApiResource[], versionInfo: VersionInfo): (ctx: RequestContext, rest: string[]) => void {
-  const openApiV2 = JSON.stringify(buildOpenApiV2(resources, versionInfo));
+export function openApiHandler(resources: readonly OpenApiResource[], versionInfo: VersionInfo): (ctx: RequestContext, rest: string[]) => void | Promise<void> {
+  const openApiV2Document = buildOpenApiV2(resources, versionInfo);
+  const openApiV2 = JSON.stringify(openApiV2Document);
+  // kube-openapi gives both forms the JSON's ETag (the answer varies by Accept).
+  const openApiV2ETag = `"${documentHash(openApiV2).slice(0, 32)}"`;
+  // Encoded on the first request for it, once for this server's document.
+  let openApiV2Proto: Promise<Buffer> | undefined;
   const openApiV3 = new Map<string, { body: string; hash: string }>();
   const groupVersions = new Map(resources.map((r) => [`${r.group}/${r.version}`, r]));
   for (const { group, version } of groupVersions.values()) {
@@ -20,12 +27,21 @@ export function openApiHandler(resources: readonly OpenApiResource[], versionInf
 
   return (ctx, rest) => {
     if (rest[0] === 'v2' && rest.length === 1) {
-      const choice = negotiateOutput(ctx.req.headers.accept, { allowedAs: [] });
-      if (choice.format === 'json') {
-        ctx.res.setHeader('ETag', `"${documentHash(openApiV2).slice(0, 32)}"`);
-        writeBody(ctx, 200, 'application/json', Buffer.from(openApiV2));
-      } else writeObject(ctx, 200, JSON.parse(openApiV2), choice);
-      return;
+      const form = negotiateOpenApiV2(ctx.req.headers.accept);
+      ctx.res.setHeader('Vary', 'Accept');
+      if (form === 'yaml') return writeObject(ctx, 200, openApiV2Document, { format: 'yaml', contentType: 'application/yaml' });
+      ctx.res.setHeader('ETag', openApiV2ETag);
+      // http.ServeContent in kube-openapi's handler: a client holding this version gets 304.
+      if (String(ctx.req.headers['if-none-match'] ?? '').includes(openApiV2ETag)) {
+        ctx.res.setHeader('Content-Type', form === 'json' ? 'application/json' : openApiV2ProtoContentType);
+        ctx.res.setHeader('Audit-Id', ctx.auditId);
+        ctx.res.writeHead(304);
+        ctx.res.end();
+        return;
+      }
+      if (form === 'json') return writeBody(ctx, 200, 'application/json', Buffer.from(openApiV2));
+      openApiV2Proto ??= openApiV2ProtoEncoder().then((encode) => encode(openApiV2Document));
+      return openApiV2Proto.then((bytes) => writeBody(ctx, 200, openApiV2ProtoContentType, bytes));
     }
     if (rest[0] === 'v3' && rest.length === 1) {
       const paths: Record<string, unknown> = {};
