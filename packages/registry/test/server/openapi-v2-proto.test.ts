@@ -3,13 +3,11 @@
 // kube-openapi reads gnostic documents (pkg/validation/spec gnostic.go, FromGnostic): it must be
 // the JSON document the server serves. The conversion's own property tests are the server's
 // (src/openapi/openapi-v2-proto.test.ts).
-import fc from 'fast-check';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
 import { request } from 'undici';
 import { parse as yamlParse } from 'yaml';
-import { isStatusError } from '@plat/api-model';
 import { startCluster, type TestCluster } from '../cluster.js';
 
 // The server's vendored gnostic OpenAPIv2.proto, to decode what it answers.

@@ -6,7 +6,6 @@ import fc from 'fast-check';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
-import { request } from 'undici';
 import { parse as yamlParse } from 'yaml';
 import { isStatusError } from '@plat/api-model';
 import { negotiateOpenApiV2 } from './negotiate-v2.js';
