@@ -3,6 +3,9 @@
 // non-test sources but does not declare in its package.json, so that every @plat package can be
 // installed and used on its own, and the dependencies it declares but never imports (a consumer
 // would install them for nothing). Workspace packages are declared with their exact version.
+// An app (apps/*) ships one esbuild bundle: what it imports is bundled, so it may be declared in
+// devDependencies, and its `dependencies` are exactly the bundle's externals (project.json), the
+// modules an installed app loads at run time.
 //   node tools/workspace-deps/workspace-deps.mjs          # report; exit 1 when something is missing or unused
 //   node tools/workspace-deps/workspace-deps.mjs --fix    # add the missing entries (unused ones are only reported)
 import fs from 'node:fs';
@@ -19,10 +22,16 @@ function projects() {
   for (const group of ['packages', 'apps']) {
     for (const dir of fs.readdirSync(path.join(root, group))) {
       const file = path.join(root, group, dir, 'package.json');
-      if (fs.existsSync(file)) out.push({ dir: path.join(root, group, dir), file });
+      if (fs.existsSync(file)) out.push({ dir: path.join(root, group, dir), file, app: group === 'apps' });
     }
   }
   return out;
+}
+
+/** The modules an app's bundle leaves to be loaded at run time (its build target's `external`). */
+function bundleExternals(dir) {
+  const project = JSON.parse(fs.readFileSync(path.join(dir, 'project.json'), 'utf8'));
+  return project.targets.build.options.external ?? [];
 }
 
 function sources(dir) {
@@ -52,8 +61,12 @@ function installedVersion(name) {
 }
 
 /** The packages a project's non-test sources import, and what its package.json declares. */
-function usage(dir, pkg) {
-  const declared = new Set([...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})]);
+function usage(dir, pkg, app) {
+  const declared = new Set([
+    ...Object.keys(pkg.dependencies ?? {}),
+    ...Object.keys(pkg.peerDependencies ?? {}),
+    ...(app ? Object.keys(pkg.devDependencies ?? {}) : []),
+  ]);
   const needed = new Set();
   for (const src of sources(path.join(dir, 'src'))) {
     const text = fs.readFileSync(src, 'utf8');
@@ -67,22 +80,28 @@ function usage(dir, pkg) {
 
 export function missingDependencies() {
   const report = [];
-  for (const { dir, file } of projects()) {
+  for (const { dir, file, app } of projects()) {
     const pkg = JSON.parse(fs.readFileSync(file, 'utf8'));
-    const { declared, needed } = usage(dir, pkg);
-    const missing = [...needed].filter((n) => !declared.has(n)).sort();
+    const { declared, needed } = usage(dir, pkg, app);
+    const missing = [...needed].filter((n) => !declared.has(n));
+    if (app) missing.push(...bundleExternals(dir).filter((n) => !(n in (pkg.dependencies ?? {})) && !missing.includes(n)));
+    missing.sort();
     if (missing.length) report.push({ file, pkg, missing });
   }
   return report;
 }
 
-/** Runtime dependencies no non-test source imports (test-only ones belong in devDependencies). */
+/**
+ * Runtime dependencies no non-test source imports (test-only ones belong in devDependencies); for
+ * an app, the ones its bundle does not leave external.
+ */
 export function unusedDependencies() {
   const report = [];
-  for (const { dir, file } of projects()) {
+  for (const { dir, file, app } of projects()) {
     const pkg = JSON.parse(fs.readFileSync(file, 'utf8'));
-    const { needed } = usage(dir, pkg);
-    const unused = Object.keys(pkg.dependencies ?? {}).filter((n) => !needed.has(n)).sort();
+    const { needed } = usage(dir, pkg, app);
+    const used = app ? new Set(bundleExternals(dir)) : needed;
+    const unused = Object.keys(pkg.dependencies ?? {}).filter((n) => !used.has(n)).sort();
     if (unused.length) report.push({ file, unused });
   }
   return report;

@@ -1,3 +1,4 @@
 #!/usr/bin/env node
-// Workspace bin: runs the esbuild bundle (npm run build writes dist/main.mjs).
+// The published bin (and the workspace's): runs the esbuild bundle, dist/main.mjs, which the
+// build writes and the npm tarball ships.
 import '../dist/main.mjs';

@@ -1,9 +1,11 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import {
+  loadAuditPolicy,
   loadEgressSelectorConfiguration,
   loadTracingConfiguration,
   maxConfigFileBytes,
+  type AuditPolicy,
   type EgressSelectorConfiguration,
   type LoadResult,
   type TracingConfiguration,
@@ -62,4 +64,9 @@ export function loadEgressConfigFile(file: string, cwd: string, logger: Logger):
 /** Loads `--tracing-config-file` (an empty file is valid: defaults). Throws ConfigFileError. */
 export function loadTracingConfigFile(file: string, cwd: string, logger: Logger): Promise<TracingConfiguration> {
   return loadConfigFile('--tracing-config-file', file, cwd, (data) => loadTracingConfiguration(data), (w) => logger.info(`Warning: ${w}`, {}, 0));
+}
+
+/** Loads `--audit-policy-file` (audit.plat.io/v1 or audit.k8s.io/v1). Throws ConfigFileError. */
+export function loadAuditPolicyFile(file: string, cwd: string, logger: Logger): Promise<AuditPolicy> {
+  return loadConfigFile('--audit-policy-file', file, cwd, (data) => loadAuditPolicy(data), (w) => logger.info(`Warning: ${w}`, {}, 0));
 }

@@ -2,6 +2,7 @@ import type { Argv } from 'yargs';
 import { formatGoDuration, goQuote, millisecondsToNanoseconds, nanosecondsToMilliseconds, parseGoDuration } from '@plat/api-model';
 import { defaultWatchCacheCapacity } from '@plat/storage';
 import type { AuthOptions } from '@plat/control-plane';
+import { completeAuditOptions, declareAuditFlags, type AuditFlags } from './audit-options.js';
 import { completeAuthOptions, declareAuthFlags } from './auth-options.js';
 import { completeEgressTracingOptions, declareEgressTracingFlags, type EgressTracingFlags } from './egress-tracing-options.js';
 import type { LoggingFormat } from './logger.js';
@@ -43,6 +44,8 @@ export interface ServerRunOptions {
   loggingFormat: LoggingFormat;
   /** --egress-selector-config-file and --tracing-config-file (egress-tracing-options.ts). */
   egressTracing: EgressTracingFlags;
+  /** The --audit-* flags (audit-options.ts). */
+  audit: AuditFlags;
 }
 
 /** Flag defaults; kept here so that --help, docs/operations.md and the code agree. */
@@ -176,7 +179,7 @@ export function declareServeFlags<T>(y: Argv<T>): Argv<T> {
     .group(['v', 'logging-format'], 'Logs flags:')
     .option('v', { type: 'string', default: '0', description: 'number for the log level verbosity (2 logs one line per request)' })
     .option('logging-format', { type: 'string', default: 'text', description: 'Sets the log format. Permitted formats: "json", "text".' });
-  return declareAuthFlags(flags);
+  return declareAuditFlags(declareAuthFlags(flags));
 }
 
 export type RawFlags = Record<string, unknown>;
@@ -280,6 +283,7 @@ export function completeServeOptions(raw: RawFlags): { options?: ServerRunOption
   }
   const dataDir = String(raw['data-dir']);
   const egressTracing = completeEgressTracingOptions(raw, errors);
+  const audit = completeAuditOptions(raw, errors);
   if (dataDir === '') errors.push('--data-dir must not be empty');
 
   if (errors.length > 0) return { errors };
@@ -313,6 +317,7 @@ export function completeServeOptions(raw: RawFlags): { options?: ServerRunOption
       verbosity,
       loggingFormat: loggingFormat as LoggingFormat,
       egressTracing,
+      audit,
     },
   };
 }

@@ -2,11 +2,13 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { createStaticTokenAuthenticator, createX509Authenticator, parseTokenFile, type Authenticator, type JwtAuthenticatorOptions, type TokenAuthenticator } from '@plat/auth';
 import {
+  AuditConfigError,
   AuthenticationConfigError,
   AuthorizationConfigError,
   BootstrapPolicyError,
   EgressSetupError,
   IdentityFileError,
+  setupAudit,
   setupEgressTracing,
   startIdentity,
   startServedResources,
@@ -17,7 +19,7 @@ import { startClusterTrustBundleMetrics } from '@plat/registry';
 import { createApiServer, type ServerAddress } from '@plat/server';
 import { openStorage, type BackendOptions, type Storage } from '@plat/storage';
 import { adminKubeconfig, clientURL, writeAdminKubeconfig } from './admin-kubeconfig.js';
-import { ConfigFileError, loadEgressConfigFile, loadTracingConfigFile } from './config-file.js';
+import { ConfigFileError, loadAuditPolicyFile, loadEgressConfigFile, loadTracingConfigFile } from './config-file.js';
 import { ensureDevPki, type DevPki } from './dev-pki.js';
 import type { Logger } from './logger.js';
 import type { ServerRunOptions } from './options.js';
@@ -50,6 +52,7 @@ export interface IdentityTuning {
 function asStartupError(err: unknown): unknown {
   const operatorError =
     err instanceof ConfigFileError ||
+    err instanceof AuditConfigError ||
     err instanceof EgressSetupError ||
     err instanceof AuthenticationConfigError ||
     err instanceof AuthorizationConfigError ||
@@ -133,10 +136,14 @@ function backendOptions(o: ServerRunOptions): BackendOptions {
 }
 
 /** --storage-backend and its flags, through the `etcd` egress selection when it is proxied. */
-async function storageFor(o: ServerRunOptions, egressTracing: EgressTracing): Promise<Storage> {
+async function storageFor(o: ServerRunOptions, egressTracing: EgressTracing, logger: Logger): Promise<Storage> {
   const backend = await egressTracing.storageBackend(backendOptions(o));
   try {
-    return await openStorage(backend, { watchCache: o.watchCache, watchCacheOptions: { capacity: o.watchCacheWindowEvents, capacityBytes: o.watchCacheWindowBytes } });
+    return await openStorage(backend, {
+      watchCache: o.watchCache,
+      watchCacheOptions: { capacity: o.watchCacheWindowEvents, capacityBytes: o.watchCacheWindowBytes },
+      logger,
+    });
   } catch (err) {
     throw new StartupError(`cannot open storage (--storage-backend=${o.storageBackend}): ${(err as Error).message}${egressTracing.storageHint()}`);
   }
@@ -158,9 +165,14 @@ export async function runServer(o: ServerRunOptions, deps: { logger: Logger; ver
     // Egress and tracing first: an invalid file stops the start before anything is opened.
     const egressTracing = await egressAndTracing(o, deps);
     opened.push(() => egressTracing.close());
+    const { policyFile, ...auditBackends } = o.audit;
+    const policy = policyFile ? await loadAuditPolicyFile(policyFile, process.cwd(), logger) : undefined;
+    const audit = setupAudit({ policy, ...auditBackends }, { registry: egressTracing.metricsRegistry, logger });
+    // Closed after the server: what the last requests recorded is written or sent first.
+    if (audit) opened.push(() => audit.backend.shutdown());
     const tls = await servingTls(o, logger);
     const { x509, tokenFile } = await flagAuthenticators(o, tls.clientCA, logger);
-    const storage = await storageFor(o, egressTracing);
+    const storage = await storageFor(o, egressTracing, logger);
     opened.push(() => storage.close());
     // The bootstrap policy reconciled, the RBAC objects listed, the controllers running.
     const served = await startServedResources(storage, { logger });
@@ -195,6 +207,7 @@ export async function runServer(o: ServerRunOptions, deps: { logger: Logger; ver
       shutdownDelayMs: o.shutdownDelayMs,
       tracing: egressTracing.tracing,
       metricsRegistry: egressTracing.metricsRegistry,
+      audit,
     });
     let address: ServerAddress;
     try {

@@ -269,3 +269,23 @@ describe('apiserver validate as a process (the bundled app)', () => {
     expect(out.stderr).toContain('authentication-conifg');
   });
 });
+
+describe('apiserver validate --audit-policy-file', () => {
+  it('accepts the minimal example of docs/config/audit-policy.md', async () => {
+    const file = write('audit-doc.yaml', example('audit-policy.md', 'Minimal example'));
+    expect(await run({ auditPolicyFile: file })).toEqual({ code: 0, stdout: 'audit-doc.yaml: valid Policy\n', stderr: '' });
+  });
+
+  it('reports a valid policy and one with Kubernetes’ field errors', async () => {
+    const good = write('audit-good.yaml', 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n');
+    expect(await run({ auditPolicyFile: good })).toEqual({ code: 0, stdout: 'audit-good.yaml: valid Policy\n', stderr: '' });
+    const bad = write('audit-bad.yaml', 'apiVersion: audit.plat.io/v1\nkind: Policy\nrules:\n- level: All\n  nonResourceURLs: [healthz]\n');
+    expect(await run({ auditPolicyFile: bad })).toEqual({
+      code: 1,
+      stdout: '',
+      stderr:
+        'rules[0].level: Unsupported value: "All": supported values: "None", "Metadata", "Request", "RequestResponse"\n' +
+        "rules[0].nonResourceURLs[0]: Invalid value: \"healthz\": non-resource URL rules must begin with a '/' character\n",
+    });
+  });
+});

@@ -12,6 +12,7 @@ export interface ValidateArgs {
   authorizationConfig?: string;
   egressSelectorConfigFile?: string;
   tracingConfigFile?: string;
+  auditPolicyFile?: string;
 }
 
 export interface ValidateIO {
@@ -31,6 +32,7 @@ const flags = {
   'authorization-config': 'File with an AuthorizationConfiguration (apiserver.plat.io/v1beta1) to validate.',
   'egress-selector-config-file': 'File with an EgressSelectorConfiguration (apiserver.plat.io/v1beta1) to validate.',
   'tracing-config-file': 'File with a TracingConfiguration (apiserver.plat.io/v1beta1) to validate.',
+  'audit-policy-file': 'File with an audit Policy (audit.plat.io/v1 or audit.k8s.io/v1) to validate.',
 } as const;
 
 /** Validates the named files; resolves to the process exit code (0 valid, 1 otherwise). */
@@ -40,10 +42,11 @@ export async function runValidate(argv: ValidateArgs, io: ValidateIO, options: V
     authorizationConfig: argv.authorizationConfig,
     egressSelectorConfigFile: argv.egressSelectorConfigFile,
     tracingConfigFile: argv.tracingConfigFile,
+    auditPolicyFile: argv.auditPolicyFile,
   };
   if (Object.values(files).every((f) => f === undefined || f === '')) {
     io.stderr.write(
-      'Error: name at least one file: --authentication-config, --authorization-config, --egress-selector-config-file or --tracing-config-file\n',
+      'Error: name at least one file: --authentication-config, --authorization-config, --egress-selector-config-file, --tracing-config-file or --audit-policy-file\n',
     );
     return 1;
   }
@@ -74,6 +77,7 @@ export function validateArgsFromArgv(argv: Record<string, unknown>): ValidateArg
     authorizationConfig: stringFlag(argv, 'authorization-config', 'authorizationConfig'),
     egressSelectorConfigFile: stringFlag(argv, 'egress-selector-config-file', 'egressSelectorConfigFile'),
     tracingConfigFile: stringFlag(argv, 'tracing-config-file', 'tracingConfigFile'),
+    auditPolicyFile: stringFlag(argv, 'audit-policy-file', 'auditPolicyFile'),
   };
 }
 
@@ -84,7 +88,7 @@ export function validateArgsFromArgv(argv: Record<string, unknown>): ValidateArg
 export function validateCommand(io?: Partial<ValidateIO>, options: ValidateOptions = {}): CommandModule {
   return {
     command: 'validate',
-    describe: 'Validate configuration files (authentication, authorization, egress selector, tracing) without starting the server',
+    describe: 'Validate configuration files (authentication, authorization, egress selector, tracing, audit policy) without starting the server',
     builder: (y) => declareValidateFlags(y),
     handler: async (argv) => {
       process.exitCode = await runValidate(

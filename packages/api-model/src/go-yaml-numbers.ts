@@ -80,7 +80,8 @@ export function resolveGoYamlNumber(text: string): number | bigint | string {
 
 /**
  * The tag that reads plain scalars as go-yaml v2 does ({@link resolveGoYamlNumber}); integers come
- * back as bigint (the decoder turns them into numbers where exact), floats as numbers, and text
+ * back as bigint with the parser's `intAsBigInt` (the decoder turns them into numbers where exact)
+ * and as numbers without it, as the library's own int tag does; floats as numbers, and text
  * go-yaml keeps as a string comes back as that string.
  */
 export const goYamlNumberTag: ScalarTag = {
@@ -88,5 +89,8 @@ export const goYamlNumberTag: ScalarTag = {
   default: true,
   identify: () => false,
   test: /^[-+0-9.]/,
-  resolve: (text: string) => resolveGoYamlNumber(text),
+  resolve: (text: string, _onError: unknown, options: { intAsBigInt?: boolean }) => {
+    const value = resolveGoYamlNumber(text);
+    return typeof value === 'bigint' && !options.intAsBigInt ? Number(value) : value;
+  },
 };

@@ -12,7 +12,8 @@ export type ConfigKind =
   | 'AuthenticationConfiguration'
   | 'AuthorizationConfiguration'
   | 'EgressSelectorConfiguration'
-  | 'TracingConfiguration';
+  | 'TracingConfiguration'
+  | 'Policy';
 
 /** The outcome of a `load*()`: the validated, defaulted object, or field errors; warnings either way. */
 export type LoadResult<T> =
@@ -35,6 +36,7 @@ export function decodeDocument<T extends { apiVersion?: string; kind?: string }>
   data: string | Uint8Array,
   kind: ConfigKind,
   schema: z.ZodType<T>,
+  apiVersions: readonly string[] = [apiVersion],
 ): DocumentResult<T> {
   const decoded = decodeConfigText(configText(data));
   if (!decoded.ok) return decoded;
@@ -47,8 +49,8 @@ export function decodeDocument<T extends { apiVersion?: string; kind?: string }>
   const errors: FieldError[] = [];
   if (record.kind === undefined || record.kind === '') errors.push(fieldError.required('kind', `must be "${kind}"`));
   else if (record.kind !== kind) errors.push(fieldError.invalid('kind', record.kind, `must be "${kind}"`));
-  if (record.apiVersion === undefined || record.apiVersion === '') errors.push(fieldError.required('apiVersion', `must be "${apiVersion}"`));
-  else if (record.apiVersion !== apiVersion) errors.push(fieldError.notSupported('apiVersion', record.apiVersion, [apiVersion]));
+  if (record.apiVersion === undefined || record.apiVersion === '') errors.push(fieldError.required('apiVersion', `must be "${apiVersions[0]}"`));
+  else if (typeof record.apiVersion !== 'string' || !apiVersions.includes(record.apiVersion)) errors.push(fieldError.notSupported('apiVersion', record.apiVersion, apiVersions));
   if (errors.length > 0) return { ok: false, errors };
   const parsed = parseWithSchema(schema, value);
   if (!parsed.ok) return parsed;

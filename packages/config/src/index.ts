@@ -47,6 +47,8 @@ export type {
 } from './egress-selector.js';
 export { defaultTracingEndpoint, loadTracingConfiguration, maxSamplingRatePerMillion } from './tracing.js';
 export type { TracingConfiguration } from './tracing.js';
+export { auditLevels, auditPolicyAPIVersions, auditStages, loadAuditPolicy } from './audit-policy.js';
+export type { AuditGroupResources, AuditLevel, AuditPolicy, AuditPolicyRule, AuditStage } from './audit-policy.js';
 export { DecodeError, decodeConfigText, maxConfigFileBytes, maxNestingDepth } from './decode.js';
 export type { ConfigKind, LoadResult } from './document.js';
 export {

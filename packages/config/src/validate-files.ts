@@ -5,6 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { FieldError } from '@plat/api-model';
+import { loadAuditPolicy } from './audit-policy.js';
 import { loadAuthenticationConfiguration } from './authentication.js';
 import { loadAuthorizationConfiguration, type AuthorizationLoadOptions } from './authorization.js';
 import { fileError, type ConfigKind, type LoadResult } from './document.js';
@@ -17,6 +18,7 @@ export interface ConfigFiles {
   authorizationConfig?: string;
   egressSelectorConfigFile?: string;
   tracingConfigFile?: string;
+  auditPolicyFile?: string;
 }
 
 export interface ValidateConfigFilesOptions {
@@ -43,6 +45,7 @@ const entries: { key: keyof ConfigFiles; flag: string; kind: ConfigKind }[] = [
   { key: 'authorizationConfig', flag: '--authorization-config', kind: 'AuthorizationConfiguration' },
   { key: 'egressSelectorConfigFile', flag: '--egress-selector-config-file', kind: 'EgressSelectorConfiguration' },
   { key: 'tracingConfigFile', flag: '--tracing-config-file', kind: 'TracingConfiguration' },
+  { key: 'auditPolicyFile', flag: '--audit-policy-file', kind: 'Policy' },
 ];
 
 function readError(file: string, error: unknown): string {
@@ -90,6 +93,9 @@ export async function validateConfigFiles(files: ConfigFiles, options: ValidateC
         break;
       case 'TracingConfiguration':
         result = loadTracingConfiguration(data);
+        break;
+      case 'Policy':
+        result = loadAuditPolicy(data);
         break;
     }
     results.push({ ...base, ok: result.ok, errors: result.ok ? [] : result.errors, warnings: result.warnings });

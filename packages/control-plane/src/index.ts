@@ -17,3 +17,4 @@ export { setupEgress, webhookAuthorizerOptions, type Egress } from './egress.js'
 export { startEtcdEgress, type EtcdEgress } from './etcd-egress.js';
 export { setupTracing } from './tracing.js';
 export { EgressSetupError, setupEgressTracing, type EgressTracing } from './egress-tracing.js';
+export { AuditConfigError, auditWebhookConnection, setupAudit, type AuditSetupOptions } from './audit.js';

@@ -3,6 +3,7 @@ import type { Authenticator, Authorizer } from '@plat/auth';
 import type { Storage } from '@plat/storage';
 import type { Tracing } from '@plat/telemetry';
 import { Discovery } from './discovery.js';
+import type { ServerAudit } from './filters/audit.js';
 import { HealthCheckError, type HealthCheck } from './health.js';
 import { instrumentStorage } from './instrumented-storage.js';
 import { silentLogger, type ServerLogger } from './logger.js';
@@ -74,6 +75,11 @@ export interface ApiServerOptions {
    * authentication, authorization, admission and storage. Off (or disabledTracing()) adds nothing.
    */
   tracing?: Tracing;
+  /**
+   * Auditing (@plat/audit): the Policy's evaluator, the backend (log, webhook, in their modes) and
+   * the metrics (createAuditMetrics on the same registry). Without it, no filter is installed.
+   */
+  audit?: ServerAudit;
 }
 
 /**
@@ -95,6 +101,7 @@ export interface CompletedConfig {
   /** Only when tracing is enabled: with it off, no filter and no wrapper is installed. */
   tracing?: Tracing;
   impersonation: boolean;
+  audit?: ServerAudit;
   discovery: Discovery;
   /** REST scopes by `group/version/resource`, their storage instrumented (and traced). */
   scopes: ReadonlyMap<string, ResourceScope>;
@@ -121,8 +128,8 @@ export function completeConfig(options: ApiServerOptions): CompletedConfig {
   const authorizer = tracing ? traceAuthorization(tracing, options.authorizer) : options.authorizer;
   const resources = servedResources(tracing ? options.resources.map((def) => traceAdmission(tracing, def)) : options.resources);
   const limits: ServerLimits = { ...defaultLimits, ...options.limits };
-  const metrics = createServerMetrics(options.metricsRegistry);
   const { storage } = options;
+  const metrics = createServerMetrics(options.metricsRegistry, { storageWatchDrops: storage.watchEventDrops && (() => storage.watchEventDrops!()) });
   if (storage.memoryStats) registerStorageMemoryMetrics(metrics.registry, () => storage.memoryStats!());
   const lifecycle = new ServerLifecycle();
 
@@ -141,6 +148,7 @@ export function completeConfig(options: ApiServerOptions): CompletedConfig {
         schemas,
         protobufKinds,
         metrics,
+        logger: options.logger,
         namespaceLifecycle: def.namespaced ? lifecycleAdmission : undefined,
         maxBodyBytes: limits.maxBodyBytes,
         minRequestTimeoutSeconds: limits.minRequestTimeoutSeconds,
@@ -172,6 +180,7 @@ export function completeConfig(options: ApiServerOptions): CompletedConfig {
     metrics,
     tracing,
     impersonation: options.impersonation !== false,
+    audit: options.audit,
     discovery: new Discovery(resources),
     scopes,
     servedResources: new Set(scopes.keys()),

@@ -8,6 +8,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import type { Context as TraceContext } from '@opentelemetry/api';
+import type { RequestAudit } from '@plat/audit';
 import type { UserInfo } from '@plat/auth';
 import type { RequestInfo } from './request-info.js';
 
@@ -77,6 +78,8 @@ export interface RequestContext {
   /** The trace context the request's work runs under (its current span), while it is traced. */
   traceContext?: TraceContext;
   auditId: string;
+  /** The request's audit record while the policy audits it (Metadata and up), set by the audit filter. */
+  audit?: RequestAudit;
   startTime: bigint;
   /** Watches and other streams: not subject to the request timeout or in-flight limits. */
   longRunning: boolean;
@@ -155,6 +158,7 @@ export class ServerRequestContext implements RequestContext {
   warnings: string[] = [];
   deadline?: number;
   traceContext?: TraceContext;
+  audit?: RequestAudit;
   private controller?: AbortController;
   private headerListsCache?: Record<string, string[]>;
   private parsedUrl?: URL;

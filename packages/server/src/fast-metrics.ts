@@ -108,8 +108,18 @@ abstract class SingleValueMetric<S extends Series & C & { value: number }, C> ex
 }
 
 export class FastCounter extends SingleValueMetric<CounterSeries, CounterChild> {
-  constructor(opts: MetricOptions) {
+  private readonly collect: (() => void) | undefined;
+
+  /** `collect` runs before each export: a counter kept elsewhere is brought up to date there. */
+  constructor(opts: MetricOptions & { collect?: (counter: FastCounter) => void }) {
     super(opts, 'counter');
+    const collect = opts.collect;
+    this.collect = collect && (() => collect(this));
+  }
+
+  override async get(): ReturnType<SingleValueMetric<CounterSeries, CounterChild>['get']> {
+    this.collect?.();
+    return super.get();
   }
 
   protected newSeries(labels: Record<string, string>): CounterSeries {

@@ -11,12 +11,13 @@
  *   error here cannot) and tracing inside request info.
  * - The request log comes before the timeout, so a 504 gets its line (kube's WithHTTPLogging is
  *   outside its timeout filter too). Request deadline and the timeout are one filter here.
- * - No audit, CORS, HSTS, priority and fairness or probabilistic GOAWAY filters: the server has
+ * - No CORS, HSTS, priority and fairness or probabilistic GOAWAY filters: the server has
  *   none of those features (max in-flight is kube's non-APF limiter).
- * Authentication → impersonation → max in-flight → authorization is kube's order.
+ * Authentication → audit → impersonation → max in-flight → authorization is kube's order.
  */
 import type { CompletedConfig } from './config.js';
 import type { Filter, Handler } from './context.js';
+import { withAudit, withFailedAuthenticationAudit } from './filters/audit.js';
 import { withAuthentication } from './filters/authentication.js';
 import { withAuthorization } from './filters/authorization.js';
 import { withImpersonation } from './filters/impersonation.js';
@@ -47,8 +48,13 @@ export function buildHandlerChain(config: CompletedConfig, handler: Handler): Ha
     withRequestLog(logger),
     // --request-timeout: a 504 and an aborted signal for what runs too long (watches exempt).
     withRequestTimeout(limits.requestTimeoutMs),
+    // A 401 is audited too (without a user), as kube-apiserver's failed-authentication audit.
+    config.audit && withFailedAuthenticationAudit(config.audit),
     // Who is asking: 401 for bad credentials.
     withAuthentication(authenticator, logger),
+    // Audit right after authentication, as kube-apiserver: the policy sees the user who asked
+    // (before impersonation), and 403s, 429s and impersonation refusals are recorded too.
+    config.audit && withAudit(config.audit),
     // Impersonate-* headers, checked against the authorizer as the real user.
     config.impersonation && withImpersonation(authorizer),
     // After the user is known, as in kube-apiserver: system:masters is exempt from the budgets.

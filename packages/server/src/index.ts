@@ -6,6 +6,7 @@ export {
   type ServerAddress,
   type ServerLimits,
 } from './api-server.js';
+export type { ServerAudit } from './filters/audit.js';
 export type { ServerLogger } from './logger.js';
 export { HealthCheckError, type HealthCheck } from './health.js';
 export { defaultVersionInfo, type VersionInfo } from './version.js';

@@ -17,6 +17,21 @@ describe('createServerMetrics', () => {
     expect(text).toContain('apiserver_request_total{verb="GET"');
   });
 
+  it("exports the store's refused watch events beside the HTTP layer's on one counter, by layer", async () => {
+    const drops: Record<string, number> = { storage: 2 };
+    const metrics = createServerMetrics(new Registry(), { storageWatchDrops: () => drops });
+    metrics.watchDuplicateDropped.labels('http').inc();
+    let text = await metrics.registry.metrics();
+    expect(text).toContain('# TYPE apiserver_watch_events_duplicate_dropped_total counter');
+    expect(text).toContain('apiserver_watch_events_duplicate_dropped_total{layer="storage"} 2');
+    expect(text).toContain('apiserver_watch_events_duplicate_dropped_total{layer="http"} 1');
+    drops['storage'] = 5;
+    drops['watch-cache'] = 1;
+    text = await metrics.registry.metrics();
+    expect(text).toContain('apiserver_watch_events_duplicate_dropped_total{layer="storage"} 5');
+    expect(text).toContain('apiserver_watch_events_duplicate_dropped_total{layer="watch-cache"} 1');
+  });
+
   it('creates a registry with the process metrics when given none', async () => {
     const text = await createServerMetrics().registry.metrics();
     expect(occurrences(text, '# TYPE process_cpu_user_seconds_total counter')).toBe(1);

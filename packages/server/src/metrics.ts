@@ -48,6 +48,11 @@ export interface ServerMetrics {
   longRunning: FastGauge;
   registeredWatchers: FastGauge;
   watchEvents: FastCounter;
+  /**
+   * Watch events refused because their resourceVersion was not newer than the last one sent on
+   * their stream, by layer (`http` here, `storage` and `watch-cache` read from the store).
+   */
+  watchDuplicateDropped: FastCounter;
   droppedRequests: FastCounter;
   storageDuration: FastHistogram;
   /** recordRequest's label children by label set, looked up once each. */
@@ -60,7 +65,19 @@ export interface ServerMetrics {
  * so does this function when it creates the registry itself. Adding them here to a registry that
  * already has them would throw prom-client's "already been registered".
  */
-export function createServerMetrics(registry: Registry = createMetricsRegistry()): ServerMetrics {
+export function createServerMetrics(
+  registry: Registry = createMetricsRegistry(),
+  opts: { storageWatchDrops?: () => Partial<Record<string, number>> } = {},
+): ServerMetrics {
+  // The store counts its own refused events (storage watch, watch cache): brought in at scrape.
+  const counted = new Map<string, number>();
+  const collectStorageDrops = (counter: FastCounter): void => {
+    for (const [layer, n = 0] of Object.entries(opts.storageWatchDrops?.() ?? {})) {
+      const delta = n - (counted.get(layer) ?? 0);
+      if (delta > 0) counter.labels(layer).inc(delta);
+      counted.set(layer, n);
+    }
+  };
   return {
     registry,
     requestSeries: new Map(),
@@ -100,6 +117,13 @@ export function createServerMetrics(registry: Registry = createMetricsRegistry()
       help: 'Number of events sent in watch clients',
       labelNames: ['group', 'version', 'kind'],
       registry,
+    }),
+    watchDuplicateDropped: new FastCounter({
+      name: 'apiserver_watch_events_duplicate_dropped_total',
+      help: 'Number of watch events not sent because their resourceVersion was not newer than the last one sent on the same stream, by layer.',
+      labelNames: ['layer'],
+      registry,
+      collect: collectStorageDrops,
     }),
     droppedRequests: new FastCounter({
       name: 'apiserver_dropped_requests_total',

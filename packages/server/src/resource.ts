@@ -29,6 +29,8 @@ export interface AdmissionRequest {
   /** The server's authorizer, for admission steps that check a permission (attest on signers). */
   authorizer: Authorizer;
   signal: AbortSignal;
+  /** Records an annotation on the request's audit event (Kubernetes' admission Attributes.AddAnnotation). */
+  addAuditAnnotation?(key: string, value: string): void;
 }
 
 /**

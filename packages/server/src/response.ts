@@ -100,6 +100,7 @@ export function setCommonHeaders(ctx: RequestContext): void {
 /** Writes an object (or Status) with the negotiated media type, pretty printing and gzip. */
 export function writeObject(ctx: RequestContext, code: number, obj: unknown, choice?: MediaTypeChoice): void {
   const format = choice?.format ?? 'json';
+  ctx.audit?.logResponseObject(obj);
   // A string body goes out with the headers in one write (Node joins them); no Buffer copy.
   const body = encodeBody(obj, format, wantsPretty(ctx));
   writeBody(ctx, code, choice?.contentType ?? (format === 'yaml' ? 'application/yaml' : 'application/json'), body);

@@ -4,7 +4,7 @@ import { isStatusError, newInternalError } from '@plat/api-model';
 import type { StatusError } from '@plat/api-model';
 import type { Kv, KvEvent, KvReadOptions, KvRecord, KvWatch, KvWatchHandlers, RangeOptions, RangeResult, TxnResult } from './kv.js';
 import { CompactedError, FutureRevisionError } from './kv.js';
-import { backendUnavailable, tooOldResourceVersion } from './storage-errors.js';
+import { backendUnavailable, tooOldResourceVersion, writeOutcomeUnknown } from './storage-errors.js';
 
 export interface Etcd3KvOptions {
   /** Client URLs (`--etcd-servers`), e.g. `http://127.0.0.1:2379` or `https://...`. */
@@ -55,6 +55,17 @@ function loadEtcd3(): Promise<typeof import('etcd3')> {
   return (etcd3Module ??= import('etcd3'));
 }
 
+/**
+ * Failures of a write that certainly never reached etcd's log: the call was not made (the host's
+ * circuit is open, the client closed) or etcd refused it before proposing it.
+ */
+async function writeNotSent(err: unknown): Promise<boolean> {
+  if (!(err instanceof Error)) return false;
+  const [{ ClientClosedError }, { isBrokenCircuitError, isIsolatedCircuitError }] = await Promise.all([loadEtcd3(), import('cockatiel')]);
+  if (err instanceof ClientClosedError || isBrokenCircuitError(err) || isIsolatedCircuitError(err)) return true;
+  return /etcdserver: (too many requests|request is too large)|the etcd3 storage is closed/.test(err.message);
+}
+
 function buf(s: string): Buffer {
   return Buffer.from(s, 'utf8');
 }
@@ -74,13 +85,14 @@ export class Etcd3Kv implements Kv {
   private readonly watches = new Set<EtcdWatch>();
   private knownCompacted = 0;
   private compactTimer: NodeJS.Timeout | undefined;
+  private readonly requestTimeoutMs: number;
 
   constructor(opts: Etcd3KvOptions) {
     if (!opts.servers.length) throw new TypeError('etcd3 storage needs at least one server URL');
     this.prefix = (opts.prefix ?? '/registry').replace(/\/+$/, '');
     this.progressIntervalMs = opts.progressIntervalMs ?? 5000;
     this.watchRetryTimeoutMs = opts.watchRetryTimeoutMs ?? 30_000;
-    const requestTimeoutMs = opts.requestTimeoutMs ?? 10_000;
+    const requestTimeoutMs = (this.requestTimeoutMs = opts.requestTimeoutMs ?? 10_000);
     const options: IOptions = {
       hosts: opts.servers,
       defaultCallOptions: (ctx) => (ctx.isStream ? {} : { deadline: Date.now() + requestTimeoutMs }),
@@ -117,7 +129,16 @@ export class Etcd3Kv implements Kv {
   /** The etcd3 client, created on first use (see loadEtcd3); a closed store has none. */
   client(): Promise<Etcd3> {
     if (this.closed) return Promise.reject(new Error('the etcd3 storage is closed'));
-    return (this.clientPromise ??= loadEtcd3().then(({ Etcd3 }) => new Etcd3(this.clientOptions)));
+    return (this.clientPromise ??= Promise.all([loadEtcd3(), import('cockatiel')]).then(
+      ([{ Etcd3 }, { noop }]) =>
+        // etcd3's default global policy resends a call that failed with Unavailable or
+        // DeadlineExceeded. For a transaction whose answer was lost that is a second apply
+        // attempt: its compare fails against our own write, and a write etcd applied would be
+        // answered 409. Calls go out once here; reads retry on another host themselves
+        // (retryRead), writes resolve a lost answer in writeOutcome. The per-host circuit
+        // breaker stays.
+        new Etcd3({ ...this.clientOptions, faultHandling: { global: noop, ...this.clientOptions.faultHandling } }),
+    ));
   }
 
   private full(key: string): Buffer {
@@ -172,6 +193,21 @@ export class Etcd3Kv implements Kv {
   }
 
   /**
+   * Runs an idempotent read, again on another host (up to 3 attempts) when it failed for a
+   * reason etcd3 calls recoverable (a member down, a reset connection), as its default policy did.
+   */
+  private async retryRead<T>(read: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    const { isRecoverableError } = await loadEtcd3();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await read();
+      } catch (err) {
+        if (attempt >= 3 || signal?.aborted || !(err instanceof Error) || !isRecoverableError(err)) throw err;
+      }
+    }
+  }
+
+  /**
    * Runs one unary call that `signal` cancels: the gRPC call in flight is cancelled (an
    * interceptor holds it; etcd3 passes call options through to @grpc/grpc-js), and the read
    * rejects with the signal's reason.
@@ -208,7 +244,10 @@ export class Etcd3Kv implements Kv {
   async get(key: string, revision?: number, opts?: KvReadOptions): Promise<{ record: KvRecord | undefined; revision: number }> {
     let res: IRangeResponse;
     try {
-      res = await this.cancellable(opts?.signal, (client, options) => client.kv.range({ key: this.full(key), ...(revision ? { revision } : {}) }, options));
+      res = await this.retryRead(
+        () => this.cancellable(opts?.signal, (client, options) => client.kv.range({ key: this.full(key), ...(revision ? { revision } : {}) }, options)),
+        opts?.signal,
+      );
     } catch (err) {
       if (opts?.signal?.aborted) throw err;
       return this.fail(err, revision);
@@ -219,17 +258,21 @@ export class Etcd3Kv implements Kv {
   async range(start: string, end: string, opts: RangeOptions): Promise<RangeResult> {
     let res: IRangeResponse;
     try {
-      res = await this.cancellable(opts.signal, (client, options) =>
-        client.kv.range(
-          {
-            key: this.full(start),
-            range_end: this.full(end),
-            ...(opts.revision ? { revision: opts.revision } : {}),
-            ...(opts.limit !== undefined ? { limit: opts.limit === 0 ? 1 : opts.limit } : {}),
-            ...(opts.limit === 0 ? { count_only: true } : {}),
-          },
-          options,
-        ),
+      res = await this.retryRead(
+        () =>
+          this.cancellable(opts.signal, (client, options) =>
+            client.kv.range(
+              {
+                key: this.full(start),
+                range_end: this.full(end),
+                ...(opts.revision ? { revision: opts.revision } : {}),
+                ...(opts.limit !== undefined ? { limit: opts.limit === 0 ? 1 : opts.limit } : {}),
+                ...(opts.limit === 0 ? { count_only: true } : {}),
+              },
+              options,
+            ),
+          ),
+        opts.signal,
       );
     } catch (err) {
       if (opts.signal?.aborted) throw err;
@@ -244,25 +287,68 @@ export class Etcd3Kv implements Kv {
     return (await this.range(start, end, { limit: 0 })).count;
   }
 
-  private async txn(key: string, expected: number, op: IRequestOp): Promise<TxnResult> {
+  /**
+   * One compare-and-swap transaction, sent once (the client does not resend writes: see the
+   * constructor). A lost answer is resolved by writeOutcome, never reported as a failed compare.
+   */
+  private async txn(key: string, expected: number, op: IRequestOp, ours?: string): Promise<TxnResult> {
     const k = this.full(key);
+    let res;
     try {
       const client = await this.client();
-      const res = await client.kv.txn({
+      res = await client.kv.txn({
         compare: [expected === 0 ? { key: k, target: 'Create', result: 'Equal', create_revision: 0 } : { key: k, target: 'Mod', result: 'Equal', mod_revision: expected }],
         success: [op],
         failure: [{ request_range: { key: k } }],
       });
-      if (res.succeeded) return { succeeded: true, revision: Number((res.header as IResponseHeader).revision) };
-      const kvs = res.responses[0]?.response_range?.kvs ?? [];
-      return { succeeded: false, current: kvs.length ? this.record(kvs[0]) : undefined };
     } catch (err) {
-      return this.fail(err);
+      return this.writeOutcome(key, err, ours);
     }
+    if (res.succeeded) return { succeeded: true, revision: Number((res.header as IResponseHeader).revision) };
+    const kvs = res.responses[0]?.response_range?.kvs ?? [];
+    return { succeeded: false, current: kvs.length ? this.record(kvs[0]) : undefined };
+  }
+
+  /**
+   * A write whose answer did not arrive: etcd may have applied it, may still apply it (a proposal
+   * waiting for a leader), or may never see it. When the write never left (the host's circuit is
+   * open, the store is closed) or etcd refused it before proposing, it is the usual 503. Otherwise
+   * a create, whose stored bytes carry a fresh uid, is read back: finding exactly our bytes means
+   * it was applied, at that revision. Anything else is answered as kube-apiserver answers an etcd
+   * error on a write, a 500 (storage/etcd3/store.go returns the client's error as it is, and
+   * endpoints/handlers/responsewriters/status.go ErrorToAPIStatus makes a non-Status error a 500;
+   * kubernetes/kubernetes#10122 shows it for "etcdserver: request timed out"), here with
+   * InternalError and a message saying the outcome is unknown: never as a failed compare, which
+   * would become 409 Conflict or AlreadyExists for a write that may be ours.
+   */
+  private async writeOutcome(key: string, err: unknown, ours: string | undefined): Promise<never | TxnResult> {
+    if (isStatusError(err)) throw err;
+    if (await writeNotSent(err)) throw backendUnavailable('etcd3', err);
+    if (ours !== undefined) {
+      const found = await this.readBack(key).catch(() => undefined);
+      if (found && found.value === ours) return { succeeded: true, revision: found.modRevision };
+    }
+    throw writeOutcomeUnknown(err);
+  }
+
+  /** A linearizable read of one key within half the request timeout, tried on each host. */
+  private async readBack(key: string): Promise<KvRecord | undefined> {
+    const client = await this.client();
+    const deadline = Date.now() + Math.max(1000, this.requestTimeoutMs / 2);
+    let lastErr: unknown;
+    for (let attempt = 0; attempt < 3 && Date.now() < deadline; attempt++) {
+      try {
+        const res = await client.kv.range({ key: this.full(key) }, { deadline });
+        return res.kvs.length ? this.record(res.kvs[0]) : undefined;
+      } catch (e) {
+        lastErr = e;
+      }
+    }
+    throw lastErr ?? new Error('no time left to read the key back');
   }
 
   create(key: string, value: string): Promise<TxnResult> {
-    return this.txn(key, 0, { request_put: { key: this.full(key), value: buf(value) } });
+    return this.txn(key, 0, { request_put: { key: this.full(key), value: buf(value) } }, value);
   }
 
   update(key: string, value: string, expected: number): Promise<TxnResult> {
@@ -278,7 +364,7 @@ export class Etcd3Kv implements Kv {
     // revision tells us up front (a compaction racing with this check still arrives as 410).
     try {
       const client = await this.client();
-      await client.kv.range({ key: this.full(start), range_end: this.full(end), revision: after, count_only: true });
+      await this.retryRead(() => client.kv.range({ key: this.full(start), range_end: this.full(end), revision: after, count_only: true }));
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       if (!message.includes(futureText)) await this.fail(err, after);
@@ -286,6 +372,7 @@ export class Etcd3Kv implements Kv {
     const w = new EtcdWatch(this, this.full(start), this.full(end), after, handlers, {
       progressIntervalMs: this.progressIntervalMs,
       retryTimeoutMs: this.watchRetryTimeoutMs,
+      createTimeoutMs: this.requestTimeoutMs,
     });
     this.watches.add(w);
     w.onDone = () => this.watches.delete(w);
@@ -339,7 +426,7 @@ export class Etcd3Kv implements Kv {
   async currentRevision(): Promise<number> {
     try {
       const client = await this.client();
-      const res = await client.kv.range({ key: this.full('/'), count_only: true });
+      const res = await this.retryRead(() => client.kv.range({ key: this.full('/'), count_only: true }));
       return Number(res.header.revision);
     } catch (err) {
       return this.fail(err);
@@ -370,16 +457,29 @@ export class Etcd3Kv implements Kv {
 
 type WatchStreamRpc = Awaited<ReturnType<Etcd3['watchClient']['watch']>>;
 
+function cancelQuietly(stream: WatchStreamRpc): void {
+  try {
+    stream.cancel();
+  } catch {
+    // Already closed.
+  }
+}
+
 /**
- * One etcd watch on its own gRPC stream. It reconnects after a broken stream from the last
- * revision it delivered, reports compaction as 410, and asks for progress notifications so
- * bookmarks advance while nothing changes.
+ * One etcd watch. It owns at most one live gRPC stream at a time: events, errors and ends of any
+ * other (superseded) stream are ignored, and one reconnect loop runs after a break however many
+ * ways the stream reports it (error, then end). A reconnect resumes at the last revision
+ * delivered + 1, so etcd sends each change once; compaction ends the watch with 410, and progress
+ * requests advance bookmarks while nothing changes.
  */
 class EtcdWatch implements KvWatch {
   onDone: () => void = () => undefined;
+  /** The live stream; undefined while (re)connecting or after a break. */
   private stream: WatchStreamRpc | undefined;
+  /** The revision of the last event delivered (or the start): a reconnect starts after it. */
   private last: number;
   private cancelled = false;
+  private reconnecting = false;
   private progressTimer: NodeJS.Timeout | undefined;
   private brokenSince = 0;
 
@@ -389,57 +489,73 @@ class EtcdWatch implements KvWatch {
     private readonly rangeEnd: Buffer,
     after: number,
     private readonly handlers: KvWatchHandlers,
-    private readonly o: { progressIntervalMs: number; retryTimeoutMs: number },
+    private readonly o: { progressIntervalMs: number; retryTimeoutMs: number; createTimeoutMs: number },
   ) {
     this.last = after;
   }
 
   /** Opens the stream; resolves once etcd created the watch, rejects with CompactedError. */
   async start(): Promise<void> {
+    await this.open();
+    if (this.o.progressIntervalMs > 0 && !this.progressTimer) {
+      this.progressTimer = setInterval(() => this.requestProgress(), this.o.progressIntervalMs);
+      this.progressTimer.unref();
+    }
+  }
+
+  /**
+   * Opens one stream from `last + 1` and makes it the live one. Rejects when etcd refuses the
+   * watch, when the stream breaks before etcd created it, or when etcd does not answer within
+   * createTimeoutMs (a frozen member keeps the connection open and never answers).
+   */
+  private async open(): Promise<void> {
     const client = await this.kv.client();
     const stream = await client.watchClient.watch();
     if (this.cancelled) {
-      stream.cancel();
+      cancelQuietly(stream);
       return;
     }
+    if (this.stream) cancelQuietly(this.stream);
     this.stream = stream;
     await new Promise<void>((resolve, reject) => {
       let created = false;
+      const fail = (err: Error): void => {
+        if (created) return;
+        created = true;
+        clearTimeout(timer);
+        if (this.stream === stream) this.stream = undefined;
+        cancelQuietly(stream);
+        reject(err);
+      };
+      const timer = setTimeout(() => fail(new Error(`etcd did not create the watch within ${this.o.createTimeoutMs} ms`)), this.o.createTimeoutMs);
+      timer.unref();
       stream.on('data', (res: IWatchResponse) => {
+        if (this.stream !== stream) return;
         if (!created) {
-          created = true;
-          if (res.canceled || Number(res.compact_revision) > 0) {
-            stream.cancel();
-            const c = Number(res.compact_revision);
-            reject(c > 0 ? new CompactedError(this.last, c) : new Error(res.cancel_reason || 'etcd canceled the watch'));
+          const c = Number(res.compact_revision);
+          if (res.canceled || c > 0) {
+            fail(c > 0 ? new CompactedError(this.last, c) : new Error(res.cancel_reason || 'etcd canceled the watch'));
             return;
           }
+          created = true;
+          clearTimeout(timer);
           this.brokenSince = 0;
           resolve();
           return;
         }
         this.onResponse(res);
       });
-      stream.on('error', (err: Error) => {
-        if (!created) {
-          created = true;
-          reject(err);
-          return;
-        }
-        this.broken();
-      });
-      stream.on('end', () => {
-        if (created) this.broken();
-      });
+      const lost = (err?: Error): void => {
+        if (!created) fail(err ?? new Error('the watch stream ended before etcd created the watch'));
+        else this.lost(stream);
+      };
+      stream.on('error', (err: Error) => lost(err));
+      stream.on('end', () => lost());
       const req: IWatchRequest = {
         create_request: { key: this.key, range_end: this.rangeEnd, start_revision: this.last + 1, prev_kv: true, progress_notify: true },
       };
       stream.write(req);
     });
-    if (this.o.progressIntervalMs > 0 && !this.progressTimer) {
-      this.progressTimer = setInterval(() => this.requestProgress(), this.o.progressIntervalMs);
-      this.progressTimer.unref();
-    }
   }
 
   requestProgress(): void {
@@ -459,40 +575,56 @@ class EtcdWatch implements KvWatch {
     }
     if (res.events?.length) {
       const events = res.events.map((e) => this.kv.toEvent(e));
-      this.last = events[events.length - 1].revision;
+      // The storage layer refuses (and counts) an event at or below what it delivered; `last`
+      // never goes back, so a reconnect never asks for those revisions again.
+      this.last = Math.max(this.last, events[events.length - 1].revision);
       this.handlers.onEvents(events);
     } else {
-      // A progress notification: every change up to the header revision has been sent.
-      const rev = Number(res.header.revision);
-      if (rev > this.last) this.last = rev;
-      this.handlers.onProgress(rev);
+      // A progress notification: every change up to the header revision has been sent. It does
+      // not move `last`: etcd before 3.4.24 may send a requested one ahead of events still on the
+      // stream (etcd-io/etcd#15220), and a reconnect from it would skip them. A reconnect from
+      // the last event is always complete (or 410 once compacted, and the caller relists).
+      this.handlers.onProgress(Number(res.header.revision));
     }
   }
 
-  /** The stream broke (etcd restarted, network): reconnect from the last revision delivered. */
-  private broken(): void {
-    if (this.cancelled) return;
-    this.stream?.cancel();
+  /** The live stream broke (member down, network): drop it and reconnect, once. */
+  private lost(stream: WatchStreamRpc): void {
+    if (this.cancelled || this.stream !== stream) return;
     this.stream = undefined;
+    cancelQuietly(stream);
     if (!this.brokenSince) this.brokenSince = Date.now();
-    const retry = async (): Promise<void> => {
-      if (this.cancelled) return;
-      try {
-        await this.start();
-      } catch (err) {
+    if (!this.reconnecting) void this.reconnect();
+  }
+
+  /** The only reconnect loop: retries until a stream is live, etcd compacted past `last`, or retryTimeoutMs. */
+  private async reconnect(): Promise<void> {
+    this.reconnecting = true;
+    try {
+      let delay = 100;
+      while (!this.cancelled) {
+        await new Promise((r) => setTimeout(r, delay).unref());
         if (this.cancelled) return;
-        if (err instanceof CompactedError) {
-          this.end(tooOldResourceVersion(err.requested, err.compacted));
-          return;
+        try {
+          await this.open();
+          // A stream that broke between its creation and here is not live: go round again.
+          if (this.stream) return;
+        } catch (err) {
+          if (this.cancelled) return;
+          if (err instanceof CompactedError) {
+            this.end(tooOldResourceVersion(err.requested, err.compacted));
+            return;
+          }
+          if (Date.now() - this.brokenSince > this.o.retryTimeoutMs) {
+            this.end(backendUnavailable('etcd3', err));
+            return;
+          }
         }
-        if (Date.now() - this.brokenSince > this.o.retryTimeoutMs) {
-          this.end(backendUnavailable('etcd3', err));
-          return;
-        }
-        setTimeout(() => void retry(), 250).unref();
+        delay = 250;
       }
-    };
-    setTimeout(() => void retry(), 100).unref();
+    } finally {
+      this.reconnecting = false;
+    }
   }
 
   private end(err: StatusError): void {
@@ -505,11 +637,9 @@ class EtcdWatch implements KvWatch {
     if (this.cancelled) return;
     this.cancelled = true;
     if (this.progressTimer) clearInterval(this.progressTimer);
-    try {
-      this.stream?.cancel();
-    } catch {
-      // Already closed.
-    }
+    const stream = this.stream;
+    this.stream = undefined;
+    if (stream) cancelQuietly(stream);
     this.onDone();
   }
 }

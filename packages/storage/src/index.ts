@@ -15,3 +15,4 @@ export { WatchCache, defaultWatchCacheCapacity, defaultWatchCacheCapacityBytes, 
 export { optimisticLockErrorMsg, optimisticLockConflict } from './storage-errors.js';
 export { collectionPrefix, keyInfo, objectKey, type KeyInfo } from './storage-key.js';
 export { Reflector, type ReflectorHandlers, type ReflectorLogger, type ReflectorOptions } from './reflector.js';
+export { saveSnapshot, verifySnapshot, restoreSnapshot, SnapshotError, defaultRestoreRevisionBump, type SnapshotErrorCode, type SnapshotInfo, type SnapshotSource, type RestoreSnapshotOptions, type RestoredSnapshot } from './snapshot.js';

@@ -119,6 +119,11 @@ export interface WatchEvent {
    * MvccStorage does): what keeping the event costs, for a watch cache's byte bound.
    */
   size?: number;
+  /**
+   * Set on the events of a watch's initial state (sendInitialEvents, or a watch from "0"): they
+   * come in key order, so their resourceVersions do not increase; every later event's do.
+   */
+  initial?: true;
 }
 
 /** What a store keeps in memory, for /metrics: each part present when the store has it. */
@@ -161,5 +166,10 @@ export interface Storage {
   ready(): Promise<boolean>;
   /** Optional: what the store keeps in memory and its bounds (for /metrics). */
   memoryStats?(): StorageMemoryStats;
+  /**
+   * Optional: watch events refused by layer because they were not newer than the last event
+   * delivered on their stream (for /metrics; anything above zero is a bug below that layer).
+   */
+  watchEventDrops?(): Partial<Record<'storage' | 'watch-cache', number>>;
   close(): Promise<void>;
 }

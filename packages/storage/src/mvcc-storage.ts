@@ -34,6 +34,7 @@ import {
 } from './storage-errors.js';
 import { keyInfo, normalizePrefix, prefixEnd, validateKey } from './storage-key.js';
 import { WatchStream, defaultMaxQueuedEvents } from './watch-stream.js';
+import { WatchEventDrops, type WatchDropLogger } from './watch-event-drops.js';
 
 export interface MvccStorageOptions {
   /** Events one watcher may have queued before it is closed with an ERROR event. */
@@ -48,6 +49,8 @@ export interface MvccStorageOptions {
   readCacheSize?: number;
   /** Bytes of stored JSON the read cache may hold (default 32 MiB); a larger object is not kept. */
   readCacheBytes?: number;
+  /** Where a refused watch event (not newer than the last one delivered) is logged. */
+  logger?: WatchDropLogger;
 }
 
 /** Freezes an object and everything in it (decoded JSON: plain objects and arrays only). */
@@ -141,6 +144,7 @@ export class MvccStorage implements Storage {
   private readonly readCacheSize: number;
   private readonly readCacheBytes: number;
   private readBytes = 0;
+  private readonly drops: WatchEventDrops;
 
   constructor(
     protected readonly kv: Kv,
@@ -150,6 +154,7 @@ export class MvccStorage implements Storage {
     this.bookmarkIntervalMs = opts.bookmarkIntervalMs ?? 60_000;
     this.readCacheSize = opts.readCacheSize ?? 1024;
     this.readCacheBytes = opts.readCacheBytes ?? 32 * 1024 * 1024;
+    this.drops = new WatchEventDrops(opts.logger);
   }
 
   /** Runs a backend call, mapping unexpected failures to a 500 (backends map unreachability to 503). */
@@ -413,6 +418,12 @@ export class MvccStorage implements Storage {
             for (const e of events) {
               // A watcher that ended (stopped, or past its queue bound) needs no more decoding.
               if (stream.stopped) return;
+              // Each change comes once and in order from the backend; one that does not would
+              // reach the client as a duplicate, a reordering or a deleted object coming back.
+              if (e.revision <= lastRev) {
+                this.drops.record({ layer: 'storage', type: e.type, key: e.key, revision: e.revision, lastDelivered: lastRev });
+                continue;
+              }
               const ev = transformEvent(e, predicate);
               if (ev) stream.push(ev);
               lastRev = e.revision;
@@ -454,6 +465,10 @@ export class MvccStorage implements Storage {
       this.openWatches.delete(stream);
     });
     return stream;
+  }
+
+  watchEventDrops(): Partial<Record<'storage' | 'watch-cache', number>> {
+    return this.drops.snapshot();
   }
 
   async requestProgress(): Promise<void> {

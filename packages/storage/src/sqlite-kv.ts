@@ -1,10 +1,11 @@
 import { mkdirSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { newServiceUnavailable } from '@plat/api-model';
 import type { Kv, KvEvent, KvRecord, KvWatch, KvWatchHandlers, RangeOptions, RangeResult, TxnResult } from './kv.js';
 import { CompactedError, readRevision } from './kv.js';
+import { lockDataDir } from './data-dir-lock.js';
+import { loadSqlite } from './load-sqlite.js';
 import { LocalWatchHub } from './local-watch-hub.js';
 
 export interface SqliteKvOptions {
@@ -29,18 +30,6 @@ interface LogRow {
   prev_value?: string | null;
 }
 
-const nodeRequire = createRequire(import.meta.url);
-let sqliteModule: typeof Database | undefined;
-
-/**
- * better-sqlite3 is loaded by the first SQLite store, not by importing @plat/storage (memory
- * users never load it). It is a native CommonJS addon and the store opens its file in the
- * constructor, so it is required synchronously there.
- */
-function loadSqlite(): typeof Database {
-  return (sqliteModule ??= nodeRequire('better-sqlite3') as typeof Database);
-}
-
 /** The name of the SQLite file in the data dir. */
 export const defaultSqliteFileName = 'storage.db';
 
@@ -48,13 +37,15 @@ export const defaultSqliteFileName = 'storage.db';
  * A revision log in one SQLite table, in the style of k3s' kine: every write appends a row whose
  * id (AUTOINCREMENT, never reused) is the global revision; a delete appends a tombstone; reading
  * at revision R takes, per key, the newest row with id <= R. WAL with synchronous=FULL fsyncs each
- * commit, so a write is durable before its promise resolves. The file is locked exclusively: one
- * process owns a data dir, and therefore every change passes through this object's watch hub.
+ * commit, so a write is durable before its promise resolves. The data dir is locked (data-dir-lock.ts):
+ * one process owns it, and therefore every change passes through this object's watch hub; other
+ * processes may read the database (an online snapshot).
  */
 export class SqliteKv implements Kv {
   readonly backend = 'sqlite';
   readonly file: string;
   private readonly db: Database.Database;
+  private readonly lock: Database.Database;
   private readonly hub = new LocalWatchHub();
   private revision: number;
   private compacted: number;
@@ -82,12 +73,18 @@ export class SqliteKv implements Kv {
     mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
     this.file = path.join(opts.dataDir, opts.fileName ?? defaultSqliteFileName);
     const SqliteDatabase = loadSqlite();
-    const db = new SqliteDatabase(this.file, { timeout: 200 });
+    this.lock = lockDataDir(opts.dataDir, SqliteDatabase);
+    let db: Database.Database;
+    try {
+      db = new SqliteDatabase(this.file, { timeout: 200 });
+    } catch (err) {
+      this.lock.close();
+      throw err;
+    }
     this.db = db;
     try {
       // auto_vacuum must be chosen before the first table exists; compaction then returns pages.
       db.pragma('auto_vacuum = INCREMENTAL');
-      db.pragma('locking_mode = EXCLUSIVE');
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = FULL');
       db.exec(`
@@ -103,6 +100,7 @@ export class SqliteKv implements Kv {
       `);
     } catch (err) {
       db.close();
+      this.lock.close();
       if ((err as { code?: string }).code === 'SQLITE_BUSY') {
         throw newServiceUnavailable(`storage data dir ${opts.dataDir} is in use by another process`);
       }
@@ -337,6 +335,7 @@ export class SqliteKv implements Kv {
     if (this.timer) clearInterval(this.timer);
     this.hub.closeAll(newServiceUnavailable('storage is closed'));
     if (this.db.open) this.db.close();
+    if (this.lock.open) this.lock.close();
   }
 }
 

@@ -101,6 +101,21 @@ export function backendUnavailable(backend: string, err: unknown): StatusError {
   return newServiceUnavailable(`storage backend ${backend} is unavailable: ${text}`);
 }
 
+/**
+ * 500 for a write whose answer from the backend was lost: it may or may not have been applied.
+ * kube-apiserver answers an etcd failure on a write with the client's error as 500 InternalError
+ * ("etcdserver: request timed out"); the message says the outcome is unknown and how to learn it.
+ */
+export function writeOutcomeUnknown(err: unknown): StatusError {
+  const text = err instanceof Error ? err.message : String(err);
+  return new StatusError({
+    code: 500,
+    reason: 'InternalError',
+    message: `Internal error occurred: the outcome of the write is unknown (the storage backend did not answer: ${text}); read the object to learn whether it was applied`,
+    details: { causes: [{ message: `the outcome of the write is unknown: ${text}` }] },
+  });
+}
+
 /** 500 for a write Kubernetes refuses before it reaches storage. */
 export function resourceVersionSetOnCreate(): StatusError {
   return new StatusError({

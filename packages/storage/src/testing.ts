@@ -5,3 +5,5 @@
  */
 export { runStorageContract, type ContractTarget } from './testing/contract-suite.js';
 export { TestEtcd, etcdBinary, hasEtcd, type TestEtcdTls } from './testing/etcd-server.js';
+export { TcpProxy } from './testing/tcp-proxy.js';
+export { TestEtcdCluster } from './testing/etcd-cluster.js';

@@ -25,6 +25,7 @@ import { notFound, tooLargeResourceVersion, tooOldResourceVersion } from './stor
 import { normalizePrefix, prefixEnd, validateKey } from './storage-key.js';
 import { WatchStream, defaultMaxQueuedEvents } from './watch-stream.js';
 import { EventWindow, type WindowEvent } from './event-window.js';
+import { WatchEventDrops, type WatchDropLogger } from './watch-event-drops.js';
 
 /** Events the window keeps by default (kube's cacher sizes its window between 100 and 102,400 events). */
 export const defaultWatchCacheCapacity = 10_000;
@@ -47,6 +48,8 @@ export interface WatchCacheOptions {
   freshnessTimeoutMs?: number;
   /** Period of the backend's progress bookmarks that advance the cache revision without writes (default 1000 ms). */
   progressIntervalMs?: number;
+  /** Where a refused watch event (not newer than the last one applied or delivered) is logged. */
+  logger?: WatchDropLogger;
 }
 
 /** A cached object, deep-frozen: it is shared by every reader below its top level and metadata. */
@@ -96,6 +99,8 @@ interface CacheWatcher {
   end: string;
   predicate?: Predicate;
   stream: WatchStream;
+  /** The revision of the last event delivered (or the watch's start). */
+  last: number;
 }
 
 function lowerBound(arr: readonly string[], x: string): number {
@@ -128,6 +133,8 @@ export class WatchCache implements Storage {
   private readonly events: EventWindow<CachedEvent>;
   /** Every change up to rev has been applied. */
   private rev = 0;
+  /** The revision of the last change applied (bookmarks do not move it). */
+  private lastApplied = 0;
   /** A watch must start at or above this revision. */
   private floor = 0;
   private isReady = false;
@@ -137,6 +144,7 @@ export class WatchCache implements Storage {
   private waiters: Array<{ rev: number; resolve: (fresh: boolean) => void }> = [];
   private initialSync: Promise<void>;
   private lastProgressRequest = 0;
+  private readonly drops: WatchEventDrops;
 
   constructor(
     private readonly backend: Storage,
@@ -147,6 +155,7 @@ export class WatchCache implements Storage {
     this.bookmarkIntervalMs = opts.bookmarkIntervalMs ?? 60_000;
     this.freshnessTimeoutMs = opts.freshnessTimeoutMs ?? 3000;
     this.progressIntervalMs = opts.progressIntervalMs ?? 1000;
+    this.drops = new WatchEventDrops(opts.logger);
     this.initialSync = this.sync(true);
     // A failed first load is reported by open()/synced(); keep it from being an unhandled rejection.
     this.initialSync.catch(() => undefined);
@@ -202,6 +211,7 @@ export class WatchCache implements Storage {
               this.keys = loaded.sort();
               this.events.clear();
               this.rev = Number(meta.resourceVersion);
+              this.lastApplied = this.rev;
               this.floor = this.rev;
               break;
             }
@@ -254,6 +264,15 @@ export class WatchCache implements Storage {
 
   private apply(type: 'ADDED' | 'MODIFIED' | 'DELETED', key: string, obj: StoredObject, prevObject?: StoredObject, size?: number): void {
     const revision = Number(obj.metadata?.resourceVersion);
+    // A change at or below the last one applied would undo a later state (a deleted object
+    // coming back) and go to every watcher again. (Compared with the last change, not with `rev`:
+    // etcd before 3.4.24 may send a requested progress notification ahead of events still on the
+    // stream, etcd-io/etcd#15220, and those events must still be applied.)
+    if (!(revision > this.lastApplied)) {
+      this.drops.record({ layer: 'watch-cache', type, key, revision, lastDelivered: this.lastApplied });
+      return;
+    }
+    this.lastApplied = revision;
     const entry = entryOf(obj);
     const old = this.objects.get(key);
     const prev = old ?? (prevObject ? entryOf(prevObject) : undefined);
@@ -322,6 +341,11 @@ export class WatchCache implements Storage {
 
   private deliver(w: CacheWatcher, ev: CachedEvent): void {
     if (ev.key < w.start || ev.key >= w.end) return;
+    if (ev.revision <= w.last) {
+      this.drops.record({ layer: 'watch-cache', type: ev.type, key: ev.key, revision: ev.revision, lastDelivered: w.last });
+      return;
+    }
+    w.last = ev.revision;
     const p = w.predicate;
     if (ev.type === 'ADDED') {
       if (!p || p(ev.entry.obj)) w.stream.push({ type: 'ADDED', object: copy(ev.entry), key: ev.key, size: ev.size });
@@ -419,7 +443,7 @@ export class WatchCache implements Storage {
     // From here on everything is synchronous: the snapshot, the catch-up and the registration
     // see the same cache state.
     const stream = new WatchStream(opts.maxQueuedEvents ?? this.maxQueuedEvents, opts.maxQueuedBytes);
-    const w: CacheWatcher = { start: prefix, end, predicate, stream };
+    const w: CacheWatcher = { start: prefix, end, predicate, stream, last: 0 };
     let startRev: number;
     if (initial) {
       for (let i = lowerBound(this.keys, prefix); i < this.keys.length && this.keys[i] < end; i++) {
@@ -427,9 +451,11 @@ export class WatchCache implements Storage {
         if (!predicate || predicate(e.obj)) stream.pushInitial({ type: 'ADDED', object: copy(e), key: this.keys[i] });
       }
       startRev = this.rev;
+      w.last = startRev;
       if (opts.sendInitialEvents === true) stream.pushInitial({ type: 'BOOKMARK', object: bookmarkObject(startRev, true) });
     } else {
       startRev = rv === undefined ? (current ?? this.rev) : rv === 0 ? this.rev : rv;
+      w.last = startRev;
       this.events.forEachAfter(startRev, (ev) => this.deliver(w, ev));
     }
     this.watchers.add(w);
@@ -468,6 +494,11 @@ export class WatchCache implements Storage {
     // Watches may not start below the backend's compaction point, even where the window reaches.
     if (revision > this.floor) this.floor = revision;
     this.events.dropThrough(revision);
+  }
+
+  /** Events refused here and in the backend's storage watch. */
+  watchEventDrops(): Partial<Record<'storage' | 'watch-cache', number>> {
+    return { ...this.backend.watchEventDrops?.(), ...this.drops.snapshot() };
   }
 
   /** The window's fill and bounds, and the backend's read cache. */

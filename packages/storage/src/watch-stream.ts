@@ -41,6 +41,7 @@ export class WatchStream implements Watch {
   /** Queues an event of the initial state: a bounded snapshot, so it does not count against the limit. */
   pushInitial(event: WatchEvent): void {
     if (this.ended) return;
+    event.initial = true;
     this.queue.push(event);
     this.initial = this.queue.length - this.head;
   }

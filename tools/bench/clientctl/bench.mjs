@@ -1,7 +1,10 @@
 #!/usr/bin/env node
 // Start-up benchmark of `clientctl patch --local ... -o json` against `kubectl patch --local` in the
-// same run: each command runs RUNS times (interleaved, after warm-up), the medians are compared.
-// Usage: node tools/bench/clientctl/bench.mjs [--runs 20]   (build first: npx nx run clientctl:build)
+// same run: each command runs RUNS times (interleaved, after warm-up), the medians are compared,
+// with the range (fastest–slowest). The single executable (dist/sea/clientctl, `npm run build:sea`)
+// runs too when it exists; `--sea LABEL=PATH` adds another build of it (for example one made with
+// `npm run build:sea -- --no-snapshot clientctl` and copied aside).
+// Usage: node tools/bench/clientctl/bench.mjs [--runs 20] [--sea LABEL=PATH]...   (build first: npx nx run clientctl:build)
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -47,6 +50,26 @@ const commands = {
   clientctl: [process.execPath, [bin, ...args]],
   'node -e 0': [process.execPath, ['-e', '0']],
 };
+const sea = path.join(root, 'dist', 'sea', 'clientctl');
+if (existsSync(sea)) commands['clientctl SEA'] = [sea, args];
+process.argv.forEach((a, i) => {
+  if (a !== '--sea') return;
+  const [label, exe] = process.argv[i + 1].split('=');
+  commands[label] = [path.resolve(exe), args];
+});
+
+/**
+ * CPU time (user + system) of one run, from bash's `times` (the children's line): on a machine
+ * shared with other work, wall time mostly measures the wait for a CPU, CPU time the work itself.
+ */
+function cpuOnce([cmd, argv]) {
+  const r = spawnSync('/bin/bash', ['-c', '"$@" >/dev/null 2>&1; times', 'bash', cmd, ...argv], { env, encoding: 'utf8' });
+  const [user, sys] = r.stdout.trim().split('\n')[1].split(/\s+/).map((t) => {
+    const m = /^(\d+)m([\d.]+)s$/.exec(t);
+    return m ? (Number(m[1]) * 60 + Number(m[2])) * 1000 : 0;
+  });
+  return user + sys;
+}
 
 function once([cmd, argv]) {
   const start = process.hrtime.bigint();
@@ -63,15 +86,30 @@ for (const n of names) once(commands[n]); // warm the page cache
 if (haveKubectl && once(commands.kubectl).out !== once(commands.clientctl).out) {
   console.error('warning: clientctl and kubectl outputs differ');
 }
-for (let i = 0; i < runs; i++) for (const n of names) samples[n].push(once(commands[n]).ms);
+const cpu = Object.fromEntries(names.map((n) => [n, []]));
+for (let i = 0; i < runs; i++) {
+  for (const n of names) {
+    samples[n].push(once(commands[n]).ms);
+    cpu[n].push(cpuOnce(commands[n]));
+  }
+}
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 const base = haveKubectl ? median(samples.kubectl) : undefined;
-console.log(`clientctl patch --local -f deployment.yaml -p ... -o json: median of ${runs} runs (${os.cpus().length} CPUs, load ${os.loadavg()[0].toFixed(2)})`);
+const nodeBase = median(samples['node -e 0']);
+console.log(`clientctl patch --local -f deployment.yaml -p ... -o json: median (range) of ${runs} runs (${os.cpus().length} CPUs, load ${os.loadavg()[0].toFixed(2)})`);
+const width = Math.max(...names.map((n) => n.length)) + 1;
 for (const n of names) {
   const m = median(samples[n]);
-  console.log(`${n.padEnd(12)} ${m.toFixed(1).padStart(7)} ms${base ? `   ${(m / base).toFixed(2)}x kubectl` : ''}`);
+  const range = `(${Math.min(...samples[n]).toFixed(0)}–${Math.max(...samples[n]).toFixed(0)})`;
+  console.log(`${n.padEnd(width)} ${m.toFixed(1).padStart(7)} ms ${range.padEnd(11)}${base ? `   ${(m / base).toFixed(2)}x kubectl` : ''}   ${(m / nodeBase).toFixed(2)}x node -e 0`);
+}
+const nodeCpu = median(cpu['node -e 0']);
+console.log(`CPU time (user + system), median (range) of ${runs} runs:`);
+for (const n of names) {
+  const m = median(cpu[n]);
+  console.log(`${n.padEnd(width)} ${m.toFixed(0).padStart(7)} ms (${Math.min(...cpu[n]).toFixed(0)}–${Math.max(...cpu[n]).toFixed(0)})   ${(m / nodeCpu).toFixed(2)}x node -e 0`);
 }

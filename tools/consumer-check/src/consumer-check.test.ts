@@ -11,6 +11,7 @@ import {
   workspaceRoot,
   type PackedPackage,
 } from './scratch-project.js';
+import { publishedApps } from './installed-apps.js';
 
 // Every @plat package as an outside user gets it: packed with `npm pack`, installed into a
 // project outside the workspace where it resolves only its declared dependencies, imported with
@@ -207,5 +208,7 @@ describe('release', () => {
     expect({ code: r.code, stderr: r.code ? r.stderr : '' }).toEqual({ code: 0, stderr: '' });
     const output = r.stdout.replace(/\x1b\[[0-9;]*m/g, '');
     for (const pkg of packages) expect(output).toContain(`Running release version for project: ${pkg.dir}`);
+    // The published programs (apps.test.ts installs their tarballs) are versioned with them.
+    for (const app of publishedApps) expect(output).toContain(`Running release version for project: ${app}`);
   });
 });

@@ -94,7 +94,7 @@ export async function run(command: string, args: string[], opts: { cwd: string; 
 }
 
 /** The installed copy of a third-party package as the workspace resolves it from a package's folder. */
-function workspaceCopy(fromDir: string, name: string): string | undefined {
+export function workspaceCopy(fromDir: string, name: string): string | undefined {
   for (let dir = fromDir; ; dir = path.dirname(dir)) {
     const candidate = path.join(dir, 'node_modules', name);
     if (fs.existsSync(path.join(candidate, 'package.json'))) return candidate;
@@ -102,13 +102,13 @@ function workspaceCopy(fromDir: string, name: string): string | undefined {
   }
 }
 
-function link(target: string, at: string): void {
+export function link(target: string, at: string): void {
   fs.mkdirSync(path.dirname(at), { recursive: true });
   fs.symlinkSync(target, at, 'dir');
 }
 
 /** Refuses a scratch folder below a node_modules folder, through which undeclared packages would resolve. */
-function assertNoNodeModulesAbove(dir: string): void {
+export function assertNoNodeModulesAbove(dir: string): void {
   for (let d = dir; ; d = path.dirname(d)) {
     if (fs.existsSync(path.join(d, 'node_modules'))) throw new Error(`${d}/node_modules would be visible to the scratch packages`);
     if (d === path.dirname(d)) return;

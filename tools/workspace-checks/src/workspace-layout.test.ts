@@ -7,7 +7,7 @@ import { ESLint } from 'eslint';
 // project.json with the four targets and a layer tag; and the module-boundary lint rule rejects
 // an import of a higher layer.
 const root = path.resolve(import.meta.dirname, '../../..');
-const packages = ['api-model', 'x509', 'cel', 'config', 'storage', 'patch', 'auth', 'egress', 'telemetry', 'server', 'controllers', 'client', 'trust', 'control-plane'];
+const packages = ['api-model', 'x509', 'cel', 'config', 'storage', 'patch', 'auth', 'audit', 'egress', 'telemetry', 'server', 'controllers', 'client', 'trust', 'control-plane'];
 const apps = ['apiserver', 'clientctl'];
 const readJson = (file: string) => JSON.parse(fs.readFileSync(path.join(root, file), 'utf8'));
 const rootPkg = readJson('package.json');

@@ -1,4 +1,5 @@
 import { newForbidden, newForbiddenMessage, newInternalError, type StatusError } from '@plat/api-model';
+import { decisionAnnotationKey, reasonAnnotationKey } from '@plat/audit';
 import { forbiddenMessage, type Attributes, type Authorizer, type UserInfo } from '@plat/auth';
 import { RequestCallOptions, type Filter } from '../context.js';
 import type { RequestInfo } from '../request-info.js';
@@ -52,6 +53,9 @@ export function withAuthorization(authorizer: Authorizer, ownGroupOf: OwnGroupOf
       writeError(ctx, newInternalError(err));
       return;
     }
+    // Kubernetes' annotations (filters/authorization.go): the decision and the authorizer's reason.
+    ctx.audit?.addAnnotation(decisionAnnotationKey, result.decision === 'Allow' ? 'allow' : 'forbid');
+    ctx.audit?.addAnnotation(reasonAnnotationKey, result.reason ?? '');
     if (result.decision !== 'Allow') {
       writeError(ctx, forbiddenError(attrs, result.reason));
       return;

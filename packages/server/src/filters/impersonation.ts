@@ -2,6 +2,7 @@ import { newBadRequest, newForbidden, newForbiddenMessage } from '@plat/api-mode
 import { ImpersonationError, hasImpersonationHeaders, impersonate, type Authorizer } from '@plat/auth';
 import type { Filter } from '../context.js';
 import { writeError } from '../response.js';
+import { auditUser } from './audit.js';
 import { hasHeaderWithPrefix } from './authentication.js';
 
 /**
@@ -15,7 +16,10 @@ export function withImpersonation(authorizer: Authorizer): Filter {
     if (!hasImpersonationHeaders(headers)) return next(ctx);
     try {
       const user = await impersonate(ctx.user!, headers, authorizer, { signal: ctx.signal });
-      if (user) ctx.user = user;
+      if (user) {
+        ctx.user = user;
+        ctx.audit?.logImpersonatedUser(auditUser(user));
+      }
     } catch (err) {
       if (err instanceof ImpersonationError) {
         if (err.kind === 'BadRequest') {

@@ -17,6 +17,7 @@ export async function createOnlyResource(scope: ResourceScope, ctx: RequestConte
   const body = await readBody(ctx, scope.maxBodyBytes);
   const { kind } = scope.def;
   const object = decodeObjectBody(body, contentTypeOf(ctx) || 'application/json', false, kind, scope.protobufKinds).value as Record<string, unknown>;
+  ctx.audit?.logRequestObject(object);
   if (object.kind !== undefined && object.kind !== kind) {
     throw newBadRequest(`the kind of the body ${encodeJson(object.kind)} does not match the resource: expected ${JSON.stringify(kind)}`);
   }

@@ -29,6 +29,7 @@ export async function createResource(scope: ResourceScope, ctx: RequestContext):
     const decoded = decodeObjectBody(body, contentTypeOf(ctx), mode !== 'Ignore', scope.def.kind, scope.protobufKinds);
     return toTypedObject(scope, ctx, decoded.value as Record<string, unknown>, mode, decoded.duplicates);
   });
+  ctx.audit?.logRequestObject(obj);
   const created = await createObject(scope, ctx, obj, { dryRun, manager });
   writeObject(ctx, 201, withTypeMeta(scope, created), choice);
 }

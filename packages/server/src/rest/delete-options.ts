@@ -38,6 +38,7 @@ export async function parseDeleteOptions(scope: ResourceScope, ctx: RequestConte
   if (body.length > 0 && body.toString('utf8').trim() !== '') {
     const mediaType = contentTypeOf(ctx) || 'application/json';
     const { value } = decodeBody(body, mediaType, false);
+    ctx.audit?.logRequestObject(value);
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
       throw newBadRequest('the body of the request must be a DeleteOptions object');
     }

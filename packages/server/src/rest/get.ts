@@ -27,6 +27,7 @@ export async function getResource(scope: ResourceScope, ctx: RequestContext): Pr
   const stored = await scope.storage.get(scopeKey(scope, ctx.info.namespace, ctx.info.name), new GetCall(ctx, rv));
   if (choice.as === undefined && choice.format === 'json' && !wantsPretty(ctx)) {
     // The common answer: the object's compact JSON, encoded once per stored revision.
+    if (ctx.audit?.level === 'RequestResponse') ctx.audit.logResponseObject(withTypeMeta(scope, stored));
     writeBody(ctx, 200, choice.contentType, encodedObject(scope, stored));
     return;
   }

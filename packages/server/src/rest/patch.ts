@@ -64,6 +64,7 @@ export async function patchResource(scope: ResourceScope, ctx: RequestContext): 
 
   const body = await readBody(ctx, scope.maxBodyBytes);
   const text = body.toString('utf8');
+  if (ctx.audit) ctx.audit.logRequestPatch(patchForAudit(text));
   if (type === 'apply') {
     await applyResource(scope, ctx, text, { manager, force: force ?? false, dryRun, mode, choice });
     return;
@@ -218,4 +219,13 @@ async function applyResource(
   }
   const result = await finishDeletionIfFinalized(scope, ctx, updated, o.dryRun);
   writeObject(ctx, 200, withTypeMeta(scope, result), o.choice);
+}
+
+/** The patch as the audit event carries it: JSON as sent (kube's LogRequestPatch), else the text. */
+function patchForAudit(text: string): unknown {
+  try {
+    return decodeJson(text, { beyondInt64: 'exact' }).value;
+  } catch {
+    return text;
+  }
 }

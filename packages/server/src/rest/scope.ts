@@ -1,6 +1,7 @@
 import { goQuote, newBadRequest, newNotFound, validatePathSegmentName, type ApiObject, type GroupKind, type GroupResource } from '@plat/api-model';
 import type { Authorizer } from '@plat/auth';
 import { collectionPrefix, objectKey, type Storage } from '@plat/storage';
+import type { ServerLogger } from '../logger.js';
 import type { ServerMetrics } from '../metrics.js';
 import type { ProtobufMessage } from '../protobuf.js';
 import { gvString, type ServedResource } from '../resource.js';
@@ -17,6 +18,8 @@ export interface ResourceScope {
   /** The protobuf messages of every kind served, by kind (a body names its kind in its envelope). */
   protobufKinds: ReadonlyMap<string, ProtobufMessage>;
   metrics: ServerMetrics;
+  /** Where a watch event refused as not newer than the last one sent is logged. */
+  logger?: ServerLogger;
   gr: GroupResource;
   gk: GroupKind;
   apiVersion: string;

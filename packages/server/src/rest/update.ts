@@ -75,6 +75,7 @@ export async function updateResource(scope: ResourceScope, ctx: RequestContext):
     const decoded = decodeObjectBody(body, contentTypeOf(ctx), mode !== 'Ignore', scope.def.kind, scope.protobufKinds);
     return toTypedObject(scope, ctx, decoded.value as Record<string, unknown>, mode, decoded.duplicates);
   });
+  ctx.audit?.logRequestObject(obj);
   const objName = obj.metadata?.name ?? '';
   if (objName !== name) {
     throw newBadRequest(`the name of the object (${objName}) does not match the name on the URL (${name})`);

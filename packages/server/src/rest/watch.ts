@@ -141,8 +141,20 @@ export async function watchResource(scope: ResourceScope, ctx: RequestContext): 
   const gauge = scope.metrics.registeredWatchers.labels(scope.def.group, scope.def.version, scope.def.kind);
   const sent = scope.metrics.watchEvents.labels(scope.def.group, scope.def.version, scope.def.kind);
   gauge.inc();
+  // After the initial state, resourceVersions on one stream only go up: an event at or below the
+  // last one sent would be a duplicate, a reordering or a deleted object coming back for the client.
+  let lastSent = 0;
   try {
     for await (const ev of watch) {
+      if (ev.type === 'ADDED' || ev.type === 'MODIFIED' || ev.type === 'DELETED') {
+        const rv = Number((ev.object as ApiObject).metadata?.resourceVersion);
+        if (!ev.initial && rv <= lastSent) {
+          scope.metrics.watchDuplicateDropped.labels('http').inc();
+          scope.logger?.error('Dropped a watch event not newer than the last one sent', { layer: 'http', type: ev.type, key: ev.key, resourceVersion: rv, lastSent });
+          continue;
+        }
+        if (rv > lastSent) lastSent = rv;
+      }
       const out = filterEvent(ev, opts.matches);
       if (!out) continue;
       if (out.type !== 'ERROR') out.object = withTypeMeta(scope, out.object as ApiObject);

@@ -118,6 +118,7 @@ export async function runAdmission(
     dryRun,
     authorizer: scope.authorizer,
     signal: ctx.signal,
+    addAuditAnnotation: (key, value) => ctx.audit?.addAnnotation(key, value),
   });
 }
 

@@ -59,6 +59,9 @@ export async function isAuthorizedForSigner(authorizer: Authorizer, user: UserIn
   return false;
 }
 
+/** The audit annotation of the ClusterTrustBundleAttest admission: the signer whose `attest` permission was checked. */
+export const attestSignerAnnotationKey = 'clustertrustbundleattest.admission.plat.io/signer';
+
 /** The ClusterTrustBundleAttest admission plugin. */
 async function admitAttest(req: AdmissionRequest): Promise<void> {
   if (req.operation !== 'CREATE' && req.operation !== 'UPDATE') return;
@@ -66,6 +69,8 @@ async function admitAttest(req: AdmissionRequest): Promise<void> {
   const signerName = bundle.spec?.signerName ?? '';
   if (signerName === '') return;
   if (req.operation === 'UPDATE' && req.oldObject && onlyGcFieldsChanged(req.object, req.oldObject)) return;
+  // The audit record names the signer the write was checked against, allowed or not.
+  req.addAuditAnnotation?.(attestSignerAnnotationKey, signerName);
   if (await isAuthorizedForSigner(req.authorizer, req.user, signerName, req.signal)) return;
   throw newForbidden(
     { group, resource: ctbResourceName },

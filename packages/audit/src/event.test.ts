@@ -1,0 +1,44 @@
+import { encodeEventLine, eventString, microTime, type AuditEvent } from './event.js';
+
+const event: AuditEvent = {
+  kind: 'Event',
+  apiVersion: 'audit.k8s.io/v1',
+  level: 'Metadata',
+  auditID: 'b0d5ed6a-1',
+  stage: 'ResponseComplete',
+  requestURI: '/apis/certificates.plat.io/v1alpha1/clustertrustbundles',
+  verb: 'list',
+  user: { username: 'writer', groups: ['writers', 'system:authenticated'] },
+  sourceIPs: ['10.0.0.1', '127.0.0.1'],
+  userAgent: 'kubectl/v1.32.0',
+  objectRef: { resource: 'clustertrustbundles', apiGroup: 'certificates.plat.io', apiVersion: 'v1alpha1' },
+  responseStatus: { metadata: {}, code: 200 },
+  requestReceivedTimestamp: '2026-01-02T03:04:05.120000Z',
+  stageTimestamp: '2026-01-02T03:04:05.130000Z',
+};
+
+describe('audit events', () => {
+  it('writes MicroTime with six fractional digits', () => {
+    expect(microTime(Date.UTC(2026, 0, 2, 3, 4, 5) * 1000 + 7)).toBe('2026-01-02T03:04:05.000007Z');
+    expect(microTime(Date.UTC(2026, 0, 2, 3, 4, 5, 999) * 1000 + 999)).toBe('2026-01-02T03:04:05.999999Z');
+  });
+
+  it('encodes one JSON line, int64 values exact', () => {
+    const line = encodeEventLine({ ...event, requestObject: { n: 9007199254740993n } });
+    expect(line.endsWith('\n')).toBe(true);
+    expect(line.slice(0, -1)).not.toContain('\n');
+    expect(line).toContain('"requestObject":{"n":9007199254740993}');
+    expect(JSON.parse(line)).toMatchObject({ kind: 'Event', apiVersion: 'audit.k8s.io/v1', auditID: 'b0d5ed6a-1' });
+  });
+
+  // k8s.io/apiserver pkg/audit/format.go EventString.
+  it('writes the legacy line as Kubernetes does', () => {
+    expect(eventString(event)).toBe(
+      '2026-01-02T03:04:05.12Z AUDIT: id="b0d5ed6a-1" stage="ResponseComplete" ip="10.0.0.1" method="list" user="writer" groups="\\"writers\\",\\"system:authenticated\\"" as="<self>" asgroups="<lookup>" user-agent="kubectl/v1.32.0" namespace="<none>" uri="/apis/certificates.plat.io/v1alpha1/clustertrustbundles" response="200"',
+    );
+    const anonymous = eventString({ ...event, user: {}, impersonatedUser: { username: 'alice' }, responseStatus: undefined, sourceIPs: [], objectRef: { namespace: 'ns' } });
+    expect(anonymous).toContain('ip="<unknown>" method="list" user="<none>" groups="<none>" as="alice" asgroups="<lookup>"');
+    expect(anonymous).toContain('namespace="ns"');
+    expect(anonymous).toMatch(/response="<deferred>"$/);
+  });
+});

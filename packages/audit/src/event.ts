@@ -1,0 +1,119 @@
+/**
+ * The `audit.k8s.io/v1` Event as every audit pipeline parses it (k8s.io/apiserver
+ * `pkg/apis/audit/v1/types.go`), its JSON line, and the legacy one-line text (`pkg/audit/format.go`
+ * EventString).
+ */
+import { encodeJson } from '@plat/api-model';
+import type { AuditLevel, AuditStage } from '@plat/config';
+
+export interface AuditUserInfo {
+  username?: string;
+  uid?: string;
+  groups?: string[];
+  extra?: Record<string, string[]>;
+}
+
+export interface AuditObjectReference {
+  resource?: string;
+  namespace?: string;
+  name?: string;
+  uid?: string;
+  apiGroup?: string;
+  apiVersion?: string;
+  resourceVersion?: string;
+  subresource?: string;
+}
+
+/** The bounded fields of a metav1.Status that an event keeps. */
+export interface AuditResponseStatus {
+  metadata: Record<string, never>;
+  status?: string;
+  message?: string;
+  reason?: string;
+  details?: unknown;
+  code?: number;
+}
+
+export interface AuditEvent {
+  kind: 'Event';
+  apiVersion: 'audit.k8s.io/v1';
+  level: AuditLevel;
+  auditID: string;
+  stage: AuditStage;
+  requestURI: string;
+  verb: string;
+  user: AuditUserInfo;
+  impersonatedUser?: AuditUserInfo;
+  sourceIPs?: string[];
+  userAgent?: string;
+  objectRef?: AuditObjectReference;
+  responseStatus?: AuditResponseStatus;
+  requestObject?: unknown;
+  responseObject?: unknown;
+  requestReceivedTimestamp: string;
+  stageTimestamp: string;
+  annotations?: Record<string, string>;
+}
+
+// The date and time to the second, kept while it stays the same second: most events of a busy
+// server share it, and formatting a Date is a good part of an event's cost.
+let cachedSecond = NaN;
+let cachedPrefix = '';
+
+/** metav1.MicroTime in JSON: RFC 3339 with exactly six fractional digits, UTC. */
+export function microTime(epochMicros: number): string {
+  const second = Math.floor(epochMicros / 1_000_000);
+  if (second !== cachedSecond) {
+    cachedSecond = second;
+    cachedPrefix = new Date(second * 1000).toISOString().slice(0, 19); // 2006-01-02T15:04:05
+  }
+  const micros = String(Math.floor(epochMicros) - second * 1_000_000).padStart(6, '0');
+  return `${cachedPrefix}.${micros}Z`;
+}
+
+/** Now, in microseconds since the epoch (Date.now() is only milliseconds). */
+export function nowMicros(): number {
+  return Math.round((performance.timeOrigin + performance.now()) * 1000);
+}
+
+/** One event as the JSON line the log backend writes (newline-terminated; int64 values kept exact). */
+export function encodeEventLine(ev: AuditEvent): string {
+  return `${encodeJson(ev)}\n`;
+}
+
+function goQuoted(s: string): string {
+  return JSON.stringify(s);
+}
+
+function quotedList(list: readonly string[]): string {
+  return list.map(goQuoted).join(',');
+}
+
+/** Kubernetes' legacy format: `<time> AUDIT: id="..." stage="..." ip="..." method="..." user="..." ...`. */
+export function eventString(ev: AuditEvent): string {
+  let username = '<none>';
+  let groups = '<none>';
+  if (ev.user.username) {
+    username = ev.user.username;
+    if (ev.user.groups && ev.user.groups.length > 0) groups = quotedList(ev.user.groups);
+  }
+  let asUser = '<self>';
+  let asGroups = '<lookup>';
+  if (ev.impersonatedUser) {
+    asUser = ev.impersonatedUser.username ?? '';
+    if (ev.impersonatedUser.groups) asGroups = quotedList(ev.impersonatedUser.groups);
+  }
+  const namespace = ev.objectRef?.namespace || '<none>';
+  const response = ev.responseStatus ? String(ev.responseStatus.code ?? 0) : '<deferred>';
+  const ip = ev.sourceIPs?.[0] ?? '<unknown>';
+  return (
+    `${rfc3339Nano(ev.requestReceivedTimestamp)} AUDIT: id=${goQuoted(ev.auditID)} stage=${goQuoted(ev.stage)} ip=${goQuoted(ip)} method=${goQuoted(ev.verb)} ` +
+    `user=${goQuoted(username)} groups=${goQuoted(groups)} as=${goQuoted(asUser)} asgroups=${goQuoted(asGroups)} user-agent=${goQuoted(ev.userAgent ?? '')} ` +
+    `namespace=${goQuoted(namespace)} uri=${goQuoted(ev.requestURI)} response="${response}"`
+  );
+}
+
+// Go's time.RFC3339Nano drops trailing zeros of the fraction.
+function rfc3339Nano(micro: string): string {
+  return micro.replace(/\.(\d*?)0+Z$/, (_m, digits: string) => (digits ? `.${digits}Z` : 'Z'));
+}

@@ -1,0 +1,272 @@
+/**
+ * The log backend (k8s.io/apiserver `plugin/pkg/audit/log/backend.go`): one event per line, as
+ * JSON or the legacy text, to a file or stdout (`-`). The file rotates by size as kube-apiserver's
+ * lumberjack writer does (`<name>-<UTC time>.<ext>` backups, `--audit-log-maxbackup` kept,
+ * `--audit-log-maxage` days).
+ *
+ * Each call is one synchronous write of whole lines, so lines are never interleaved or torn (a
+ * short write, as on a full disk, is truncated away before the failure is reported). A file
+ * deleted or renamed by another tool is noticed on the next write and opened again.
+ */
+import { closeSync, fstatSync, ftruncate, ftruncateSync, openSync, readdirSync, renameSync, statSync, unlinkSync, write as fsWrite, writeSync } from 'node:fs';
+import { basename, dirname, extname, join } from 'node:path';
+import type { AuditBackend } from './backend.js';
+import { encodeEventLine, eventString, type AuditEvent } from './event.js';
+import type { AuditMetrics } from './metrics.js';
+
+export type AuditLogFormat = 'json' | 'legacy';
+
+export interface LogBackendOptions {
+  /** A file path, or `-` for standard output. */
+  path: string;
+  format?: AuditLogFormat;
+  /** Megabytes before the file rotates; 0 never rotates. Kubernetes' default is 100. */
+  maxSizeMB?: number;
+  /** Rotated files kept; 0 keeps all. */
+  maxBackups?: number;
+  /** Days a rotated file is kept; 0 keeps them regardless of age. */
+  maxAgeDays?: number;
+  metrics: AuditMetrics;
+  /** Where write failures are reported (besides the error metric). */
+  onError?: (err: Error) => void;
+  /** For tests: the clock rotation names backups by. */
+  now?: () => Date;
+  /**
+   * Batch mode: write in the background (libuv's thread pool), one write at a time, so that a slow
+   * disk never holds the event loop; lines wait in memory meanwhile, at most
+   * {@link maxQueuedLogBytes}. Blocking modes write synchronously.
+   */
+  background?: boolean;
+}
+
+/** Bytes of lines waiting for a background write; past it new events are dropped and counted. */
+export const maxQueuedLogBytes = 64 * 1024 * 1024;
+
+const megabyte = 1024 * 1024;
+
+/** lumberjack's backup name: `audit-2006-01-02T15-04-05.000.log` for `audit.log`. */
+export function backupName(path: string, time: Date): string {
+  const ext = extname(path);
+  const prefix = basename(path, ext);
+  const stamp = time.toISOString().replace(/:/g, '-').replace(/Z$/, '');
+  return join(dirname(path), `${prefix}-${stamp}${ext}`);
+}
+
+class LogFile {
+  private fd = -1;
+  private ino = 0;
+  private dev = 0;
+  private size = 0;
+
+  constructor(
+    private readonly path: string,
+    private readonly maxBytes: number,
+    private readonly maxBackups: number,
+    private readonly maxAgeDays: number,
+    private readonly now: () => Date,
+  ) {}
+
+  /** Writes `data` whole or not at all; throws on failure. */
+  write(data: Buffer): void {
+    this.ensureOpen();
+    if (this.maxBytes > 0 && this.size > 0 && this.size + data.length > this.maxBytes) this.rotate();
+    const before = this.size;
+    let written = 0;
+    try {
+      while (written < data.length) written += writeSync(this.fd, data, written, data.length - written);
+    } catch (err) {
+      // Nothing half-written: cut the partial line off again.
+      if (written > 0) {
+        try {
+          ftruncateSync(this.fd, before);
+        } catch {
+          // The write error below is what matters.
+        }
+      }
+      throw err;
+    }
+    this.size += written;
+  }
+
+  /** The same as write(), with the data written in the background; resolves when it is all on file. */
+  writeInBackground(data: Buffer): Promise<void> {
+    this.ensureOpen();
+    if (this.maxBytes > 0 && this.size > 0 && this.size + data.length > this.maxBytes) this.rotate();
+    const fd = this.fd;
+    const before = this.size;
+    // Counted now: a later write (after this one completes) rotates on the right size.
+    this.size += data.length;
+    return new Promise((resolve, reject) => {
+      const step = (written: number) => {
+        if (written >= data.length) return resolve();
+        fsWrite(fd, data, written, data.length - written, null, (err, n) => {
+          if (!err) return step(written + n);
+          this.size = before;
+          // Nothing half-written: cut the partial line off again.
+          if (written > 0) ftruncate(fd, before, () => reject(err));
+          else reject(err);
+        });
+      };
+      step(0);
+    });
+  }
+
+  close(): void {
+    if (this.fd >= 0) closeSync(this.fd);
+    this.fd = -1;
+  }
+
+  private ensureOpen(): void {
+    if (this.fd >= 0) {
+      // Deleted or moved away (logrotate, an operator): open the path again.
+      let current;
+      try {
+        current = statSync(this.path);
+      } catch {
+        current = undefined;
+      }
+      if (current && current.ino === this.ino && current.dev === this.dev) return;
+      this.close();
+    }
+    this.fd = openSync(this.path, 'a', 0o600);
+    const st = fstatSync(this.fd);
+    this.ino = st.ino;
+    this.dev = st.dev;
+    this.size = st.size;
+  }
+
+  private rotate(): void {
+    this.close();
+    renameSync(this.path, backupName(this.path, this.now()));
+    this.ensureOpen();
+    this.removeOldBackups();
+  }
+
+  private removeOldBackups(): void {
+    if (this.maxBackups <= 0 && this.maxAgeDays <= 0) return;
+    const dir = dirname(this.path);
+    const ext = extname(this.path);
+    const prefix = `${basename(this.path, ext)}-`;
+    const backups = readdirSync(dir)
+      .filter((f) => f.startsWith(prefix) && f.endsWith(ext) && /^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}\.\d{3}$/.test(f.slice(prefix.length, f.length - ext.length)))
+      .sort()
+      .reverse();
+    const cutoff = this.now().getTime() - this.maxAgeDays * 24 * 3600 * 1000;
+    backups.forEach((f, i) => {
+      const stamp = f.slice(prefix.length, f.length - ext.length);
+      const time = Date.parse(`${stamp.slice(0, 10)}T${stamp.slice(11).replace(/-/g, ':')}Z`);
+      const tooMany = this.maxBackups > 0 && i >= this.maxBackups;
+      const tooOld = this.maxAgeDays > 0 && time < cutoff;
+      if (tooMany || tooOld) {
+        try {
+          unlinkSync(join(dir, f));
+        } catch {
+          // Already gone.
+        }
+      }
+    });
+  }
+}
+
+/** The log backend: processEvents writes the events' lines in one write and answers whether it succeeded. */
+export function createLogBackend(options: LogBackendOptions): AuditBackend {
+  const format = options.format ?? 'json';
+  const encode = format === 'legacy' ? (ev: AuditEvent) => `${eventString(ev)}\n` : encodeEventLine;
+  const file =
+    options.path === '-'
+      ? undefined
+      : new LogFile(options.path, (options.maxSizeMB ?? 100) * megabyte, options.maxBackups ?? 100, options.maxAgeDays ?? 366, options.now ?? (() => new Date()));
+  const write = (text: string, count: number): boolean => {
+    const data = Buffer.from(text);
+    try {
+      if (file) file.write(data);
+      else writeSync(1, data);
+      return true;
+    } catch (err) {
+      options.metrics.error('log', count);
+      options.onError?.(err as Error);
+      return false;
+    }
+  };
+  // Batch mode: one background write at a time; what arrives meanwhile waits in `queued`. A write
+  // takes as much as fits in the file before it rotates (at least one hand-over).
+  const maxWriteBytes = file && (options.maxSizeMB ?? 100) > 0 ? (options.maxSizeMB ?? 100) * megabyte : Infinity;
+  const queued: { text: string; count: number }[] = [];
+  let queuedBytes = 0;
+  let writing: Promise<void> | undefined;
+  const writeInBackground = (data: Buffer): Promise<void> =>
+    file
+      ? file.writeInBackground(data)
+      : new Promise((resolve, reject) => fsWrite(1, data, (err) => (err ? reject(err) : resolve())));
+  const pump = () => {
+    if (writing || queued.length === 0) return;
+    let text = '';
+    let count = 0;
+    while (queued.length > 0 && (count === 0 || text.length + queued[0]!.text.length <= maxWriteBytes)) {
+      const next = queued.shift()!;
+      text += next.text;
+      count += next.count;
+    }
+    queuedBytes -= text.length;
+    let started: Promise<void>;
+    try {
+      started = writeInBackground(Buffer.from(text));
+    } catch (err) {
+      started = Promise.reject(err);
+    }
+    writing = started
+      .catch((err: Error) => {
+        options.metrics.error('log', count);
+        options.onError?.(err);
+      })
+      .finally(() => {
+        writing = undefined;
+        pump();
+      });
+  };
+  const hand = (text: string, count: number): boolean => {
+    if (!options.background) return write(text, count);
+    if (queuedBytes + text.length > maxQueuedLogBytes) {
+      options.metrics.error('log', count);
+      return false;
+    }
+    queued.push({ text, count });
+    queuedBytes += text.length;
+    pump();
+    return true;
+  };
+  // While corked (batch mode flushing its buffer), lines are gathered and handed over at uncork:
+  // one write for everything a flush hands over instead of one per event.
+  let corked = false;
+  let pending = '';
+  let pendingCount = 0;
+  return {
+    name: 'log',
+    processEvents(events) {
+      if (events.length === 0) return true;
+      let text = '';
+      for (const ev of events) text += encode(ev);
+      if (corked) {
+        pending += text;
+        pendingCount += events.length;
+        return true;
+      }
+      return hand(text, events.length);
+    },
+    cork() {
+      corked = true;
+    },
+    uncork() {
+      corked = false;
+      if (pendingCount === 0) return;
+      const [text, count] = [pending, pendingCount];
+      pending = '';
+      pendingCount = 0;
+      hand(text, count);
+    },
+    async shutdown() {
+      while (writing) await writing;
+      file?.close();
+    },
+  };
+}

@@ -1,0 +1,120 @@
+import type { AuditPolicyRule, AuditStage } from '@plat/config';
+import { newPolicyRuleEvaluator, type AuditAttributes } from './policy-evaluator.js';
+
+// The requests and rules of k8s.io/apiserver pkg/audit/policy/checker_test.go (TestChecker,
+// TestCheckerPolicyOmitStages), written as our own table.
+const tim = { username: 'tim@k8s.io', groups: ['humans', 'developers'] };
+const requests: Record<string, AuditAttributes> = {
+  namespaced: { user: tim, verb: 'get', namespace: 'default', apiGroup: '', resource: 'pods', name: 'busybox', resourceRequest: true, path: '/api/v1/namespaces/default/pods/busybox' },
+  cluster: { user: tim, verb: 'get', apiGroup: 'rbac.authorization.k8s.io', resource: 'clusterroles', name: 'edit', resourceRequest: true, path: '/apis/rbac.authorization.k8s.io/v1/clusterroles/edit' },
+  nonResource: { user: tim, verb: 'get', resourceRequest: false, path: '/logs/kubelet.log' },
+  subresource: { user: tim, verb: 'get', namespace: 'default', apiGroup: '', resource: 'pods', subresource: 'log', name: 'busybox', resourceRequest: true, path: '/api/v1/namespaces/default/pods/busybox' },
+  unauthenticated: { verb: 'get', namespace: 'default', apiGroup: '', resource: 'pods', name: 'busybox', resourceRequest: true, path: '/api/v1/namespaces/default/pods/busybox' },
+  clusterRoleUpdate: { user: tim, verb: 'update', apiGroup: 'rbac.authorization.k8s.io', resource: 'clusterroles', subresource: 'status', name: 'somerole', resourceRequest: true, path: '/apis/rbac.authorization.k8s.io/v1/clusterroles/somerole' },
+};
+const rules: Record<string, AuditPolicyRule> = {
+  default: { level: 'Metadata' },
+  create: { level: 'Request', verbs: ['create'] },
+  tims: { level: 'Metadata', users: ['tim@k8s.io'] },
+  humans: { level: 'Metadata', userGroups: ['humans'] },
+  serviceAccounts: { level: 'Request', userGroups: ['system:serviceaccounts'] },
+  getPods: { level: 'RequestResponse', verbs: ['get'], resources: [{ resources: ['pods'] }] },
+  getPodLogs: { level: 'Request', verbs: ['get'], resources: [{ resources: ['pods/log'] }] },
+  getPodWildcardMatching: { level: 'Request', verbs: ['get'], resources: [{ resources: ['*'] }] },
+  getPodResourceWildcardMatching: { level: 'Request', verbs: ['get'], resources: [{ resources: ['*/log'] }] },
+  getPodSubResourceWildcardMatching: { level: 'Request', verbs: ['get'], resources: [{ resources: ['pods/*'] }] },
+  getClusterRoles: { level: 'RequestResponse', verbs: ['get'], resources: [{ group: 'rbac.authorization.k8s.io', resources: ['clusterroles'] }], namespaces: [''] },
+  anyGroupStatusUpdate: { level: 'RequestResponse', verbs: ['update'], resources: [{ group: '*', resources: ['*/status'] }] },
+  getLogs: { level: 'RequestResponse', verbs: ['get'], nonResourceURLs: ['/logs*'] },
+  getMetrics: { level: 'Request', verbs: ['get'], nonResourceURLs: ['/metrics'] },
+  clusterRoleEdit: { level: 'Request', resources: [{ group: 'rbac.authorization.k8s.io', resources: ['clusterroles'], resourceNames: ['edit'] }] },
+  omitRequestReceived: { level: 'Request', omitStages: ['RequestReceived'] },
+  onlyPanic: { level: 'Request', omitStages: ['RequestReceived', 'ResponseStarted', 'ResponseComplete'] },
+};
+
+// [request, expected level, rules in order]
+const levelTable: [string, string, string[]][] = [
+  ['namespaced', 'Metadata', ['default']],
+  ['namespaced', 'None', ['create']],
+  ['namespaced', 'Metadata', ['tims']],
+  ['namespaced', 'Metadata', ['humans']],
+  ['namespaced', 'None', ['serviceAccounts']],
+  ['namespaced', 'RequestResponse', ['getPods']],
+  ['namespaced', 'None', ['getClusterRoles']],
+  ['namespaced', 'None', ['getLogs']],
+  ['namespaced', 'None', ['getMetrics']],
+  ['namespaced', 'Metadata', ['getMetrics', 'serviceAccounts', 'default']],
+  ['namespaced', 'RequestResponse', ['getMetrics', 'getPods', 'default']],
+  ['namespaced', 'RequestResponse', ['getPodLogs', 'getPods']],
+  ['cluster', 'Metadata', ['default']],
+  ['cluster', 'None', ['create']],
+  ['cluster', 'Metadata', ['tims']],
+  ['cluster', 'None', ['serviceAccounts']],
+  ['cluster', 'None', ['getPods']],
+  ['cluster', 'RequestResponse', ['getClusterRoles']],
+  ['cluster', 'Request', ['clusterRoleEdit', 'getClusterRoles']],
+  ['cluster', 'None', ['getLogs']],
+  ['cluster', 'RequestResponse', ['getMetrics', 'getClusterRoles', 'default']],
+  ['cluster', 'None', ['getPodLogs', 'getPods']],
+  ['nonResource', 'Metadata', ['default']],
+  ['nonResource', 'None', ['create']],
+  ['nonResource', 'Metadata', ['humans']],
+  ['nonResource', 'None', ['getPods']],
+  ['nonResource', 'None', ['getClusterRoles']],
+  ['nonResource', 'RequestResponse', ['getLogs']],
+  ['nonResource', 'None', ['getMetrics']],
+  ['nonResource', 'RequestResponse', ['getLogs', 'getClusterRoles', 'default']],
+  ['subresource', 'Request', ['getPodLogs', 'getPods']],
+  ['subresource', 'Request', ['getPodWildcardMatching']],
+  ['subresource', 'Request', ['getPodResourceWildcardMatching']],
+  ['subresource', 'Request', ['getPodSubResourceWildcardMatching']],
+  ['unauthenticated', 'None', ['tims']],
+  ['unauthenticated', 'Metadata', ['tims', 'default']],
+  ['unauthenticated', 'None', ['humans']],
+  ['unauthenticated', 'Metadata', ['humans', 'default']],
+  ['clusterRoleUpdate', 'RequestResponse', ['anyGroupStatusUpdate']],
+];
+
+function evaluate(request: string, ruleNames: string[], policyStages: AuditStage[] = []) {
+  return newPolicyRuleEvaluator({ omitStages: policyStages, rules: ruleNames.map((n) => rules[n]!) }).evaluate(requests[request]!);
+}
+
+describe('policy rule evaluation (checker_test.go TestChecker)', () => {
+  it.each(levelTable)('%s is audited at %s under rules %j', (request, level, ruleNames) => {
+    expect(evaluate(request, ruleNames).level).toBe(level);
+  });
+
+  it('keeps the policy-wide omitStages for every outcome, matched or not (TestCheckerPolicyOmitStages)', () => {
+    const stages: AuditStage[] = ['RequestReceived', 'ResponseStarted'];
+    for (const [request, level, ruleNames] of levelTable) {
+      const out = evaluate(request, ruleNames, stages);
+      expect([request, ruleNames, out.level, [...out.omitStages].sort()]).toEqual([request, ruleNames, level, [...stages].sort()]);
+    }
+  });
+
+  it('unions a rule’s omitStages with the policy’s', () => {
+    expect([...evaluate('namespaced', ['omitRequestReceived', 'getPods', 'default']).omitStages]).toEqual(['RequestReceived']);
+    expect([...evaluate('namespaced', ['onlyPanic', 'getPods']).omitStages].sort()).toEqual(['RequestReceived', 'ResponseComplete', 'ResponseStarted']);
+    expect([...evaluate('nonResource', ['omitRequestReceived'], ['ResponseStarted']).omitStages].sort()).toEqual(['RequestReceived', 'ResponseStarted']);
+    // The first match decides: "default" comes first, so the rule's own stages do not apply.
+    expect([...evaluate('nonResource', ['default', 'omitRequestReceived'], ['ResponseStarted']).omitStages]).toEqual(['ResponseStarted']);
+  });
+
+  it('takes omitManagedFields from the rule when it says so, else from the policy (TestOmitManagedFields)', () => {
+    const policy = (ruleValue?: boolean, policyValue?: boolean) =>
+      newPolicyRuleEvaluator({ omitManagedFields: policyValue, rules: [{ level: 'Metadata', ...(ruleValue === undefined ? {} : { omitManagedFields: ruleValue }) }] }).evaluate(requests.namespaced!)
+        .omitManagedFields;
+    expect(policy(undefined, true)).toBe(true);
+    expect(policy(false, true)).toBe(false);
+    expect(policy(true, false)).toBe(true);
+    expect(policy(undefined, undefined)).toBe(false);
+  });
+
+  it('matches namespaces only for resource requests, with "" for cluster-scoped ones', () => {
+    expect(evaluate('cluster', ['getClusterRoles']).level).toBe('RequestResponse');
+    const nsRule = { level: 'Metadata' as const, namespaces: ['default'] };
+    expect(newPolicyRuleEvaluator({ rules: [nsRule] }).evaluate(requests.namespaced!).level).toBe('Metadata');
+    expect(newPolicyRuleEvaluator({ rules: [nsRule] }).evaluate(requests.cluster!).level).toBe('None');
+    expect(newPolicyRuleEvaluator({ rules: [nsRule] }).evaluate(requests.nonResource!).level).toBe('None');
+  });
+});

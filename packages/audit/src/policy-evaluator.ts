@@ -1,0 +1,113 @@
+/**
+ * Which level a request is audited at, and which stages are left out: the first rule of the
+ * Policy that matches wins, none matching means `None`. Kubernetes' semantics, from k8s.io/apiserver
+ * `pkg/audit/policy/checker.go` (NewPolicyRuleEvaluator, ruleMatches): a rule's omitStages is the
+ * union of its own and the policy's; omitManagedFields of a rule overrides the policy's.
+ */
+import type { AuditLevel, AuditPolicy, AuditPolicyRule, AuditStage } from '@plat/config';
+
+/** What the policy looks at: the authorizer's attributes of the request (its user before impersonation). */
+export interface AuditAttributes {
+  user?: { username: string; groups?: readonly string[] };
+  verb: string;
+  resourceRequest: boolean;
+  apiGroup?: string;
+  resource?: string;
+  subresource?: string;
+  namespace?: string;
+  name?: string;
+  /** The request path, for non-resource rules. */
+  path: string;
+}
+
+/** The outcome for one request (kube's RequestAuditConfig). */
+export interface RequestAuditConfig {
+  level: AuditLevel;
+  omitStages: ReadonlySet<AuditStage>;
+  omitManagedFields: boolean;
+}
+
+export interface PolicyRuleEvaluator {
+  evaluate(attrs: AuditAttributes): RequestAuditConfig;
+}
+
+const levelOrder: Record<AuditLevel, number> = { None: 0, Metadata: 1, Request: 2, RequestResponse: 3 };
+
+/** `a` is below `b` (kube's Level.Less). */
+export function levelLess(a: AuditLevel, b: AuditLevel): boolean {
+  return levelOrder[a] < levelOrder[b];
+}
+
+interface CompiledRule {
+  rule: AuditPolicyRule;
+  users?: ReadonlySet<string>;
+  userGroups?: ReadonlySet<string>;
+  verbs?: ReadonlySet<string>;
+  namespaces?: ReadonlySet<string>;
+  config: RequestAuditConfig;
+}
+
+const nonEmptySet = (list: readonly string[] | undefined) => (list && list.length > 0 ? new Set(list) : undefined);
+
+function pathMatches(path: string, spec: string): boolean {
+  if (spec === '*' || spec === path) return true;
+  return spec.endsWith('*') && path.startsWith(spec.replace(/\*+$/, ''));
+}
+
+function matchesResource(r: AuditPolicyRule, namespaces: ReadonlySet<string> | undefined, a: AuditAttributes): boolean {
+  if (!a.resourceRequest) return false;
+  // Cluster-scoped resources have the namespace ''.
+  if (namespaces && !namespaces.has(a.namespace ?? '')) return false;
+  if (!r.resources || r.resources.length === 0) return true;
+  const resource = a.resource ?? '';
+  const subresource = a.subresource ?? '';
+  const combined = subresource ? `${resource}/${subresource}` : resource;
+  for (const gr of r.resources) {
+    const group = gr.group ?? '';
+    if (group !== (a.apiGroup ?? '') && group !== '*') continue;
+    if (!gr.resources || gr.resources.length === 0) return true;
+    if (gr.resourceNames && gr.resourceNames.length > 0 && !gr.resourceNames.includes(a.name ?? '')) continue;
+    for (const res of gr.resources) {
+      if (res === combined || res === '*') return true;
+      if (subresource && res.startsWith('*/') && subresource === res.slice(2)) return true;
+      if (res.endsWith('/*') && resource === res.slice(0, -2)) return true;
+    }
+  }
+  return false;
+}
+
+function matches(c: CompiledRule, a: AuditAttributes): boolean {
+  if (c.users && (!a.user || !c.users.has(a.user.username))) return false;
+  if (c.userGroups && !(a.user?.groups ?? []).some((g) => c.userGroups!.has(g))) return false;
+  if (c.verbs && !c.verbs.has(a.verb)) return false;
+  if (c.namespaces || (c.rule.resources && c.rule.resources.length > 0)) return matchesResource(c.rule, c.namespaces, a);
+  if (c.rule.nonResourceURLs && c.rule.nonResourceURLs.length > 0) {
+    return !a.resourceRequest && c.rule.nonResourceURLs.some((spec) => pathMatches(a.path, spec));
+  }
+  return true;
+}
+
+/** Compiles a validated Policy (@plat/config's loadAuditPolicy) once; evaluate() runs per request. */
+export function newPolicyRuleEvaluator(policy: Pick<AuditPolicy, 'rules' | 'omitStages' | 'omitManagedFields'>): PolicyRuleEvaluator {
+  const policyStages = new Set<AuditStage>(policy.omitStages ?? []);
+  const policyOmitManagedFields = policy.omitManagedFields ?? false;
+  const rules: CompiledRule[] = policy.rules.map((rule) => ({
+    rule,
+    users: nonEmptySet(rule.users),
+    userGroups: nonEmptySet(rule.userGroups),
+    verbs: nonEmptySet(rule.verbs),
+    namespaces: nonEmptySet(rule.namespaces),
+    config: {
+      level: rule.level,
+      omitStages: new Set<AuditStage>([...policyStages, ...(rule.omitStages ?? [])]),
+      omitManagedFields: rule.omitManagedFields ?? policyOmitManagedFields,
+    },
+  }));
+  const fallback: RequestAuditConfig = { level: 'None', omitStages: policyStages, omitManagedFields: policyOmitManagedFields };
+  return {
+    evaluate(attrs) {
+      for (const c of rules) if (matches(c, attrs)) return c.config;
+      return fallback;
+    },
+  };
+}

@@ -1,0 +1,122 @@
+import type { AuditLevel, AuditStage } from '@plat/config';
+import type { AuditBackend } from './backend.js';
+import type { AuditEvent } from './event.js';
+import { noAuditMetrics } from './metrics.js';
+import { RequestAudit } from './request-audit.js';
+
+function recorder(level: AuditLevel, omit: AuditStage[] = [], omitManagedFields = false) {
+  const seen: AuditEvent[] = [];
+  const backend: AuditBackend = { name: 'test', processEvents: (evs) => (seen.push(...evs), true), shutdown: async () => undefined };
+  const ra = new RequestAudit({ level, omitStages: new Set(omit), omitManagedFields }, backend, noAuditMetrics, {
+    auditID: '5f2c0d8e-1111-4a5b-9c3d-000000000001',
+    requestReceivedMicros: Date.UTC(2026, 0, 2, 3, 4, 5) * 1000 + 123,
+    verb: 'create',
+    requestURI: '/apis/certificates.plat.io/v1alpha1/clustertrustbundles?fieldManager=kubectl-create',
+    user: { username: 'writer', uid: 'u1', groups: ['writers', 'system:authenticated'] },
+    sourceIPs: ['127.0.0.1'],
+    userAgent: 'kubectl/v1.32.0',
+    objectRef: { resource: 'clustertrustbundles', apiGroup: 'certificates.plat.io', apiVersion: 'v1alpha1' },
+  });
+  return { ra, seen };
+}
+
+const bundle = {
+  apiVersion: 'certificates.plat.io/v1alpha1',
+  kind: 'ClusterTrustBundle',
+  metadata: { name: 'example.com:a:b', uid: 'uid-1', resourceVersion: '42', managedFields: [{ manager: 'kubectl' }] },
+  spec: { signerName: 'example.com/a', trustBundle: 'PEM' },
+};
+
+// The level rules of k8s.io/apiserver pkg/audit/request.go (LogRequestObject, LogResponseObject)
+// and the event stages of pkg/endpoints/filters/audit_test.go (TestAudit).
+describe('RequestAudit', () => {
+  it('carries no bodies at Metadata, the request body at Request, both at RequestResponse', () => {
+    const out: Record<string, [boolean, boolean]> = {};
+    for (const level of ['Metadata', 'Request', 'RequestResponse'] as const) {
+      const { ra, seen } = recorder(level);
+      ra.logRequestObject(bundle);
+      ra.logResponseObject(bundle);
+      ra.setResponseCode(201);
+      ra.processStage('ResponseComplete');
+      out[level] = [seen[0]!.requestObject !== undefined, seen[0]!.responseObject !== undefined];
+      // The object reference is completed from the body at every level.
+      expect(seen[0]!.objectRef).toEqual({ resource: 'clustertrustbundles', apiGroup: 'certificates.plat.io', apiVersion: 'v1alpha1', name: 'example.com:a:b', uid: 'uid-1', resourceVersion: '42' });
+      expect(seen[0]!.responseStatus).toEqual({ metadata: {}, code: 201 });
+    }
+    expect(out).toEqual({ Metadata: [false, false], Request: [true, false], RequestResponse: [true, true] });
+  });
+
+  it('sends each stage as its own copy with a microsecond stage timestamp', () => {
+    const { ra, seen } = recorder('Metadata');
+    ra.processStage('RequestReceived');
+    ra.addAnnotation('authorization.k8s.io/decision', 'allow');
+    ra.setResponseCode(200);
+    ra.processStage('ResponseComplete');
+    expect(seen.map((e) => e.stage)).toEqual(['RequestReceived', 'ResponseComplete']);
+    expect(seen[0]!.annotations).toBeUndefined();
+    expect(seen[0]!.responseStatus).toBeUndefined();
+    expect(seen[1]!.annotations).toEqual({ 'authorization.k8s.io/decision': 'allow' });
+    expect(seen[0]!.requestReceivedTimestamp).toBe('2026-01-02T03:04:05.000123Z');
+    expect(seen[1]!.stageTimestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+    expect(seen[1]).toMatchObject({ kind: 'Event', apiVersion: 'audit.k8s.io/v1', level: 'Metadata', auditID: '5f2c0d8e-1111-4a5b-9c3d-000000000001', verb: 'create', user: { username: 'writer' } });
+  });
+
+  it('leaves out the stages the policy omits', () => {
+    const { ra, seen } = recorder('Metadata', ['RequestReceived']);
+    ra.processStage('RequestReceived');
+    ra.processStage('ResponseComplete');
+    expect(seen.map((e) => e.stage)).toEqual(['ResponseComplete']);
+  });
+
+  it('keeps the first value of an annotation', () => {
+    const { ra } = recorder('Metadata');
+    ra.addAnnotation('k', 'first');
+    ra.addAnnotation('k', 'second');
+    expect(ra.event.annotations).toEqual({ k: 'first' });
+  });
+
+  it('takes the response status from a Status body, with its reason and message', () => {
+    const { ra, seen } = recorder('Metadata');
+    ra.logResponseObject({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'forbidden', reason: 'Forbidden', details: { kind: 'clustertrustbundles' }, code: 403 });
+    ra.setResponseCode(403);
+    ra.processStage('ResponseComplete');
+    expect(seen[0]!.responseStatus).toEqual({ metadata: {}, status: 'Failure', message: 'forbidden', reason: 'Forbidden', details: { kind: 'clustertrustbundles' }, code: 403 });
+    expect(seen[0]!.responseObject).toBeUndefined();
+  });
+
+  it('drops managedFields when the policy says omitManagedFields, from objects and list items', () => {
+    const { ra, seen } = recorder('RequestResponse', [], true);
+    ra.logRequestObject(bundle);
+    ra.logResponseObject({ kind: 'ClusterTrustBundleList', items: [bundle] });
+    ra.processStage('ResponseComplete');
+    expect((seen[0]!.requestObject as typeof bundle).metadata).toEqual({ name: 'example.com:a:b', uid: 'uid-1', resourceVersion: '42' });
+    expect((seen[0]!.responseObject as { items: (typeof bundle)[] }).items[0]!.metadata.managedFields).toBeUndefined();
+    // The handler's object is not changed.
+    expect(bundle.metadata.managedFields).toHaveLength(1);
+  });
+
+  it('never records the token of a TokenReview', () => {
+    const { ra, seen } = recorder('RequestResponse');
+    const review = { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token: 'eyJhbGciOi.secret.token', audiences: ['a'] } };
+    ra.logRequestObject(review);
+    ra.logResponseObject({ ...review, status: { authenticated: true } });
+    ra.processStage('ResponseComplete');
+    expect(JSON.stringify(seen)).not.toContain('eyJhbGciOi');
+    expect(seen[0]!.requestObject).toEqual({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { audiences: ['a'] } });
+  });
+
+  it('cuts a User-Agent longer than 1024 characters as Kubernetes does', () => {
+    const seen: AuditEvent[] = [];
+    const backend: AuditBackend = { name: 't', processEvents: (evs) => (seen.push(...evs), true), shutdown: async () => undefined };
+    const ra = new RequestAudit({ level: 'Metadata', omitStages: new Set(), omitManagedFields: false }, backend, noAuditMetrics, {
+      auditID: 'a',
+      requestReceivedMicros: 0,
+      verb: 'get',
+      requestURI: '/',
+      sourceIPs: [],
+      userAgent: 'x'.repeat(2000),
+    });
+    expect(ra.event.userAgent).toBe(`${'x'.repeat(1024)}...TRUNCATED`);
+    expect(ra.event.user).toEqual({});
+  });
+});

@@ -1,0 +1,188 @@
+/**
+ * One request's audit record as it walks through the server (kube's `audit.AuditContext` with
+ * `pkg/audit/request.go`): the event under construction, what the policy decided for it, and the
+ * calls the filters and handlers make to fill it in. Each processed stage hands the backend a copy,
+ * so a backend may keep an event while the request goes on.
+ */
+import type { AuditStage } from '@plat/config';
+import type { AuditBackend } from './backend.js';
+import { microTime, nowMicros, type AuditEvent, type AuditObjectReference, type AuditResponseStatus, type AuditUserInfo } from './event.js';
+import type { AuditMetrics } from './metrics.js';
+import { levelLess, type RequestAuditConfig } from './policy-evaluator.js';
+
+/** Kubernetes cuts longer User-Agent headers (request.go maybeTruncateUserAgent). */
+export const maxUserAgentLength = 1024;
+const userAgentTruncateSuffix = '...TRUNCATED';
+
+/** The annotations the server adds (Kubernetes' keys). */
+export const decisionAnnotationKey = 'authorization.k8s.io/decision';
+export const reasonAnnotationKey = 'authorization.k8s.io/reason';
+
+export interface RequestAuditInit {
+  auditID: string;
+  /** Microseconds since the epoch. */
+  requestReceivedMicros: number;
+  verb: string;
+  requestURI: string;
+  user?: AuditUserInfo;
+  sourceIPs: string[];
+  userAgent?: string;
+  objectRef?: AuditObjectReference;
+}
+
+/** Metadata a request or response object supplies to the object reference. */
+interface ObjectMetaLike {
+  name?: unknown;
+  namespace?: unknown;
+  uid?: unknown;
+  resourceVersion?: unknown;
+  managedFields?: unknown;
+}
+
+function metadataOf(obj: unknown): ObjectMetaLike | undefined {
+  if (typeof obj !== 'object' || obj === null) return undefined;
+  const meta = (obj as { metadata?: unknown }).metadata;
+  return typeof meta === 'object' && meta !== null ? (meta as ObjectMetaLike) : undefined;
+}
+
+/**
+ * The object as the event may carry it: managedFields dropped when the policy says so, and a
+ * TokenReview's token never (the bearer token it asks about is a credential).
+ */
+function recordable(obj: unknown, omitManagedFields: boolean): unknown {
+  if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) return obj;
+  const record = obj as Record<string, unknown>;
+  let out = record;
+  if (record.kind === 'TokenReview' && typeof record.spec === 'object' && record.spec !== null && 'token' in record.spec) {
+    const { token: _token, ...spec } = record.spec as Record<string, unknown>;
+    out = { ...out, spec };
+  }
+  const meta = metadataOf(record);
+  if (omitManagedFields && meta && 'managedFields' in meta) {
+    const { managedFields: _m, ...rest } = meta as Record<string, unknown>;
+    out = { ...out, metadata: rest };
+  }
+  if (omitManagedFields && Array.isArray(record.items)) {
+    // A list: each item loses its managedFields too (copyWithoutManagedFields does the same).
+    out = { ...out, items: record.items.map((item) => recordable(item, true)) };
+  }
+  return out;
+}
+
+function asStatus(obj: unknown): AuditResponseStatus | undefined {
+  if (typeof obj !== 'object' || obj === null) return undefined;
+  const s = obj as Record<string, unknown>;
+  if (s.kind !== 'Status' || typeof s.code !== 'number') return undefined;
+  const out: AuditResponseStatus = { metadata: {} };
+  if (typeof s.status === 'string') out.status = s.status;
+  if (typeof s.message === 'string') out.message = s.message;
+  if (typeof s.reason === 'string' && s.reason !== '') out.reason = s.reason;
+  if (s.details !== undefined) out.details = s.details;
+  out.code = s.code;
+  return out;
+}
+
+export class RequestAudit {
+  readonly event: AuditEvent;
+  private codeSet = false;
+
+  constructor(
+    readonly config: RequestAuditConfig,
+    private readonly backend: AuditBackend,
+    private readonly metrics: AuditMetrics,
+    init: RequestAuditInit,
+  ) {
+    const received = microTime(init.requestReceivedMicros);
+    let userAgent = init.userAgent;
+    if (userAgent !== undefined && userAgent.length > maxUserAgentLength) userAgent = userAgent.slice(0, maxUserAgentLength) + userAgentTruncateSuffix;
+    this.event = {
+      kind: 'Event',
+      apiVersion: 'audit.k8s.io/v1',
+      level: config.level,
+      auditID: init.auditID,
+      stage: 'RequestReceived',
+      requestURI: init.requestURI,
+      verb: init.verb,
+      user: init.user ?? {},
+      sourceIPs: init.sourceIPs,
+      ...(userAgent !== undefined ? { userAgent } : {}),
+      ...(init.objectRef ? { objectRef: init.objectRef } : {}),
+      requestReceivedTimestamp: received,
+      stageTimestamp: received,
+    };
+  }
+
+  get level() {
+    return this.config.level;
+  }
+
+  /** Adds an annotation unless one with the key is there already (kube keeps the first and logs the clash). */
+  addAnnotation(key: string, value: string): void {
+    const annotations = (this.event.annotations ??= {});
+    if (!(key in annotations)) annotations[key] = value;
+  }
+
+  logImpersonatedUser(user: AuditUserInfo): void {
+    this.event.impersonatedUser = user;
+  }
+
+  /** The decoded body of a create, update or delete (Request level and above); fills the object reference at every level. */
+  logRequestObject(obj: unknown): void {
+    this.fillObjectRef(obj);
+    if (levelLess(this.config.level, 'Request')) return;
+    this.event.requestObject = recordable(obj, this.config.omitManagedFields);
+  }
+
+  /** A patch body as sent (Request level and above). */
+  logRequestPatch(patch: unknown): void {
+    if (levelLess(this.config.level, 'Request')) return;
+    this.event.requestObject = patch;
+  }
+
+  /** What the response carries: a Status sets responseStatus; the object itself is kept at RequestResponse. */
+  logResponseObject(obj: unknown): void {
+    const status = asStatus(obj);
+    if (status) this.event.responseStatus = status;
+    if (levelLess(this.config.level, 'RequestResponse')) return;
+    this.event.responseObject = recordable(obj, this.config.omitManagedFields);
+  }
+
+  /** The response's HTTP status, from the first header written. Returns true the first time. */
+  setResponseCode(code: number): boolean {
+    if (this.codeSet) return false;
+    this.codeSet = true;
+    if (this.event.responseStatus) this.event.responseStatus.code ??= code;
+    else this.event.responseStatus = { metadata: {}, code };
+    return true;
+  }
+
+  setResponseStatus(status: AuditResponseStatus): void {
+    this.event.responseStatus = status;
+  }
+
+  /** Sends the event at `stage` unless the policy omits that stage; false when the backend could not store it. */
+  processStage(stage: AuditStage): boolean | Promise<boolean> {
+    if (this.config.omitStages.has(stage)) return true;
+    const ev = this.event;
+    const copy: AuditEvent = {
+      ...ev,
+      stage,
+      stageTimestamp: microTime(nowMicros()),
+      ...(ev.annotations ? { annotations: { ...ev.annotations } } : {}),
+      ...(ev.responseStatus ? { responseStatus: { ...ev.responseStatus } } : {}),
+      ...(ev.objectRef ? { objectRef: { ...ev.objectRef } } : {}),
+    };
+    this.metrics.event();
+    return this.backend.processEvents([copy]);
+  }
+
+  private fillObjectRef(obj: unknown): void {
+    const meta = metadataOf(obj);
+    if (!meta) return;
+    const ref = (this.event.objectRef ??= {});
+    if (!ref.namespace && typeof meta.namespace === 'string' && meta.namespace) ref.namespace = meta.namespace;
+    if (!ref.name && typeof meta.name === 'string' && meta.name) ref.name = meta.name;
+    if (!ref.uid && typeof meta.uid === 'string' && meta.uid) ref.uid = meta.uid;
+    if (!ref.resourceVersion && typeof meta.resourceVersion === 'string' && meta.resourceVersion) ref.resourceVersion = meta.resourceVersion;
+  }
+}

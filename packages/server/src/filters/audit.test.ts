@@ -1,0 +1,100 @@
+import { isIP } from 'node:net';
+import fc from 'fast-check';
+import { Registry } from 'prom-client';
+import { createAuditMetrics, newPolicyRuleEvaluator, type AuditBackend, type AuditEvent } from '@plat/audit';
+import type { RequestContext } from '../context.js';
+import { sourceIPs, withAudit, type ServerAudit } from './audit.js';
+
+/** A backend that keeps what it is given, in memory (what a test reads back). */
+function memoryBackend(): AuditBackend & { events: AuditEvent[] } {
+  const events: AuditEvent[] = [];
+  return { name: 'memory', events, processEvents: (evs) => (events.push(...evs), true), shutdown: async () => undefined };
+}
+
+function serverAudit(backend: AuditBackend, level: 'Metadata' | 'RequestResponse' = 'RequestResponse'): ServerAudit {
+  return { evaluator: newPolicyRuleEvaluator({ rules: [{ level: 'None', nonResourceURLs: ['/healthz'] }, { level }] }), backend, metrics: createAuditMetrics(new Registry()) };
+}
+
+// The filter's place and its annotation points (k8s.io/apiserver pkg/endpoints/filters/audit_test.go
+// TestAudit, authorization_test.go TestAuditAnnotation).
+
+describe('audit filter stages', () => {
+  function context(longRunning = false): RequestContext {
+    const res = {
+      statusCode: 200,
+      headersSent: false,
+      writableEnded: false,
+      writeHead(code: number) {
+        this.statusCode = code;
+        this.headersSent = true;
+        return this;
+      },
+      write: () => true,
+    };
+    return {
+      req: { url: '/apis/certificates.plat.io/v1alpha1/clustertrustbundles?watch=1', headers: { 'user-agent': 'test' }, socket: { remoteAddress: '::ffff:127.0.0.1' } },
+      res,
+      path: '/apis/certificates.plat.io/v1alpha1/clustertrustbundles',
+      info: { verb: longRunning ? 'watch' : 'get', isResourceRequest: true, apiGroup: 'certificates.plat.io', apiVersion: 'v1alpha1', resource: 'clustertrustbundles', path: '/apis/certificates.plat.io/v1alpha1/clustertrustbundles' },
+      user: { username: 'alice', groups: ['system:authenticated'] },
+      auditId: 'id-1',
+      startTime: BigInt(Date.now()) * 1_000_000n,
+      longRunning,
+    } as unknown as RequestContext;
+  }
+
+  it('records Panic with a 500 status when the handler throws, and passes the error on', async () => {
+    const backend = memoryBackend();
+    const handler = withAudit(serverAudit(backend, 'Metadata'))(async () => {
+      throw new TypeError('boom');
+    });
+    await expect(handler(context())).rejects.toThrow('boom');
+    expect(backend.events.map((e) => e.stage)).toEqual(['RequestReceived', 'Panic']);
+    expect(backend.events[1]!.responseStatus).toEqual({ metadata: {}, code: 500, status: 'Failure', reason: 'InternalError', message: "APIServer panic'd: boom" });
+    expect(backend.events[0]!.sourceIPs).toEqual(['127.0.0.1']);
+  });
+
+  it('records ResponseStarted for a long-running request when its head goes out', async () => {
+    const backend = memoryBackend();
+    const stagesAtHead: string[] = [];
+    const handler = withAudit(serverAudit(backend, 'Metadata'))(async (ctx) => {
+      ctx.res.writeHead(200);
+      stagesAtHead.push(...backend.events.map((e) => e.stage));
+    });
+    await handler(context(true));
+    expect(stagesAtHead).toEqual(['RequestReceived', 'ResponseStarted']);
+    expect(backend.events.map((e) => e.stage)).toEqual(['RequestReceived', 'ResponseStarted', 'ResponseComplete']);
+  });
+
+  it('records a faked success when the handler wrote nothing (the client went away)', async () => {
+    const backend = memoryBackend();
+    await withAudit(serverAudit(backend, 'Metadata'))(async () => undefined)(context());
+    expect(backend.events[1]!.responseStatus).toEqual({ metadata: {}, code: 200, status: 'Success', message: 'Connection closed early' });
+  });
+});
+
+describe('source IPs of an event (X-Forwarded-For, X-Real-Ip, the peer)', () => {
+  const ctxWith = (headers: Record<string, string>, peer?: string) => ({ req: { headers, socket: { remoteAddress: peer } } }) as unknown as RequestContext;
+
+  it('lists the forwarded chain, then X-Real-Ip, then the peer, each once, as utilnet.SourceIPs', () => {
+    expect(sourceIPs(ctxWith({ 'x-forwarded-for': '203.0.113.7, 10.0.0.2', 'x-real-ip': '10.0.0.2' }, '::ffff:127.0.0.1'))).toEqual(['203.0.113.7', '10.0.0.2', '127.0.0.1']);
+    expect(sourceIPs(ctxWith({}, '::1'))).toEqual(['::1']);
+    // What is not an IP address is left out: the header is the client's to write.
+    expect(sourceIPs(ctxWith({ 'x-forwarded-for': '<script>, unknown, 198.51.100.1' }, '127.0.0.1'))).toEqual(['198.51.100.1', '127.0.0.1']);
+  });
+
+  it('stays bounded and never throws for any header (property)', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 2000 }), fc.string({ maxLength: 100 }), fc.option(fc.string({ maxLength: 50 })), (forwarded, real, peer) => {
+        const ips = sourceIPs(ctxWith({ 'x-forwarded-for': forwarded, 'x-real-ip': real }, peer ?? undefined));
+        expect(ips.length).toBeLessThanOrEqual(16);
+        expect(new Set(ips).size).toBe(ips.length);
+        expect(ips.every((ip) => isIP(ip) !== 0)).toBe(true);
+      }),
+      { numRuns: 500 },
+    );
+    const many = Array.from({ length: 10_000 }, (_, i) => `10.0.${i >> 8}.${i & 255}`).join(',');
+    expect(sourceIPs(ctxWith({ 'x-forwarded-for': many }, '127.0.0.1'))).toHaveLength(16);
+  });
+});
+

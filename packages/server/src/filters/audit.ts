@@ -1,0 +1,201 @@
+/**
+ * Kubernetes' audit filter (k8s.io/apiserver `pkg/endpoints/filters/audit.go` WithAudit): the policy
+ * decides the level from the authenticated user and the request info; from Metadata up the
+ * request's event goes to the backend at RequestReceived, at ResponseStarted for long-running
+ * requests (watches) when their head is written, at ResponseComplete when the handler is done, and
+ * at Panic when it threw. Handlers and later filters fill the event through `ctx.audit` (request
+ * and response objects, the impersonated user, the authorization decision).
+ */
+import { isIP } from 'node:net';
+import { newInternalError } from '@plat/api-model';
+import { RequestAudit, type AuditBackend, type AuditMetrics, type AuditUserInfo, type PolicyRuleEvaluator } from '@plat/audit';
+import type { UserInfo } from '@plat/auth';
+import type { Filter, OutgoingResponse, RequestContext } from '../context.js';
+import { writeError } from '../response.js';
+
+export interface ServerAudit {
+  evaluator: PolicyRuleEvaluator;
+  backend: AuditBackend;
+  metrics: AuditMetrics;
+}
+
+/** Source IPs as Kubernetes' utilnet.SourceIPs lists them: X-Forwarded-For, X-Real-Ip, then the peer. */
+const maxSourceIPs = 16;
+
+function plainIP(value: string): string {
+  const v = value.trim();
+  return v.startsWith('::ffff:') && v.includes('.') ? v.slice(7) : v;
+}
+
+export function sourceIPs(ctx: RequestContext): string[] {
+  const out: string[] = [];
+  // Only what parses as an IP address, as Kubernetes' ParseIPSloppy: a header is the client's to write.
+  const add = (ip: string) => {
+    if (isIP(ip) !== 0 && !out.includes(ip) && out.length < maxSourceIPs) out.push(ip);
+  };
+  const forwarded = ctx.req.headers['x-forwarded-for'];
+  if (typeof forwarded === 'string') for (const part of forwarded.split(',').slice(0, maxSourceIPs)) add(plainIP(part));
+  const real = ctx.req.headers['x-real-ip'];
+  if (typeof real === 'string') add(plainIP(real));
+  const peer = ctx.req.socket.remoteAddress;
+  if (peer) add(plainIP(peer));
+  return out;
+}
+
+export function auditUser(user: UserInfo): AuditUserInfo {
+  const out: AuditUserInfo = { username: user.username };
+  if (user.uid) out.uid = user.uid;
+  if (user.groups && user.groups.length > 0) out.groups = [...user.groups];
+  if (user.extra && Object.keys(user.extra).length > 0) out.extra = Object.fromEntries(Object.entries(user.extra).map(([k, v]) => [k, [...v]]));
+  return out;
+}
+
+/** Calls `onHead(code)` once, when the response's status goes out (writeHead, or the first write). */
+function watchResponseHead(res: OutgoingResponse, onHead: (code: number) => void): void {
+  let seen = false;
+  const see = (code: number) => {
+    if (seen) return;
+    seen = true;
+    onHead(code);
+  };
+  const writeHead = res.writeHead;
+  res.writeHead = function (this: OutgoingResponse, ...args: Parameters<OutgoingResponse['writeHead']>) {
+    see(args[0]);
+    return writeHead.apply(this, args);
+  };
+  const write = res.write;
+  res.write = function (this: OutgoingResponse, ...args: Parameters<OutgoingResponse['write']>) {
+    see(res.statusCode);
+    return write.apply(this, args);
+  };
+}
+
+export function withAudit(audit: ServerAudit): Filter {
+  const { evaluator, backend, metrics } = audit;
+  return (next) => async (ctx) => {
+    const info = ctx.info;
+    const user = ctx.user;
+    const config = evaluator.evaluate({
+      user: user ? { username: user.username, groups: user.groups } : undefined,
+      verb: info.verb,
+      resourceRequest: info.isResourceRequest,
+      apiGroup: info.apiGroup,
+      resource: info.resource,
+      subresource: info.subresource,
+      namespace: info.namespace,
+      name: info.name,
+      path: info.path,
+    });
+    metrics.level(config.level);
+    if (config.level === 'None') return next(ctx);
+
+    const ra = new RequestAudit(config, backend, metrics, {
+      auditID: ctx.auditId,
+      requestReceivedMicros: Number(ctx.startTime / 1000n),
+      verb: info.verb,
+      requestURI: ctx.req.url ?? ctx.path,
+      user: user ? auditUser(user) : undefined,
+      sourceIPs: sourceIPs(ctx),
+      userAgent: typeof ctx.req.headers['user-agent'] === 'string' ? ctx.req.headers['user-agent'] : undefined,
+      objectRef: info.isResourceRequest
+        ? {
+            resource: info.resource,
+            ...(info.namespace ? { namespace: info.namespace } : {}),
+            ...(info.name ? { name: info.name } : {}),
+            apiGroup: info.apiGroup,
+            apiVersion: info.apiVersion,
+            ...(info.subresource ? { subresource: info.subresource } : {}),
+          }
+        : undefined,
+    });
+    ctx.audit = ra;
+    if (!(await ra.processStage('RequestReceived'))) {
+      // blocking-strict: a request whose event cannot be stored is not served.
+      metrics.requestRejected();
+      writeError(ctx, newInternalError(new Error('failed to store audit event')));
+      return;
+    }
+    const longRunning = ctx.longRunning;
+    // Only streams need to know the moment their head goes out (ResponseStarted); the others take
+    // the status once the handler is done, without wrapping the response's methods (which would
+    // give every response object its own shape).
+    if (longRunning) {
+      watchResponseHead(ctx.res, (code) => {
+        ra.setResponseCode(code);
+        void ra.processStage('ResponseStarted');
+      });
+    }
+    try {
+      await next(ctx);
+    } catch (err) {
+      ra.setResponseStatus({
+        metadata: {},
+        code: 500,
+        status: 'Failure',
+        reason: 'InternalError',
+        message: `APIServer panic'd: ${err instanceof Error ? err.message : String(err)}`,
+      });
+      await ra.processStage('Panic');
+      throw err;
+    }
+    if (ctx.res.headersSent) ra.setResponseCode(ctx.res.statusCode);
+    if (!ra.event.responseStatus) {
+      // The handler wrote nothing (the client went away): Kubernetes records a faked success.
+      ra.setResponseStatus({ metadata: {}, code: 200, status: 'Success', message: 'Connection closed early' });
+      if (longRunning) await ra.processStage('ResponseStarted');
+    }
+    await ra.processStage('ResponseComplete');
+  };
+}
+
+/** Kubernetes' getAuthMethods: which credentials a refused request tried, never their values. */
+function authMethods(ctx: RequestContext): string {
+  const methods: string[] = [];
+  const authorization = String(ctx.req.headers.authorization ?? '').trim();
+  const scheme = authorization.split(' ')[0]!.toLowerCase();
+  if (scheme === 'basic') methods.push('basic');
+  if (scheme === 'bearer' && authorization.includes(' ')) methods.push('bearer');
+  if (ctx.query.get('access_token')) methods.push('access_token');
+  const socket = ctx.req.socket as { getPeerCertificate?: () => { raw?: Buffer } };
+  if (socket.getPeerCertificate?.()?.raw) methods.push('x509');
+  return methods.length > 0 ? `Authentication failed, attempted: ${methods.join(', ')}` : 'Authentication failed, no credentials provided';
+}
+
+/**
+ * Kubernetes' WithFailedAuthenticationAudit: a request the authenticator refused (401) is
+ * recorded once, at ResponseStarted, without a user, if the policy audits it (rules naming users
+ * or groups cannot match it). Sits just outside the authentication filter.
+ */
+export function withFailedAuthenticationAudit(audit: ServerAudit): Filter {
+  const { evaluator, backend, metrics } = audit;
+  return (next) => async (ctx) => {
+    await next(ctx);
+    if (ctx.user !== undefined || ctx.res.statusCode !== 401) return;
+    const info = ctx.info;
+    const config = evaluator.evaluate({
+      verb: info.verb,
+      resourceRequest: info.isResourceRequest,
+      apiGroup: info.apiGroup,
+      resource: info.resource,
+      subresource: info.subresource,
+      namespace: info.namespace,
+      name: info.name,
+      path: info.path,
+    });
+    metrics.level(config.level);
+    if (config.level === 'None') return;
+    const ra = new RequestAudit(config, backend, metrics, {
+      auditID: ctx.auditId,
+      requestReceivedMicros: Number(ctx.startTime / 1000n),
+      verb: info.verb,
+      requestURI: ctx.req.url ?? ctx.path,
+      sourceIPs: sourceIPs(ctx),
+      userAgent: typeof ctx.req.headers['user-agent'] === 'string' ? ctx.req.headers['user-agent'] : undefined,
+      objectRef: info.isResourceRequest
+        ? { resource: info.resource, ...(info.namespace ? { namespace: info.namespace } : {}), ...(info.name ? { name: info.name } : {}), apiGroup: info.apiGroup, apiVersion: info.apiVersion }
+        : undefined,
+    });
+    ra.setResponseStatus({ metadata: {}, message: authMethods(ctx), code: 401 });
+    await ra.processStage('ResponseStarted');
+  };
+}

@@ -1,0 +1,136 @@
+#!/usr/bin/env node
+// `npm run build:sea [-- --no-snapshot] [clientctl|apiserver]`: Node single executable applications
+// of clientctl and apiserver for this platform (linux-x64 here), in dist/sea/. Each is a copy of
+// this `node` binary (about 100 MB, so dist/ stays out of git) with a blob injected by postject:
+// one CommonJS bundle of the app (a SEA main script is a single CommonJS file that can require
+// only Node's built-in modules), its V8 code cache, and for apiserver better-sqlite3's native
+// module as an asset (tools/sea/sea-addon.cjs writes it to a private cache file and dlopens it).
+// clientctl is built with a start-up snapshot (`useSnapshot`): its modules are loaded and
+// initialised at build time, so a run skips parsing, compiling and initialising them.
+// See docs/operations.md, "Single executables", and tools/bench/clientctl.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const out = path.join(root, 'dist', 'sea');
+const require = createRequire(import.meta.url);
+const here = path.join(root, 'tools', 'sea');
+
+/** SEA's fuse, the sentinel postject flips (Node's documentation, "Single executable applications"). */
+const fuse = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
+
+const apps = {
+  clientctl: {
+    entry: path.join(root, 'apps', 'clientctl', 'src', 'sea-main.ts'),
+    snapshot: true,
+    assets: {},
+    replace: {},
+  },
+  apiserver: {
+    entry: path.join(root, 'apps', 'apiserver', 'src', 'main.ts'),
+    snapshot: false,
+    assets: { 'better_sqlite3.node': path.join(path.dirname(require.resolve('better-sqlite3/package.json')), 'build', 'Release', 'better_sqlite3.node') },
+    replace: { bindings: path.join(here, 'sea-addon.cjs'), etcd3: path.join(here, 'etcd3-absent.cjs') },
+  },
+};
+
+/** Resolves the packages in `replace` to the given files (the SEA's stand-ins). */
+function replacePlugin(replace) {
+  return {
+    name: 'plat-sea-replace',
+    setup(b) {
+      const names = Object.keys(replace);
+      if (!names.length) return;
+      b.onResolve({ filter: new RegExp(`^(${names.map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})$`) }, (args) => ({ path: replace[args.path] }));
+    },
+  };
+}
+
+/**
+ * @plat/storage loads better-sqlite3 with a require made by createRequire (lazily, from ESM),
+ * which esbuild cannot follow: in the SEA bundle that call becomes a plain require, so that
+ * better-sqlite3's JavaScript is bundled (its native part comes from the asset).
+ */
+const bundleSqlitePlugin = {
+  name: 'plat-sea-bundle-sqlite',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]packages[\\/]storage[\\/]src[\\/]load-sqlite\.ts$/ }, (args) => {
+      const text = fs.readFileSync(args.path, 'utf8');
+      const call = "nodeRequire('better-sqlite3')";
+      if (!text.includes(call)) throw new Error(`${args.path} no longer loads better-sqlite3 with ${call}: update tools/sea/build-sea.mjs`);
+      return { contents: text.replace(call, "require('better-sqlite3')"), loader: 'ts' };
+    });
+  },
+};
+
+async function bundle(name, app) {
+  const file = path.join(out, `${name}.cjs`);
+  await build({
+    entryPoints: [app.entry],
+    outfile: file,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    conditions: ['@plat/source'],
+    minify: true,
+    legalComments: 'none',
+    logLevel: 'error',
+    // ESM sources ask for import.meta.url (yargs, createRequire); in the executable it is the executable's own path.
+    define: { 'import.meta.url': '__platSeaUrl', 'import.meta.dirname': '__dirname', 'import.meta.filename': '__filename' },
+    banner: { js: "var __platSeaUrl = require('node:url').pathToFileURL(__filename).href;" },
+    plugins: [replacePlugin(app.replace), bundleSqlitePlugin],
+  });
+  return file;
+}
+
+async function buildOne(name, { snapshot }) {
+  const app = apps[name];
+  const main = await bundle(name, app);
+  const blob = path.join(out, `${name}.blob`);
+  const useSnapshot = snapshot && app.snapshot;
+  const config = {
+    main,
+    output: blob,
+    disableExperimentalSEAWarning: true,
+    // The code cache cannot be combined with a snapshot (Node rejects the pair); the snapshot
+    // holds compiled functions of its own.
+    useSnapshot,
+    useCodeCache: !useSnapshot,
+    assets: app.assets,
+  };
+  const configFile = path.join(out, `${name}.sea-config.json`);
+  fs.writeFileSync(configFile, JSON.stringify(config, null, 2));
+  // Their chatter (an experimental warning, postject's notes about ELF sections) is shown only when they fail.
+  execFileSync(process.execPath, ['--experimental-sea-config', configFile], { cwd: out, stdio: 'pipe' });
+  const exe = path.join(out, name);
+  fs.rmSync(exe, { force: true });
+  fs.copyFileSync(process.execPath, exe);
+  fs.chmodSync(exe, 0o755);
+  const postject = path.join(path.dirname(require.resolve('postject/package.json')), 'dist', 'cli.js');
+  execFileSync(process.execPath, [postject, exe, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', fuse], { stdio: 'pipe' });
+  for (const f of [blob, configFile]) fs.rmSync(f, { force: true });
+  return { exe, snapshot: useSnapshot };
+}
+
+export async function buildSea({ names = Object.keys(apps), snapshot = true } = {}) {
+  fs.mkdirSync(out, { recursive: true });
+  const built = {};
+  for (const name of names) built[name] = await buildOne(name, { snapshot });
+  return built;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  if (process.platform !== 'linux' || process.arch !== 'x64') console.warn(`building for ${process.platform}-${process.arch}: only linux-x64 is tested`);
+  const names = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+  const started = Date.now();
+  const built = await buildSea({ names: names.length ? names : undefined, snapshot: !process.argv.includes('--no-snapshot') });
+  for (const { exe, snapshot } of Object.values(built)) {
+    console.log(`${path.relative(process.cwd(), exe)}: ${(fs.statSync(exe).size / 1e6).toFixed(1)} MB${snapshot ? ', start-up snapshot' : ', code cache'}`);
+  }
+  console.log(`built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
