@@ -15,7 +15,8 @@ import {
   type EgressTracing,
   type Identity,
 } from '@plat/control-plane';
-import { createApiServer, startClusterTrustBundleMetrics, type ServerAddress } from '@plat/server';
+import { startClusterTrustBundleMetrics } from '@plat/registry';
+import { createApiServer, type ServerAddress } from '@plat/server';
 import { openStorage, type BackendOptions, type Storage } from '@plat/storage';
 import { adminKubeconfig, clientURL, writeAdminKubeconfig } from './admin-kubeconfig.js';
 import { ConfigFileError, loadAuditPolicyFile, loadEgressConfigFile, loadTracingConfigFile } from './config-file.js';
@@ -224,7 +225,7 @@ export async function runServer(o: ServerRunOptions, deps: { logger: Logger; ver
     }
 
     // Per-signer gauges of the stored ClusterTrustBundles on /metrics, fed by a watch of the store.
-    const trustBundleMetrics = startClusterTrustBundleMetrics({ storage, registry: server.metrics, logger });
+    const trustBundleMetrics = startClusterTrustBundleMetrics({ storage, registry: server.metrics, logger, cache: served.clusterTrustBundleCache });
     opened.push(() => trustBundleMetrics.stop());
     let stopping: Promise<void> | undefined;
     return {

@@ -1,7 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createBuiltinAuthorizer, createX509Authenticator } from '@plat/auth';
-import { clusterTrustBundleResource, createApiServer } from '@plat/server';
+import { clusterTrustBundleResource, reviewResources } from '@plat/registry';
+import { createApiServer } from '@plat/server';
 import { MemoryStorage } from '@plat/storage';
 import { createCertificateAuthority, issueClientCertificate, issueServingCertificate } from '@plat/x509';
 
@@ -27,7 +28,7 @@ export async function startClientctlServer(dir: string, otherUsers: string[] = [
     storage,
     authenticator: createX509Authenticator({ clientCA: ca.certPem }),
     authorizer: createBuiltinAuthorizer({}),
-    resources: [clusterTrustBundleResource()],
+    resources: [clusterTrustBundleResource(), ...reviewResources()],
     tls: { cert: serving.certPem, key: serving.keyPem, clientCA: ca.certPem },
   });
   const { url } = await server.listen({ host: '127.0.0.1', port: 0 });

@@ -17,3 +17,11 @@ export const kubernetesGroupAliases: ReadonlyMap<string, string> = new Map([
 export function canonicalApiGroup(group: string): string {
   return kubernetesGroupAliases.get(group) ?? group;
 }
+
+/**
+ * Every group name a plat group answers to: the group itself first, then the Kubernetes names of
+ * the alias table (the registry's resources declare these; RBAC matches rules by the same table).
+ */
+export function apiGroupNames(group: string): string[] {
+  return [group, ...[...kubernetesGroupAliases].filter(([, plat]) => plat === group).map(([k8s]) => k8s)];
+}

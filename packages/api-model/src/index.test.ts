@@ -23,7 +23,7 @@ const values = [
   'rbacGroup', 'rbacKubernetesGroup', 'clusterRoleSchema', 'clusterRoleBindingSchema', 'roleSchema', 'roleBindingSchema', 'policyRuleSchema',
   'validateClusterRole', 'validateClusterRoleUpdate', 'validateRole', 'validateRoleUpdate', 'validateRoleBinding', 'validateRoleBindingUpdate',
   'validateClusterRoleBinding', 'validateClusterRoleBindingUpdate', 'validateRbacName', 'setRbacBindingDefaults', 'renameRbacApiGroups',
-  'kubernetesGroupAliases', 'canonicalApiGroup', 'aggregateMessages', 'compareGoStrings',
+  'kubernetesGroupAliases', 'canonicalApiGroup', 'apiGroupNames', 'aggregateMessages', 'compareGoStrings',
 ] as const;
 
 describe('package front door', () => {

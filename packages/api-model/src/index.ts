@@ -247,7 +247,7 @@ export {
   validateRoleBindingUpdate,
   validateRoleUpdate,
 } from './rbac-validation.js';
-export { canonicalApiGroup, kubernetesGroupAliases } from './api-group-aliases.js';
+export { apiGroupNames, canonicalApiGroup, kubernetesGroupAliases } from './api-group-aliases.js';
 export {
   NamespacePhase,
   finalizerKubernetes,

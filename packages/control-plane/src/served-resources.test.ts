@@ -1,6 +1,7 @@
 import type { Attributes, UserInfo } from '@plat/auth';
 import { createMetricsRegistry } from '@plat/telemetry';
 import { MemoryStorage } from '@plat/storage';
+import { servedResources } from '@plat/server';
 import type { AuthOptions } from './auth-options.js';
 import { AuthorizationConfigError } from './identity-errors.js';
 import { startIdentity, type Identity } from './identity.js';
@@ -53,7 +54,8 @@ describe('startServedResources with type RBAC', () => {
   });
 
   it('serves ClusterTrustBundle, Namespace and the RBAC kinds under both RBAC groups', () => {
-    expect(served.resources.map((r) => `${r.group}/${r.resource}`).sort()).toEqual([
+    const stored = servedResources(served.resources).filter((r) => !r.createOnly);
+    expect(stored.map((r) => `${r.group}/${r.resource}`).sort()).toEqual([
       '/namespaces',
       'certificates.plat.io/clustertrustbundles',
       'rbac.authorization.k8s.io/clusterrolebindings',
@@ -64,6 +66,17 @@ describe('startServedResources with type RBAC', () => {
       'rbac.authorization.plat.io/clusterroles',
       'rbac.authorization.plat.io/rolebindings',
       'rbac.authorization.plat.io/roles',
+    ]);
+    const reviews = servedResources(served.resources).filter((r) => r.createOnly);
+    expect(reviews.map((r) => `${r.group}/${r.resource}`)).toEqual([
+      'authentication.plat.io/selfsubjectreviews',
+      'authorization.plat.io/selfsubjectaccessreviews',
+      'authorization.plat.io/selfsubjectrulesreviews',
+      'authorization.plat.io/subjectaccessreviews',
+      'authentication.k8s.io/selfsubjectreviews',
+      'authorization.k8s.io/selfsubjectaccessreviews',
+      'authorization.k8s.io/selfsubjectrulesreviews',
+      'authorization.k8s.io/subjectaccessreviews',
     ]);
   });
 

@@ -1,6 +1,7 @@
 import { RbacPolicyStore, RbacRuleResolver } from '@plat/auth';
 import { startControllers, type ControllerLogger } from '@plat/controllers';
-import { clusterTrustBundleResource, namespaceResource, rbacResources, type ResourceDefinition } from '@plat/server';
+import { ClusterTrustBundleCache, clusterTrustBundleResource, namespaceResource, rbacResources, reviewResources } from '@plat/registry';
+import type { ResourceDefinition } from '@plat/server';
 import type { Storage } from '@plat/storage';
 
 /** The bootstrap policy or the first list of the RBAC objects failed at start (storage refused them). */
@@ -15,13 +16,15 @@ export class BootstrapPolicyError extends Error {
 
 /** What plat-apiserver serves over its storage, and what keeps it consistent. */
 export interface ServedResources {
-  /** For createApiServer: ClusterTrustBundle, core v1 Namespace and the four RBAC resources (under both RBAC groups). */
+  /** For createApiServer: ClusterTrustBundle, core v1 Namespace, the four RBAC resources (under both RBAC group names) and the review APIs. */
   readonly resources: ResourceDefinition[];
   /**
    * The rules the stored RBAC objects grant, kept current from storage: the RBAC authorizer's
    * (startIdentity's `rbacResolver`) and the escalation checks' source.
    */
   readonly rbacResolver: RbacRuleResolver;
+  /** What the ClusterTrustBundle resource parsed, for startClusterTrustBundleMetrics (this server's own). */
+  readonly clusterTrustBundleCache: ClusterTrustBundleCache;
   /** Stops the controllers (after the server closed, before storage closes). */
   stop(): Promise<void>;
 }
@@ -43,12 +46,13 @@ export interface ServedResourcesOptions {
 export async function startServedResources(storage: Storage, opts: ServedResourcesOptions = {}): Promise<ServedResources> {
   const rbacPolicy = new RbacPolicyStore();
   const rbacResolver = new RbacRuleResolver(rbacPolicy);
-  const resources = [clusterTrustBundleResource(), namespaceResource(), ...rbacResources({ resolver: rbacResolver })];
+  const clusterTrustBundleCache = new ClusterTrustBundleCache();
+  const resources = [clusterTrustBundleResource({ cache: clusterTrustBundleCache }), namespaceResource(), ...rbacResources({ resolver: rbacResolver }), ...reviewResources()];
   let controllers;
   try {
     controllers = await startControllers({ storage, rbacPolicy, resources, logger: opts.logger, bootstrap: opts.bootstrap });
   } catch (err) {
     throw new BootstrapPolicyError(`cannot reconcile the bootstrap RBAC policy: ${(err as Error).message}`);
   }
-  return { resources, rbacResolver, stop: () => controllers.stop() };
+  return { resources, rbacResolver, clusterTrustBundleCache, stop: () => controllers.stop() };
 }

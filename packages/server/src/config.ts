@@ -9,11 +9,11 @@ import { instrumentStorage } from './instrumented-storage.js';
 import { silentLogger, type ServerLogger } from './logger.js';
 import { createServerMetrics, registerStorageMemoryMetrics, type ServerMetrics } from './metrics.js';
 import { allDefinitions } from './openapi/operations.js';
+import type { OwnGroupOf } from './filters/authorization.js';
 import { requestInfoFor, type RequestInfo } from './request-info.js';
-import type { ResourceDefinition } from './resource.js';
+import { servedResources, type ResourceDefinition, type ServedResource } from './resource.js';
 import { namespaceLifecycle, servesNamespaces } from './rest/namespace-lifecycle.js';
 import { newResourceScope, type ResourceScope } from './rest/scope.js';
-import { canonicalReviewPath, reviewResources } from './reviews/reviews.js';
 import { SchemaSet } from './schema-walk.js';
 import { defaultConnectionLimits, type ConnectionLimits } from './secure-serving.js';
 import { ServerLifecycle } from './serving.js';
@@ -76,11 +76,6 @@ export interface ApiServerOptions {
    */
   tracing?: Tracing;
   /**
-   * Serve the review APIs (selfsubjectreviews, selfsubjectaccessreviews, subjectaccessreviews;
-   * see src/reviews/). Default true.
-   */
-  reviews?: boolean;
-  /**
    * Auditing (@plat/audit): the Policy's evaluator, the backend (log, webhook, in their modes) and
    * the metrics (createAuditMetrics on the same registry). Without it, no filter is installed.
    */
@@ -96,8 +91,8 @@ export interface CompletedConfig {
   /** The authenticator and authorizer as the filters and handlers call them (traced if tracing is on). */
   authenticator: Authenticator;
   authorizer: Authorizer;
-  /** The resources as served (their admission traced if tracing is on). */
-  resources: ResourceDefinition[];
+  /** The resources as served under each of their group names (their admission traced if tracing is on). */
+  resources: ServedResource[];
   storage: Storage;
   limits: ServerLimits;
   logger: ServerLogger;
@@ -106,13 +101,14 @@ export interface CompletedConfig {
   /** Only when tracing is enabled: with it off, no filter and no wrapper is installed. */
   tracing?: Tracing;
   impersonation: boolean;
-  reviews: boolean;
   audit?: ServerAudit;
   discovery: Discovery;
   /** REST scopes by `group/version/resource`, their storage instrumented (and traced). */
   scopes: ReadonlyMap<string, ResourceScope>;
   /** `group/version/resource` of everything served, for metric labels. */
   servedResources: ReadonlySet<string>;
+  /** The own group of a resource served under another name (authorization sees the own one). */
+  ownGroupOf: OwnGroupOf;
   /** Request info of a method, path and query (kube's RequestInfoFactory). */
   requestInfo(method: string, path: string, query: URLSearchParams): RequestInfo;
   readyzChecks: HealthCheck[];
@@ -130,15 +126,15 @@ export function completeConfig(options: ApiServerOptions): CompletedConfig {
   const tracing = options.tracing?.enabled ? options.tracing : undefined;
   const authenticator = tracing ? traceAuthenticator(tracing, options.authenticator) : options.authenticator;
   const authorizer = tracing ? traceAuthorization(tracing, options.authorizer) : options.authorizer;
-  const resources = tracing ? options.resources.map((def) => traceAdmission(tracing, def)) : options.resources;
+  const resources = servedResources(tracing ? options.resources.map((def) => traceAdmission(tracing, def)) : options.resources);
   const limits: ServerLimits = { ...defaultLimits, ...options.limits };
   const { storage } = options;
   const metrics = createServerMetrics(options.metricsRegistry, { storageWatchDrops: storage.watchEventDrops && (() => storage.watchEventDrops!()) });
   if (storage.memoryStats) registerStorageMemoryMetrics(metrics.registry, () => storage.memoryStats!());
-  const reviews = options.reviews !== false;
   const lifecycle = new ServerLifecycle();
 
   const schemas = new SchemaSet(allDefinitions(resources));
+  const protobufKinds = new Map(resources.flatMap((def) => (def.protobuf ? [[def.kind, def.protobuf] as const] : [])));
   const lifecycleAdmission = servesNamespaces(resources) ? namespaceLifecycle(storage) : undefined;
   const scopes = new Map<string, ResourceScope>();
   for (const def of resources) {
@@ -150,6 +146,7 @@ export function completeConfig(options: ApiServerOptions): CompletedConfig {
         storage: tracing ? traceStorage(tracing, instrumented, type) : instrumented,
         authorizer,
         schemas,
+        protobufKinds,
         metrics,
         logger: options.logger,
         namespaceLifecycle: def.namespaced ? lifecycleAdmission : undefined,
@@ -160,10 +157,20 @@ export function completeConfig(options: ApiServerOptions): CompletedConfig {
       }),
     );
   }
-  const reviewKeys = reviews ? reviewResources.map((r) => `${r.group}/${r.version}/${r.resource}`) : [];
+
+  // Other group names by resource: a request under one is authorized as the resource's own group.
+  const aliases = new Map<string, Map<string, string>>();
+  for (const def of resources) {
+    if (def.group === def.storageGroup) continue;
+    const byResource = aliases.get(def.group) ?? new Map<string, string>();
+    byResource.set(def.resource, def.storageGroup);
+    aliases.set(def.group, byResource);
+  }
+  const ownGroupOf: OwnGroupOf = (group, resource) => aliases.get(group)?.get(resource) ?? group;
 
   return {
     authenticator,
+    ownGroupOf,
     authorizer,
     resources,
     storage,
@@ -173,12 +180,11 @@ export function completeConfig(options: ApiServerOptions): CompletedConfig {
     metrics,
     tracing,
     impersonation: options.impersonation !== false,
-    reviews,
     audit: options.audit,
-    discovery: new Discovery(resources, reviews ? reviewResources : []),
+    discovery: new Discovery(resources),
     scopes,
-    servedResources: new Set([...scopes.keys(), ...reviewKeys]),
-    requestInfo: (method, path, query) => requestInfoFor(method, path, query, reviews ? canonicalReviewPath : undefined),
+    servedResources: new Set(scopes.keys()),
+    requestInfo: requestInfoFor,
     readyzChecks: [
       { name: 'ping', check: async () => undefined },
       { name: 'log', check: async () => undefined },

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { RequestContext } from './context.js';
 import { negotiateOutput, type MediaTypeChoice } from './negotiation.js';
-import { allVerbs, type ResourceDefinition } from './resource.js';
+import { allVerbs, type ServedResource } from './resource.js';
 import { encodeBody, newPathNotFound, wantsPretty, writeBody, writeObject } from './response.js';
 
 /**
@@ -11,16 +11,16 @@ import { encodeBody, newPathNotFound, wantsPretty, writeBody, writeObject } from
  */
 /** What discovery lists of a resource; stored resources (with a definition) also get a storageVersionHash. */
 export type DiscoveredResource = Pick<
-  ResourceDefinition,
-  'group' | 'version' | 'resource' | 'singular' | 'kind' | 'namespaced' | 'shortNames' | 'categories' | 'verbs'
-> & { definitions?: unknown; storageGroup?: string };
+  ServedResource,
+  'group' | 'version' | 'resource' | 'singular' | 'kind' | 'namespaced' | 'shortNames' | 'categories' | 'verbs' | 'storageGroup' | 'createOnly'
+>;
 
 export class Discovery {
   private readonly groups = new Map<string, Map<string, DiscoveredResource[]>>();
 
-  /** `extra`: served resources without storage (the review APIs), listed after the others. */
-  constructor(resources: readonly ResourceDefinition[], extra: readonly DiscoveredResource[] = []) {
-    for (const def of [...resources, ...extra]) {
+  /** `resources` in servedResources' order (create-only ones, such as the review APIs, after the stored ones). */
+  constructor(resources: readonly DiscoveredResource[]) {
+    for (const def of resources) {
       const versions = this.groups.get(def.group) ?? new Map<string, DiscoveredResource[]>();
       versions.set(def.version, [...(versions.get(def.version) ?? []), def]);
       this.groups.set(def.group, versions);
@@ -65,7 +65,7 @@ export class Discovery {
         };
         if (d.shortNames.length) r['shortNames'] = d.shortNames;
         if (d.categories.length) r['categories'] = d.categories;
-        if (d.definitions) r['storageVersionHash'] = storageVersionHash(d);
+        if (!d.createOnly) r['storageVersionHash'] = storageVersionHash(d);
         return r;
       }),
     };
@@ -104,9 +104,9 @@ export class Discovery {
  * Kubernetes' storageVersionHash: the first 8 bytes of sha256("group/version/kind") of the version
  * objects are stored in, base64 (one hash for every name of the same objects).
  */
-export function storageVersionHash(def: Pick<ResourceDefinition, 'group' | 'version' | 'kind' | 'storageGroup'>): string {
+export function storageVersionHash(def: Pick<ServedResource, 'version' | 'kind' | 'storageGroup'>): string {
   return createHash('sha256')
-    .update(`${def.storageGroup ?? def.group}/${def.version}/${def.kind}`)
+    .update(`${def.storageGroup}/${def.version}/${def.kind}`)
     .digest()
     .subarray(0, 8)
     .toString('base64');

@@ -60,7 +60,7 @@ export function buildHandlerChain(config: CompletedConfig, handler: Handler): Ha
     // After the user is known, as in kube-apiserver: system:masters is exempt from the budgets.
     withMaxInFlight(limits, metrics),
     // May this user do this verb on this resource or path: 403 otherwise.
-    withAuthorization(authorizer),
+    withAuthorization(authorizer, config.ownGroupOf),
   ];
   return filters.reduceRight<Handler>((next, filter) => (filter ? filter(next) : next), handler);
 }

@@ -12,34 +12,32 @@ export { HealthCheckError, type HealthCheck } from './health.js';
 export { defaultVersionInfo, type VersionInfo } from './version.js';
 export {
   allVerbs,
+  servedResources,
   type AdmissionOperation,
   type AdmissionRequest,
+  type CreateOnlyRequest,
+  type OpenApiKind,
   type ResourceDefinition,
   type ResourceStrategy,
+  type ServedResource,
   type TableColumn,
 } from './resource.js';
 export { ageCell, ageColumn, nameColumn } from './table.js';
 export type { OpenApiParameter, OpenApiSchema } from './openapi/types.js';
 export {
-  anchorExpiryWarningWindowMs,
-  clusterTrustBundleResource,
-  clusterTrustBundleStrategy,
-  clusterTrustBundleWarnings,
-  isAuthorizedForSigner,
-  maxTrustBundleSummaries,
-  trustBundleSummary,
-  type TrustBundleSummary,
-} from './resources/cluster-trust-bundle.js';
-export {
-  ClusterTrustBundleSignerStats,
-  clusterTrustBundleMetricNames,
-  maxClusterTrustBundleSignerSeries,
-  otherSignersLabel,
-  startClusterTrustBundleMetrics,
-  type ClusterTrustBundleMetrics,
-} from './resources/cluster-trust-bundle-metrics.js';
-export { rbacResources, type RbacResourcesOptions } from './resources/rbac-resources.js';
-export { namespaceResource, namespaceStrategy } from './resources/namespace.js';
+  decodeProtobufObject,
+  labelSelectorMessage,
+  objectMetaMessage,
+  protobufMediaType,
+  protobufMessage,
+  protobufString,
+  protobufStrings,
+  selectorRequirementMessage,
+  type ProtobufField,
+  type ProtobufMessage,
+} from './protobuf.js';
+export { FastGauge } from './fast-metrics.js';
+export { unreadBodyLingerMs } from './unread-body.js';
 export { requestInfoFor, type RequestInfo } from './request-info.js';
 export { RequestCallOptions, requestOfCall, type RequestContext } from './context.js';
 export { currentTraceContext, routeTemplate, traceAuthorizer, traceHeadersInjector } from './tracing.js';

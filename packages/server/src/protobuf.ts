@@ -6,10 +6,12 @@ import { JsonDecodeError, decodeJson, newBadRequest, newUnsupportedMediaType } f
  * clients (`create clusterrole|clusterrolebinding|role|rolebinding|namespace`, `auth reconcile`,
  * `auth whoami`, `auth can-i`) send the kinds they know in protobuf and do not fall back to
  * JSON for request bodies; they accept JSON answers, which is what the server sends. Only the
- * protobuf wire format and the field numbers of the kinds served are needed (k8s.io/api and
- * k8s.io/apimachinery generated.proto): a small table-driven reader instead of a schema compiler.
- * Fields a client left at Go's zero value ("", 0, false, empty) are absent in the result, as in
- * Kubernetes' JSON (omitempty); times become RFC 3339 strings.
+ * protobuf wire format, the envelope (runtime.Unknown), meta/v1's messages and the field numbers
+ * of the kinds served are needed (k8s.io/api and k8s.io/apimachinery generated.proto): a small
+ * table-driven reader instead of a schema compiler. Each resource brings its kind's message
+ * (ResourceDefinition.protobuf), built from the pieces exported here. Fields a client left at Go's
+ * zero value ("", 0, false, empty) are absent in the result, as in Kubernetes' JSON (omitempty);
+ * times become RFC 3339 strings.
  */
 
 export const protobufMediaType = 'application/vnd.kubernetes.protobuf';
@@ -19,7 +21,7 @@ const magic = Buffer.from([0x6b, 0x38, 0x73, 0x00]); // "k8s\0"
 class ProtobufDecodeError extends Error {}
 
 /** How a field's bytes become JSON. */
-type FieldType =
+export type FieldType =
   | 'string'
   | 'int'
   | 'bool'
@@ -32,18 +34,26 @@ type FieldType =
   | 'extraMap'
   | MessageSpec;
 
-interface FieldSpec {
+/** One field of a message: its JSON name and how its bytes become JSON. */
+export interface ProtobufField {
   name: string;
   type: FieldType;
   repeated?: boolean;
 }
 
 /** A message: its fields by number (what a client sends beyond them is skipped). */
-type MessageSpec = { readonly [field: number]: FieldSpec };
+export type ProtobufMessage = { readonly [field: number]: ProtobufField };
+type MessageSpec = ProtobufMessage;
+type FieldSpec = ProtobufField;
 
 const str = (name: string): FieldSpec => ({ name, type: 'string' });
 const strings = (name: string): FieldSpec => ({ name, type: 'string', repeated: true });
 const msg = (name: string, type: MessageSpec, repeated = false): FieldSpec => ({ name, type, repeated });
+
+/** A string field, a repeated string field and a (repeated) message field, for the messages of kinds. */
+export const protobufString = str;
+export const protobufStrings = strings;
+export const protobufMessage = msg;
 
 const ownerReference: MessageSpec = { 1: str('kind'), 3: str('name'), 4: str('uid'), 5: str('apiVersion'), 6: { name: 'controller', type: 'bool' }, 7: { name: 'blockOwnerDeletion', type: 'bool' } };
 const managedFieldsEntry: MessageSpec = {
@@ -55,7 +65,8 @@ const managedFieldsEntry: MessageSpec = {
   7: { name: 'fieldsV1', type: 'fieldsV1' },
   8: str('subresource'),
 };
-const objectMeta: MessageSpec = {
+/** meta/v1 ObjectMeta. */
+export const objectMetaMessage: MessageSpec = {
   1: str('name'),
   2: str('generateName'),
   3: str('namespace'),
@@ -72,62 +83,10 @@ const objectMeta: MessageSpec = {
   14: strings('finalizers'),
   17: msg('managedFields', managedFieldsEntry, true),
 };
-const selectorRequirement: MessageSpec = { 1: str('key'), 2: str('operator'), 3: strings('values') };
-const labelSelector: MessageSpec = { 1: { name: 'matchLabels', type: 'stringMap' }, 2: msg('matchExpressions', selectorRequirement, true) };
-
-// rbac.authorization.k8s.io/v1
-const policyRule: MessageSpec = { 1: strings('verbs'), 2: strings('apiGroups'), 3: strings('resources'), 4: strings('resourceNames'), 5: strings('nonResourceURLs') };
-const role: MessageSpec = { 1: msg('metadata', objectMeta), 2: msg('rules', policyRule, true) };
-const clusterRole: MessageSpec = { ...role, 3: msg('aggregationRule', { 1: msg('clusterRoleSelectors', labelSelector, true) }) };
-const binding: MessageSpec = {
-  1: msg('metadata', objectMeta),
-  2: msg('subjects', { 1: str('kind'), 2: str('apiGroup'), 3: str('name'), 4: str('namespace') }, true),
-  3: msg('roleRef', { 1: str('apiGroup'), 2: str('kind'), 3: str('name') }),
-};
-
-// core v1 Namespace
-const namespace: MessageSpec = {
-  1: msg('metadata', objectMeta),
-  2: msg('spec', { 1: strings('finalizers') }),
-  3: msg('status', {
-    1: str('phase'),
-    2: msg('conditions', { 1: str('type'), 2: str('status'), 4: { name: 'lastTransitionTime', type: 'time' }, 5: str('reason'), 6: str('message') }, true),
-  }),
-};
-
-// authorization.k8s.io/v1 and authentication.k8s.io/v1 reviews (status is the server's to fill)
-const resourceAttributes: MessageSpec = {
-  1: str('namespace'),
-  2: str('verb'),
-  3: str('group'),
-  4: str('version'),
-  5: str('resource'),
-  6: str('subresource'),
-  7: str('name'),
-  8: msg('fieldSelector', { 1: str('rawSelector'), 2: msg('requirements', selectorRequirement, true) }),
-  9: msg('labelSelector', { 1: str('rawSelector'), 2: msg('requirements', selectorRequirement, true) }),
-};
-const accessReviewSpec: MessageSpec = { 1: msg('resourceAttributes', resourceAttributes), 2: msg('nonResourceAttributes', { 1: str('path'), 2: str('verb') }) };
-const subjectAccessReviewSpec: MessageSpec = {
-  ...accessReviewSpec,
-  3: str('user'),
-  4: strings('groups'),
-  5: { name: 'extra', type: 'extraMap' },
-  6: str('uid'),
-};
-
-/** The kinds whose protobuf bodies the server reads, by kind (the envelope's apiVersion is checked later, as for JSON). */
-const kinds: ReadonlyMap<string, MessageSpec> = new Map([
-  ['ClusterRole', clusterRole],
-  ['ClusterRoleBinding', binding],
-  ['Role', role],
-  ['RoleBinding', binding],
-  ['Namespace', namespace],
-  ['SelfSubjectAccessReview', { 1: msg('metadata', objectMeta), 2: msg('spec', accessReviewSpec) }],
-  ['SubjectAccessReview', { 1: msg('metadata', objectMeta), 2: msg('spec', subjectAccessReviewSpec) }],
-  ['SelfSubjectRulesReview', { 1: msg('metadata', objectMeta), 2: msg('spec', { 1: str('namespace') }) }],
-  ['SelfSubjectReview', { 1: msg('metadata', objectMeta) }],
-]);
+/** meta/v1 LabelSelectorRequirement. */
+export const selectorRequirementMessage: MessageSpec = { 1: str('key'), 2: str('operator'), 3: strings('values') };
+/** meta/v1 LabelSelector. */
+export const labelSelectorMessage: MessageSpec = { 1: { name: 'matchLabels', type: 'stringMap' }, 2: msg('matchExpressions', selectorRequirementMessage, true) };
 
 type Fields = Map<number, (Buffer | bigint)[]>;
 
@@ -256,7 +215,7 @@ function decodeMessage(buf: Buffer, spec: MessageSpec): Record<string, unknown> 
  * form: `{apiVersion, kind, ...fields}`. Malformed input is a 400 as Kubernetes' decoder words it;
  * a kind the server cannot read in protobuf is 415, as for a custom resource.
  */
-export function decodeProtobufObject(body: Buffer, accepted: readonly string[]): Record<string, unknown> {
+export function decodeProtobufObject(body: Buffer, accepted: readonly string[], kinds: ReadonlyMap<string, ProtobufMessage>): Record<string, unknown> {
   if (body.length < magic.length || !body.subarray(0, magic.length).equals(magic)) {
     throw newBadRequest('provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]');
   }

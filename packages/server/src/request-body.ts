@@ -1,7 +1,7 @@
 import { goQuote, JsonDecodeError, decodeJson, newBadRequest, newRequestEntityTooLarge, newUnsupportedMediaType } from '@plat/api-model';
 import { YamlDecodeError, decodeYaml } from '@plat/api-model/yaml';
 import type { RequestContext } from './context.js';
-import { decodeProtobufObject, protobufMediaType } from './protobuf.js';
+import { decodeProtobufObject, protobufMediaType, type ProtobufMessage } from './protobuf.js';
 
 /**
  * Reads the whole body, answering 413 once it passes `limit` bytes (Kubernetes: 3 MiB). Reading
@@ -81,9 +81,15 @@ function summarizeData(body: Buffer, maxLength = 30): string {
 }
 
 /** Decodes an object body for create/update (of `kind`): JSON or YAML holding an object, or Kubernetes protobuf. */
-export function decodeObjectBody(body: Buffer, mediaType: string, findDuplicates: boolean, kind: string): DecodedBody {
+export function decodeObjectBody(
+  body: Buffer,
+  mediaType: string,
+  findDuplicates: boolean,
+  kind: string,
+  protobufKinds: ReadonlyMap<string, ProtobufMessage>,
+): DecodedBody {
   // kubectl's typed clients send the kinds they know (RBAC, Namespace, reviews) in protobuf.
-  if (mediaType === protobufMediaType) return { value: decodeProtobufObject(body, objectMediaTypes), duplicates: [] };
+  if (mediaType === protobufMediaType) return { value: decodeProtobufObject(body, objectMediaTypes, protobufKinds), duplicates: [] };
   if (!objectMediaTypes.includes(mediaType)) throw newUnsupportedMediaType(mediaType, objectMediaTypes);
   const decoded = decodeBody(body, mediaType, findDuplicates, kind);
   const v = decoded.value;

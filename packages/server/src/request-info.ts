@@ -1,5 +1,5 @@
 import { goQuote, newBadRequest } from '@plat/api-model';
-import { parseQueryBool } from './rest/options.js';
+import { parseQueryBool } from './query-bool.js';
 
 /**
  * What a request is about, derived from its method and path the way Kubernetes'
@@ -50,12 +50,8 @@ export function decodeRequestPath(path: string): string {
   return path.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => Buffer.from(run.replaceAll('%', ''), 'hex').toString('utf8'));
 }
 
-/**
- * The request info of `rawPath` (percent-encoding as the client sent it; decoded here, once).
- * `canonicalPath` rewrites the decoded path before it is split (API group aliases); `path`
- * stays the decoded path as sent.
- */
-export function requestInfoFor(method: string, rawPath: string, query: URLSearchParams, canonicalPath?: (path: string) => string): RequestInfo {
+/** The request info of `rawPath` (percent-encoding as the client sent it; decoded here, once). */
+export function requestInfoFor(method: string, rawPath: string, query: URLSearchParams): RequestInfo {
   const path = decodeRequestPath(rawPath);
   const info: RequestInfo = {
     isResourceRequest: false,
@@ -71,7 +67,7 @@ export function requestInfoFor(method: string, rawPath: string, query: URLSearch
     parts: [],
   };
   // Empty segments (leading, trailing or doubled slashes) do not count.
-  const segments = (canonicalPath ? canonicalPath(path) : path).split('/').filter((s) => s !== '');
+  const segments = path.split('/').filter((s) => s !== '');
   const prefix = segments[0];
   if (prefix !== 'api' && prefix !== 'apis') return info;
   info.apiPrefix = prefix;

@@ -1,6 +1,7 @@
 import type { ApiObject, FieldError } from '@plat/api-model';
 import type { Authorizer, UserInfo } from '@plat/auth';
 import type { OpenApiSchema } from './openapi/types.js';
+import type { ProtobufMessage } from './protobuf.js';
 
 /** One column of Table output (meta.k8s.io/v1 TableColumnDefinition). */
 export interface TableColumn {
@@ -81,8 +82,8 @@ export interface ResourceStrategy {
   /** The names `selectableFields` returns; a field selector on any other field is a 400. */
   selectableFieldNames: readonly string[];
   /**
-   * The object as served under `group`, one of the group names the resource is served under
-   * (see ResourceDefinition.storageGroup); the stored object otherwise. It must not change `obj`.
+   * The object as served under `group`, one of the group names the resource answers to (see
+   * ResourceDefinition.groups); the stored object otherwise. It must not change `obj`.
    */
   servedAs?(obj: ApiObject, group: string): ApiObject;
   /** Table output: columns after the name column, and each object's cells for them. */
@@ -90,16 +91,47 @@ export interface ResourceStrategy {
   tableCells(obj: ApiObject): unknown[];
 }
 
-/** A resource served by the generic handlers: data (names, schema) + strategy. */
-export interface ResourceDefinition {
-  group: string;
-  version: string;
+/** The OpenAPI v2 description of a kind under one group name. */
+export interface OpenApiKind {
+  /** The definition name of the kind, e.g. `io.plat.api.certificates.v1alpha1.ClusterTrustBundle`. */
+  definitionName: string;
   /**
-   * The group whose objects this resource serves, when the group is another name for them (as
-   * `rbac.authorization.k8s.io` is for `rbac.authorization.plat.io`): the same keys, watches and
-   * objects, read and written as this group's kind. Defaults to `group`.
+   * OpenAPI v2 definitions of the kind and its sub-types (refs `#/definitions/<name>`), including
+   * `definitionName`. `metadata` refers to the meta.k8s.io ObjectMeta definition.
    */
-  storageGroup?: string;
+  definitions: Record<string, OpenApiSchema>;
+}
+
+/** What a create-only resource (a review) is handed: the decoded body and who asks. */
+export interface CreateOnlyRequest {
+  /** The body as decoded (JSON, YAML or protobuf), kind and apiVersion checked against the path. */
+  object: Record<string, unknown>;
+  /** The group name the client used (the resource's own or another it answers to). */
+  group: string;
+  user: UserInfo;
+  /** The server's authorizer chain (an access review asks it). */
+  authorizer: Authorizer;
+  signal: AbortSignal;
+}
+
+/**
+ * A resource served by the generic handlers: data (names, schema, wire codec) + strategy. The
+ * one place a resource says which group names it answers to: routing, discovery, OpenAPI and the
+ * storage keys read `group` and `groups`, and RBAC reads the same names from @plat/api-model's
+ * alias table, which the registry fills `groups` from.
+ */
+export interface ResourceDefinition extends OpenApiKind {
+  /** The group the objects belong to: their storage keys and the apiVersion they are stored with. */
+  group: string;
+  /**
+   * Every group name the resource answers to, `group` first (`rbac.authorization.plat.io` and
+   * `rbac.authorization.k8s.io`): the same keys, watches and objects under each, read and written
+   * as that group's kind. Defaults to `[group]`.
+   */
+  groups?: readonly string[];
+  /** The OpenAPI of the kind under another of `groups` (Kubernetes' definition names); `definitionName`/`definitions` otherwise. */
+  openApiAs?(group: string): OpenApiKind;
+  version: string;
   /** Plural, lower case: `clustertrustbundles`. */
   resource: string;
   singular: string;
@@ -112,16 +144,41 @@ export interface ResourceDefinition {
   namespaced: boolean;
   shortNames: string[];
   categories: string[];
-  /** The OpenAPI v2 definition name of the kind, e.g. `io.plat.api.certificates.v1alpha1.ClusterTrustBundle`. */
-  definitionName: string;
-  /**
-   * OpenAPI v2 definitions of the kind and its sub-types (refs `#/definitions/<name>`), including
-   * `definitionName`. `metadata` refers to the meta.k8s.io ObjectMeta definition.
-   */
-  definitions: Record<string, OpenApiSchema>;
   /** Verbs served; defaults to all of them. */
   verbs?: string[];
+  /** The kind's protobuf message (k8s.io/api generated.proto), for bodies kubectl's typed clients send. */
+  protobuf?: ProtobufMessage;
+  /**
+   * A resource nothing is stored for (Kubernetes' rest.Creater without storage: the review APIs):
+   * served for `create` only, answered 201 with what this returns. Throws a StatusError to refuse.
+   */
+  createOnly?(req: CreateOnlyRequest): Promise<Record<string, unknown>>;
   strategy: ResourceStrategy;
+}
+
+/**
+ * A resource as served under one of its group names (what the handlers, discovery and OpenAPI
+ * work with): `group` is the name served, `storageGroup` the resource's own.
+ */
+export interface ServedResource extends ResourceDefinition {
+  storageGroup: string;
+}
+
+/**
+ * The resources as served under each of their group names, in the order discovery and OpenAPI
+ * list them: stored resources, then create-only ones; of each, the own groups first, then the
+ * other names, in the order given (so a bare resource name resolves to the own group).
+ */
+export function servedResources(defs: readonly ResourceDefinition[]): ServedResource[] {
+  const expand = (list: readonly ResourceDefinition[]): ServedResource[] => [
+    ...list.map((def): ServedResource => ({ ...def, storageGroup: def.group })),
+    ...list.flatMap((def) =>
+      (def.groups ?? [def.group])
+        .filter((g) => g !== def.group)
+        .map((group): ServedResource => ({ ...def, ...(def.openApiAs?.(group) ?? {}), group, storageGroup: def.group })),
+    ),
+  ];
+  return [...expand(defs.filter((d) => !d.createOnly)), ...expand(defs.filter((d) => d.createOnly))];
 }
 
 export const allVerbs = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];

@@ -6,7 +6,6 @@ import { negotiateOutput } from './negotiation.js';
 import { openApiHandler } from './openapi/serve.js';
 import { newPathNotFound, writeBody, writeError, writeObject } from './response.js';
 import { dispatchResource } from './rest/dispatch.js';
-import { isReviewRequest, reviewOpenApiResources, serveReview } from './reviews/reviews.js';
 
 /** A path outside the resource API: `segments` is the decoded path split on `/`. */
 interface NonResourceRoute {
@@ -20,7 +19,7 @@ const healthKinds = new Set(['healthz', 'livez', 'readyz']);
 /** The paths outside the resource API, tried in order (GET and HEAD only; anything else is 404). */
 function nonResourceRoutes(config: CompletedConfig): NonResourceRoute[] {
   const { metrics, versionInfo, discovery, lifecycle } = config;
-  const openApi = openApiHandler([...config.resources, ...(config.reviews ? reviewOpenApiResources : [])], versionInfo);
+  const openApi = openApiHandler(config.resources, versionInfo);
   return [
     {
       name: 'health',
@@ -53,12 +52,12 @@ function nonResourceRoutes(config: CompletedConfig): NonResourceRoute[] {
 }
 
 /**
- * The handler at the bottom of the chain (kube's director): resource requests go to the review
- * APIs or to their resource's REST handler; other paths to the table above. What a route throws
+ * The handler at the bottom of the chain (kube's director): resource requests go to their
+ * resource's REST handler; other paths to the table above. What a route throws
  * becomes a Status (the REST handlers answer their own errors).
  */
 export function buildRoutes(config: CompletedConfig): Handler {
-  const { scopes, reviews, authorizer, limits, logger } = config;
+  const { scopes, logger } = config;
   const table = nonResourceRoutes(config);
 
   const routeNonResource: Handler = async (ctx) => {
@@ -72,7 +71,6 @@ export function buildRoutes(config: CompletedConfig): Handler {
   // synchronous throw reaches the caller's try/await like a rejection).
   const route: Handler = (ctx) => {
     if (!ctx.info.isResourceRequest) return routeNonResource(ctx);
-    if (reviews && isReviewRequest(ctx)) return serveReview(ctx, authorizer, limits.maxBodyBytes);
     return dispatchResource(scopes, ctx);
   };
 

@@ -62,6 +62,7 @@ export async function exercise(m) {
   },
   '@plat/telemetry': { notLoaded: ['@opentelemetry/sdk-node', '@grpc/grpc-js'] },
   '@plat/server': { notLoaded: ['etcd3', 'better-sqlite3', '@grpc/grpc-js', '@opentelemetry/sdk-node'] },
+  '@plat/registry': { notLoaded: ['etcd3', 'better-sqlite3', '@grpc/grpc-js', '@opentelemetry/sdk-node'] },
 };
 
 /**

@@ -1,4 +1,4 @@
-import { goQuoteList, kubernetesGroupAliases, rbacWildcard, type PolicyRule } from '@plat/api-model';
+import { canonicalApiGroup, goQuoteList, rbacWildcard, type PolicyRule } from '@plat/api-model';
 
 /**
  * Whether one set of rules grants everything another does (Kubernetes' `Covers`,
@@ -7,7 +7,7 @@ import { goQuoteList, kubernetesGroupAliases, rbacWildcard, type PolicyRule } fr
  * Kubernetes group name and the plat group that serves the same resources count as one group.
  */
 
-const canonical = (group: string): string => kubernetesGroupAliases.get(group) ?? group;
+const canonical = canonicalApiGroup;
 
 /**
  * Kubernetes' BreakdownRule: one rule per (group, resource, verb[, resourceName]) and per

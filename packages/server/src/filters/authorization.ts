@@ -5,12 +5,25 @@ import { RequestCallOptions, type Filter } from '../context.js';
 import type { RequestInfo } from '../request-info.js';
 import { writeError } from '../response.js';
 
-export function attributesFor(user: UserInfo, info: RequestInfo): Attributes {
+/**
+ * The group a resource of `group` is its own under: `group`, or, for another name a resource
+ * answers to (ResourceDefinition.groups), the resource's own group.
+ */
+export type OwnGroupOf = (group: string, resource: string) => string;
+
+const sameGroup: OwnGroupOf = (group) => group;
+
+/**
+ * The attributes of a request. A request under another name of a resource is authorized as the
+ * resource's own: the same objects, the same rules (RBAC matches either name anyway), and one
+ * group in every Forbidden message and webhook review.
+ */
+export function attributesFor(user: UserInfo, info: RequestInfo, ownGroupOf: OwnGroupOf = sameGroup): Attributes {
   return {
     user,
     verb: info.verb,
     resourceRequest: info.isResourceRequest,
-    apiGroup: info.apiGroup,
+    apiGroup: info.isResourceRequest ? ownGroupOf(info.apiGroup, info.resource) : info.apiGroup,
     apiVersion: info.apiVersion,
     resource: info.resource,
     subresource: info.subresource,
@@ -29,9 +42,9 @@ export function forbiddenError(attrs: Attributes, reason: string): StatusError {
 }
 
 /** Asks the authorizer about the request; anything but Allow is 403 Forbidden. */
-export function withAuthorization(authorizer: Authorizer): Filter {
+export function withAuthorization(authorizer: Authorizer, ownGroupOf: OwnGroupOf = sameGroup): Filter {
   return (next) => async (ctx) => {
-    const attrs = attributesFor(ctx.user!, ctx.info);
+    const attrs = attributesFor(ctx.user!, ctx.info, ownGroupOf);
     let result;
     try {
       // `{ signal }` made only if an authorizer reads it (webhooks do; the built-in rules do not).

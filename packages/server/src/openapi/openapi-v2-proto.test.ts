@@ -6,10 +6,8 @@ import fc from 'fast-check';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
-import { request } from 'undici';
 import { parse as yamlParse } from 'yaml';
 import { isStatusError } from '@plat/api-model';
-import { startCluster, type TestCluster } from '../../test/cluster.js';
 import { negotiateOpenApiV2 } from './negotiate-v2.js';
 import { openApiV2ProtoEncoder } from './openapi-v2-proto.js';
 
@@ -17,14 +15,9 @@ const protoFile = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 
 const pbAccept = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf';
 const pbContentType = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf';
 
-let c: TestCluster;
 let documentType: protobuf.Type;
 beforeAll(async () => {
-  c = await startCluster();
   documentType = protobuf.loadSync(protoFile).lookupType('openapi.v2.Document');
-});
-afterAll(async () => {
-  await c.close();
 });
 
 type Json = Record<string, unknown>;
@@ -91,68 +84,6 @@ function withoutZeroValues(value: unknown, inResponses = false): unknown {
   return out;
 }
 
-describe('/openapi/v2 as protobuf', () => {
-  it("answers kubectl's Accept with gnostic's Document, which decodes to the JSON document", async () => {
-    const json = await c.req('reader', 'GET', '/openapi/v2');
-    const res = await request(`${c.url}/openapi/v2`, { headers: { accept: pbAccept }, dispatcher: c.agent('reader') });
-    expect(res.statusCode).toBe(200);
-    expect(res.headers['content-type']).toBe(pbContentType);
-    expect(res.headers['vary']).toBe('Accept');
-    // kube-openapi gives both forms the JSON's ETag (the answer varies by Accept).
-    expect(res.headers['etag']).toBe(json.headers['etag']);
-    const bytes = Buffer.from(await res.body.arrayBuffer());
-    const decoded = documentType.toObject(documentType.decode(bytes), { longs: Number, oneofs: true }) as Json;
-    expect(toJson(documentType, decoded)).toEqual(withoutZeroValues(json.json));
-    // What kubectl reads for validation: the GVK extension of a definition, as YAML.
-    const definitions = (decoded['definitions'] as { additionalProperties: Array<{ name: string; value: Json }> }).additionalProperties;
-    const ctb = definitions.find((d) => d.name === 'io.plat.api.certificates.v1alpha1.ClusterTrustBundle')!;
-    const gvk = (ctb.value['vendorExtension'] as Array<{ name: string; value: { yaml: string } }>).find((e) => e.name === 'x-kubernetes-group-version-kind')!;
-    expect(yamlParse(gvk.value.yaml)).toEqual([{ group: 'certificates.plat.io', kind: 'ClusterTrustBundle', version: 'v1alpha1' }]);
-  });
-
-  it('negotiates by quality and specificity as kube-openapi does, and answers 406 to nothing it serves', async () => {
-    const typeOf = async (accept: string) => {
-      const r = await c.req('reader', 'GET', '/openapi/v2', { headers: { accept } });
-      return r.status === 200 ? r.headers['content-type'] : r.status;
-    };
-    expect(await typeOf(pbAccept)).toBe(pbContentType);
-    expect(await typeOf('application/com.github.proto-openapi.spec.v2.v1.0+protobuf')).toBe(pbContentType);
-    expect(await typeOf(`application/json;q=0.5, ${pbAccept}`)).toBe(pbContentType);
-    expect(await typeOf(`${pbAccept};q=0.5, application/json`)).toBe('application/json');
-    expect(await typeOf(`*/*, ${pbAccept}`)).toBe(pbContentType);
-    expect(await typeOf(`${pbAccept};q=0, application/json;q=0.1`)).toBe('application/json');
-    expect(await typeOf('application/*')).toBe('application/json');
-    expect(await typeOf('application/yaml')).toBe('application/yaml');
-    expect(await typeOf('text/html')).toBe(406);
-    expect(await typeOf(`${pbAccept};q=0`)).toBe(406);
-  });
-
-  it('answers 304 to a client holding the current version, in either form', async () => {
-    const first = await c.req('reader', 'GET', '/openapi/v2', { headers: { accept: pbAccept } });
-    const etag = String(first.headers['etag']);
-    expect(etag).toMatch(/^"[0-9A-F]{32}"$/);
-    for (const accept of [pbAccept, 'application/json']) {
-      const again = await c.req('reader', 'GET', '/openapi/v2', { headers: { accept, 'if-none-match': etag } });
-      expect(again.status).toBe(304);
-      expect(again.text).toBe('');
-    }
-    expect((await c.req('reader', 'GET', '/openapi/v2', { headers: { accept: pbAccept, 'if-none-match': '"other"' } })).status).toBe(200);
-  });
-
-  it('answers the same bytes again, and a second server with other APIs its own document', async () => {
-    const one = await c.req('reader', 'GET', '/openapi/v2', { headers: { accept: pbAccept } });
-    const two = await c.req('reader', 'GET', '/openapi/v2', { headers: { accept: pbAccept } });
-    expect(two.text).toBe(one.text);
-    const other = await startCluster({ reviews: false });
-    try {
-      const theirs = await other.req('reader', 'GET', '/openapi/v2', { headers: { accept: pbAccept } });
-      expect(theirs.status).toBe(200);
-      expect(theirs.text).not.toBe(one.text);
-    } finally {
-      await other.close();
-    }
-  });
-});
 
 /** Swagger 2.0 documents of the shapes gnostic's message holds (schemas nested a few levels). */
 const name = fc.stringMatching(/^[a-zA-Z][a-zA-Z0-9.]{0,12}$/);
@@ -239,3 +170,4 @@ describe('the gnostic conversion', () => {
     );
   });
 });
+

@@ -2,7 +2,8 @@ import { encodeJson, fieldError, isInt64, newBadRequest, type FieldError } from 
 import type { Preconditions } from '@plat/storage';
 import type { RequestContext } from '../context.js';
 import { contentTypeOf, decodeBody, readBody } from '../request-body.js';
-import { dryRunErrors, invalidOptions, parseInteger, parseQueryBool } from './options.js';
+import { dryRunErrors, invalidOptions, parseInteger } from './options.js';
+import { parseQueryBool } from '../query-bool.js';
 import type { ResourceScope } from './scope.js';
 
 export interface ParsedDeleteOptions {

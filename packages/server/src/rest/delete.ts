@@ -14,7 +14,7 @@ import { attributesFor, forbiddenError } from '../filters/authorization.js';
  * errors): verb `unsafe-delete-ignore-read-errors` on the same resource.
  */
 async function authorizeUnsafeDelete(scope: ResourceScope, ctx: RequestContext): Promise<void> {
-  const attrs = { ...attributesFor(ctx.user!, ctx.info), verb: 'unsafe-delete-ignore-read-errors' };
+  const attrs = { ...attributesFor(ctx.user!, ctx.info, () => scope.storageGroup), verb: 'unsafe-delete-ignore-read-errors' };
   const result = await scope.authorizer.authorize(attrs, { signal: ctx.signal });
   if (result.decision !== 'Allow') throw forbiddenError(attrs, result.reason);
 }

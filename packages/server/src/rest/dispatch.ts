@@ -1,6 +1,7 @@
 import { newMethodNotSupported } from '@plat/api-model';
 import type { RequestContext } from '../context.js';
 import { newPathNotFound } from '../response.js';
+import { createOnlyResource } from './create-only.js';
 import { createResource } from './create.js';
 import { deleteCollection } from './delete-collection.js';
 import { deleteResource } from './delete.js';
@@ -45,7 +46,7 @@ export function dispatchResource(scopes: ReadonlyMap<string, ResourceScope>, ctx
   // POST to a named object is not an operation of the API.
   if (info.verb === 'create' && info.name) throw newMethodNotSupported(scope.gr, 'create');
   if ((info.verb === 'update' || info.verb === 'patch') && !info.name) throw newMethodNotSupported(scope.gr, info.verb);
-  const handler = handlers[info.verb];
+  const handler = scope.def.createOnly ? (info.verb === 'create' ? createOnlyResource : undefined) : handlers[info.verb];
   const allowed = scope.def.verbs;
   if (!handler || (allowed && !allowed.includes(info.verb))) throw newMethodNotSupported(scope.gr, info.verb);
   // The handler's promise as it is (no async frame of ours in between); the errors above are

@@ -9,7 +9,8 @@ import {
 } from '@plat/api-model';
 import type { ResourceVersionMatch } from '@plat/storage';
 import type { RequestContext } from '../context.js';
-import { invalidOptions, parseInteger, parseQueryBool } from './options.js';
+import { invalidOptions, parseInteger } from './options.js';
+import { parseQueryBool } from '../query-bool.js';
 import { selectableFieldNames, selectableFields, type ResourceScope } from './scope.js';
 
 export interface ListRequestOptions {

@@ -10,16 +10,6 @@ export function invalidOptions(kind: OptionsKind, errs: FieldError[]) {
   return newInvalid({ group: metaGroup, kind }, '', errs);
 }
 
-/**
- * A boolean query parameter as Kubernetes' parameter codec converts it
- * (runtime.Convert_Slice_string_To_bool): absent is undefined, `0` and `false` (any case) are false,
- * and every other value, the empty one included, is true. It never fails: `watch=maybe` is a watch.
- */
-export function parseQueryBool(value: string | null): boolean | undefined {
-  if (value === null) return undefined;
-  return !(value === '0' || value.toLowerCase() === 'false');
-}
-
 /** Go's strconv.ParseInt for an int64 parameter; 400 on anything else. */
 export function parseInteger(value: string | null, name: string): number | undefined {
   if (value === null || value === '') return undefined;

@@ -22,9 +22,9 @@ import {
   invalidOptions,
   parseFieldManager,
   parseFieldValidation,
-  parseQueryBool,
   type FieldValidation,
 } from './options.js';
+import { parseQueryBool } from '../query-bool.js';
 import { scopeKey, withTypeMeta, type ResourceScope } from './scope.js';
 import { prepareUpdate } from './update.js';
 import { toTypedObject } from './write-pipeline.js';

@@ -3,18 +3,20 @@ import type { Authorizer } from '@plat/auth';
 import { collectionPrefix, objectKey, type Storage } from '@plat/storage';
 import type { ServerLogger } from '../logger.js';
 import type { ServerMetrics } from '../metrics.js';
-import type { ResourceDefinition } from '../resource.js';
-import { gvString } from '../resource.js';
+import type { ProtobufMessage } from '../protobuf.js';
+import { gvString, type ServedResource } from '../resource.js';
 import { encodeBody } from '../response.js';
 import type { SchemaSet } from '../schema-walk.js';
 import type { NamespaceLifecycle } from './namespace-lifecycle.js';
 
 /** Everything a REST handler needs about the resource it serves and the server around it. */
 export interface ResourceScope {
-  def: ResourceDefinition;
+  def: ServedResource;
   storage: Storage;
   authorizer: Authorizer;
   schemas: SchemaSet;
+  /** The protobuf messages of every kind served, by kind (a body names its kind in its envelope). */
+  protobufKinds: ReadonlyMap<string, ProtobufMessage>;
   metrics: ServerMetrics;
   /** Where a watch event refused as not newer than the last one sent is logged. */
   logger?: ServerLogger;
@@ -99,7 +101,7 @@ export function ensureObjectNamespace(scope: ResourceScope, requestNamespace: st
 }
 
 export function newResourceScope(
-  def: ResourceDefinition,
+  def: ServedResource,
   rest: Omit<ResourceScope, 'def' | 'gr' | 'gk' | 'apiVersion' | 'storageGroup' | 'storageApiVersion' | 'encoded'>,
 ): ResourceScope {
   return {
@@ -108,8 +110,8 @@ export function newResourceScope(
     gr: { group: def.group, resource: def.resource },
     gk: { group: def.group, kind: def.kind },
     apiVersion: gvString(def),
-    storageGroup: def.storageGroup ?? def.group,
-    storageApiVersion: gvString({ group: def.storageGroup ?? def.group, version: def.version }),
+    storageGroup: def.storageGroup,
+    storageApiVersion: gvString({ group: def.storageGroup, version: def.version }),
     encoded: new WeakMap(),
   };
 }

@@ -72,7 +72,7 @@ export async function updateResource(scope: ResourceScope, ctx: RequestContext):
   const name = ctx.info.name;
   const body = await readBody(ctx, scope.maxBodyBytes);
   const obj = decodeForWrite(scope, () => {
-    const decoded = decodeObjectBody(body, contentTypeOf(ctx), mode !== 'Ignore', scope.def.kind);
+    const decoded = decodeObjectBody(body, contentTypeOf(ctx), mode !== 'Ignore', scope.def.kind, scope.protobufKinds);
     return toTypedObject(scope, ctx, decoded.value as Record<string, unknown>, mode, decoded.duplicates);
   });
   ctx.audit?.logRequestObject(obj);

@@ -1,0 +1,89 @@
+import { newBadRequest, newInternalError, newInvalid, type FieldError, type SelfSubjectAccessReviewSpec } from '@plat/api-model';
+import type { Attributes, Authorizer, UserInfo } from '@plat/auth';
+import { protobufMessage, protobufString, protobufStrings, selectorRequirementMessage, type ProtobufMessage } from '@plat/server';
+import type { ZodType } from 'zod';
+
+/** authorization/v1 ResourceAttributes, NonResourceAttributes and the access review specs (generated.proto field numbers). */
+const resourceAttributes: ProtobufMessage = {
+  1: protobufString('namespace'),
+  2: protobufString('verb'),
+  3: protobufString('group'),
+  4: protobufString('version'),
+  5: protobufString('resource'),
+  6: protobufString('subresource'),
+  7: protobufString('name'),
+  8: protobufMessage('fieldSelector', { 1: protobufString('rawSelector'), 2: protobufMessage('requirements', selectorRequirementMessage, true) }),
+  9: protobufMessage('labelSelector', { 1: protobufString('rawSelector'), 2: protobufMessage('requirements', selectorRequirementMessage, true) }),
+};
+export const accessReviewSpecMessage: ProtobufMessage = {
+  1: protobufMessage('resourceAttributes', resourceAttributes),
+  2: protobufMessage('nonResourceAttributes', { 1: protobufString('path'), 2: protobufString('verb') }),
+};
+export const subjectAccessReviewSpecMessage: ProtobufMessage = {
+  ...accessReviewSpecMessage,
+  3: protobufString('user'),
+  4: protobufStrings('groups'),
+  5: { name: 'extra', type: 'extraMap' },
+  6: protobufString('uid'),
+};
+
+/** Kubernetes' authorizer.AttributesRecord of a review spec. */
+export function reviewAttributes(user: UserInfo, spec: SelfSubjectAccessReviewSpec): Attributes {
+  const r = spec.resourceAttributes;
+  if (r) {
+    return {
+      user,
+      verb: r.verb ?? '',
+      resourceRequest: true,
+      apiGroup: r.group ?? '',
+      apiVersion: r.version ?? '',
+      resource: r.resource ?? '',
+      subresource: r.subresource ?? '',
+      namespace: r.namespace ?? '',
+      name: r.name ?? '',
+      path: '',
+    };
+  }
+  const n = spec.nonResourceAttributes ?? {};
+  return {
+    user,
+    verb: n.verb ?? '',
+    resourceRequest: false,
+    apiGroup: '',
+    apiVersion: '',
+    resource: '',
+    subresource: '',
+    namespace: '',
+    name: '',
+    path: n.path ?? '',
+  };
+}
+
+/** The chain's decision as a SubjectAccessReviewStatus. */
+export async function decide(authorizer: Authorizer, attrs: Attributes, signal: AbortSignal): Promise<Record<string, unknown>> {
+  let result;
+  try {
+    result = await authorizer.authorize(attrs, { signal });
+  } catch (err) {
+    throw newInternalError(err);
+  }
+  const status: Record<string, unknown> = { allowed: result.decision === 'Allow' };
+  if (result.decision === 'Deny') status.denied = true;
+  if (result.reason) status.reason = result.reason;
+  return status;
+}
+
+/** A review body read with its kind's schema: a body of the wrong shape is 400, as Kubernetes' decoder answers it. */
+export function parseReview<T>(schema: ZodType<T>, kind: string, obj: Record<string, unknown>): T {
+  const parsed = schema.safeParse({ ...obj, spec: obj.spec ?? {} });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw newBadRequest(`${kind} in version "v1" cannot be handled as a ${kind}: ${issue.path.join('.')}: ${issue.message}`);
+  }
+  return parsed.data;
+}
+
+/** 422 with the field errors, when there are any. */
+export function throwIfInvalid(group: string, kind: string, errs: FieldError[]): void {
+  if (errs.length) throw newInvalid({ group, kind }, '', errs);
+}

@@ -1,0 +1,126 @@
+import {
+  NamespacePhase,
+  finalizerKubernetes,
+  labelMetadataName,
+  namespaceKind,
+  namespaceListKind,
+  namespacesResource,
+  newForbidden,
+  systemNamespaces,
+  validateNamespace,
+  validateNamespaceUpdate,
+  type ApiObject,
+  type Namespace,
+} from '@plat/api-model';
+import { namespaceDefinitions } from '../../kind-definitions.generated.js';
+import {
+  ageCell,
+  ageColumn,
+  objectMetaMessage,
+  protobufMessage,
+  protobufString,
+  protobufStrings,
+  type AdmissionRequest,
+  type ProtobufMessage,
+  type ResourceDefinition,
+  type ResourceStrategy,
+} from '@plat/server';
+
+const asNamespace = (obj: ApiObject) => obj as Namespace;
+
+/** core/v1 Namespace (generated.proto field numbers), as `kubectl create namespace` sends it. */
+const namespaceMessage: ProtobufMessage = {
+  1: protobufMessage('metadata', objectMetaMessage),
+  2: protobufMessage('spec', { 1: protobufStrings('finalizers') }),
+  3: protobufMessage('status', {
+    1: protobufString('phase'),
+    2: protobufMessage(
+      'conditions',
+      {
+        1: protobufString('type'),
+        2: protobufString('status'),
+        4: { name: 'lastTransitionTime', type: 'time' },
+        5: protobufString('reason'),
+        6: protobufString('message'),
+      },
+      true,
+    ),
+  }),
+};
+
+/** NamespaceLifecycle's refusal to delete a system namespace. */
+async function admitNamespaceDelete(req: AdmissionRequest): Promise<void> {
+  const name = req.object.metadata?.name ?? '';
+  if (req.operation === 'DELETE' && systemNamespaces.includes(name)) {
+    throw newForbidden({ group: '', resource: namespacesResource }, name, new Error('this namespace may not be deleted'));
+  }
+}
+
+/**
+ * Kubernetes' namespace strategy: a new namespace is Active and carries the `kubernetes`
+ * finalizer in its spec; spec and status do not change through updates (Kubernetes changes them
+ * through the `finalize` and `status` subresources, which plat's namespace controller does in
+ * storage); the `plat.io/metadata.name` label always holds the name. A deleted namespace stays,
+ * Terminating, while its spec has finalizers: the namespace controller deletes its content, then
+ * removes the finalizer and the namespace.
+ */
+export const namespaceStrategy: ResourceStrategy = {
+  prepareForCreate(obj) {
+    const ns = asNamespace(obj);
+    ns.status = { phase: NamespacePhase.Active };
+    const finalizers = ns.spec?.finalizers ?? [];
+    if (!finalizers.includes(finalizerKubernetes)) ns.spec = { ...ns.spec, finalizers: [...finalizers, finalizerKubernetes] };
+  },
+  prepareForUpdate(obj, old) {
+    const ns = asNamespace(obj);
+    const prev = asNamespace(old);
+    if (prev.spec === undefined) delete ns.spec;
+    else ns.spec = structuredClone(prev.spec);
+    if (prev.status === undefined) delete ns.status;
+    else ns.status = structuredClone(prev.status);
+  },
+  canonicalize(obj) {
+    const meta = obj.metadata ?? (obj.metadata = {});
+    meta.labels = { ...meta.labels, [labelMetadataName]: meta.name ?? '' };
+  },
+  deletionPending: (obj) => (asNamespace(obj).spec?.finalizers?.length ?? 0) > 0,
+  prepareForDeletion(obj) {
+    const ns = asNamespace(obj);
+    ns.status = { ...ns.status, phase: NamespacePhase.Terminating };
+  },
+  validate: (obj) => validateNamespace(asNamespace(obj)),
+  validateUpdate: (obj, old) => validateNamespaceUpdate(asNamespace(obj), asNamespace(old)),
+  admit: admitNamespaceDelete,
+  allowCreateOnUpdate: false,
+  allowUnconditionalUpdate: true,
+  // Kubernetes' NamespaceToSelectableFields, with its legacy `name`.
+  selectableFields: (obj) => ({
+    'metadata.name': obj.metadata?.name ?? '',
+    'status.phase': asNamespace(obj).status?.phase ?? '',
+    name: obj.metadata?.name ?? '',
+  }),
+  selectableFieldNames: ['metadata.name', 'status.phase', 'name'],
+  tableColumns: [{ name: 'Status', type: 'string', description: 'The status of the namespace' }, ageColumn],
+  tableCells: (obj) => [asNamespace(obj).status?.phase ?? '', ageCell(obj)],
+};
+
+/** Namespace (core `v1`, cluster-scoped) as a served resource. */
+export function namespaceResource(): ResourceDefinition {
+  return {
+    group: '',
+    version: 'v1',
+    resource: namespacesResource,
+    singular: 'namespace',
+    kind: namespaceKind,
+    listKind: namespaceListKind,
+    namespaced: false,
+    shortNames: ['ns'],
+    categories: [],
+    definitionName: `io.plat.api.core.v1.${namespaceKind}`,
+    definitions: namespaceDefinitions,
+    // Kubernetes serves no deletecollection of namespaces.
+    verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
+    protobuf: namespaceMessage,
+    strategy: namespaceStrategy,
+  };
+}
