@@ -133,7 +133,9 @@ describe('openssl pkcs12 -info reads our PKCS#12 stores (OpenSSL 3)', () => {
     expect(r.stderr).toContain('MAC: sha256, Iteration 10000');
     expect(r.stderr).toContain('PBES2, PBKDF2, AES-256-CBC, Iteration 10000, PRF hmacWithSHA256');
     expect(certsOf(r.stdout)).toEqual(expected());
-    expect(r.stdout).toContain(`friendlyName: ${aliases[0]}`);
+    // OpenSSL 3.0 prints a BMPString friendlyName byte by byte (ü comes out as one Latin-1 byte), so check an ASCII one.
+    const asciiAlias = aliases.find((a) => /^[\x20-\x7e]+$/.test(a));
+    expect(r.stdout).toContain(`friendlyName: ${asciiAlias}`);
     const wrong = await run('openssl', ['pkcs12', '-info', '-nokeys', '-in', p, '-passin', 'pass:nope']);
     expect(wrong.code).not.toBe(0);
     expect(wrong.stderr).toContain('Mac verify error');
