@@ -158,10 +158,13 @@ export function completeConfig(options: ApiServerOptions): CompletedConfig {
     );
   }
 
-  // Other group names by resource: a request under one is authorized as the resource's own group.
+  // A review (create-only) under its Kubernetes group name is authorized as the plat group, so
+  // its Forbidden message and webhook review name one group. A stored resource (RBAC) is
+  // authorized under the group the client wrote, as kube-apiserver names it back in a 403
+  // (`clusterrolebindings.rbac.authorization.k8s.io is forbidden` for kubectl's generators).
   const aliases = new Map<string, Map<string, string>>();
   for (const def of resources) {
-    if (def.group === def.storageGroup) continue;
+    if (def.group === def.storageGroup || !def.createOnly) continue;
     const byResource = aliases.get(def.group) ?? new Map<string, string>();
     byResource.set(def.resource, def.storageGroup);
     aliases.set(def.group, byResource);
