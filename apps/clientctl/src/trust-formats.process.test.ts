@@ -1,13 +1,12 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createNetServer } from 'node:net';
-import { createServer, type Server } from 'node:https';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { decodeTrustAnchors } from '@plat/trust';
 import { readBundleCertificates } from '@plat/x509';
-import { bash, buildBundles, clientctlShim, startApiserver, walkthroughBlocks, type ApiserverProcess, type RunningProcess } from '../test/processes.js';
+import { bash, buildBundles, clientctlShim, ReloadingTlsService, startApiserver, walkthroughBlocks, type ApiserverProcess, type RunningProcess } from '../test/processes.js';
 
 // docs/trust-distribution.md, "Java and Kafka", "SPIFFE federation" and "Filtering expired
 // anchors", run block by block with bash against a started apiserver: openssl makes the CAs,
@@ -23,34 +22,6 @@ const hasJava = ['java', 'keytool'].every((t) => {
   if (!found) console.warn(`${t} is not installed (tools/install-system-packages.sh installs it): skipping the Java and Kafka walk-through`);
   return found;
 });
-
-/** A TLS service whose certificate is reloaded from files, dropping connections made with the old one. */
-class Service {
-  private server?: Server;
-  private readonly sockets = new Set<Socket>();
-  url = '';
-
-  async reload(certFile: string, keyFile: string): Promise<void> {
-    const creds = { cert: readFileSync(certFile, 'utf8'), key: readFileSync(keyFile, 'utf8') };
-    if (this.server) {
-      this.server.setSecureContext(creds);
-      for (const s of this.sockets) s.destroy();
-      return;
-    }
-    this.server = createServer(creds, (_req, res) => res.end('ok\n'));
-    this.server.on('secureConnection', (s: Socket) => {
-      this.sockets.add(s);
-      s.on('close', () => this.sockets.delete(s));
-    });
-    await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', r));
-    this.url = `https://localhost:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  async close(): Promise<void> {
-    for (const s of this.sockets) s.destroy();
-    if (this.server) await new Promise<void>((r) => this.server!.close(() => r()));
-  }
-}
 
 /** A walk-through's background block, run by bash (it may name environment variables) as one process. */
 function background(code: string, env: Record<string, string>, cwd: string): RunningProcess {
@@ -119,7 +90,7 @@ const baseEnv = () => ({ PATH: `${shimDir}:${process.env.PATH}`, HOME: dir, KUBE
 
 describe('docs/trust-distribution.md walk-throughs', () => {
   (hasJava ? it : it.skip)('Java and Kafka: a Java client trusts the service through the JKS store trust sync keeps, and a new Java process trusts the new CA', async () => {
-    const service = new Service();
+    const service = new ReloadingTlsService();
     const work = mkdtempSync(path.join(dir, 'java-'));
     const env: Record<string, string> = { ...baseEnv(), SERVICE: '' };
     const javaAnswers: string[] = [];

@@ -1,13 +1,13 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:https';
-import type { AddressInfo, Socket } from 'node:net';
+import { createServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { request } from 'undici';
 import { RestClient, loadKubeConfig, resolveRestConfig } from '@plat/client';
 import { followTrustAnchors, type FollowedTrustAnchors } from '@plat/trust';
 import { canonicalTrustBundle, createCertificateAuthority, issueServingCertificate } from '@plat/x509';
-import { bash, buildBundles, clientctlShim, spawnClientctl, startApiserver, waitUntil, walkthroughBlocks, type ApiserverProcess, type RunningProcess } from '../test/processes.js';
+import { bash, buildBundles, clientctlShim, ReloadingTlsService, spawnClientctl, startApiserver, waitUntil, walkthroughBlocks, type ApiserverProcess, type RunningProcess } from '../test/processes.js';
 
 // docs/trust-distribution.md, "Rotate a CA without downtime", run block by block with bash against
 // a started apiserver, a real TLS service (served here, reloaded when a block issues its
@@ -19,36 +19,6 @@ let bundles: { apiserver: string; clientctl: string };
 let apiserver: ApiserverProcess;
 let shimDir: string;
 
-
-
-/** A TLS service whose certificate is reloaded from files, with keep-alive connections it can drop. */
-class Service {
-  private server?: Server;
-  private readonly sockets = new Set<Socket>();
-  url = '';
-
-  async reload(certFile: string, keyFile: string): Promise<void> {
-    const creds = { cert: readFileSync(certFile, 'utf8'), key: readFileSync(keyFile, 'utf8') };
-    if (this.server) {
-      this.server.setSecureContext(creds);
-      // Connections made with the old certificate end; clients reconnect and verify the new one.
-      for (const s of this.sockets) s.destroy();
-      return;
-    }
-    this.server = createServer(creds, (_req, res) => res.end('ok\n'));
-    this.server.on('secureConnection', (s: Socket) => {
-      this.sockets.add(s);
-      s.on('close', () => this.sockets.delete(s));
-    });
-    await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', r));
-    this.url = `https://localhost:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  async close(): Promise<void> {
-    for (const s of this.sockets) s.destroy();
-    if (this.server) await new Promise<void>((r) => this.server!.close(() => r()));
-  }
-}
 
 
 async function nodeConsumer(kubeconfig: string, signal: AbortSignal): Promise<{ client: RestClient; trust: FollowedTrustAnchors }> {
@@ -73,7 +43,7 @@ describe('Rotate a CA without downtime (docs/trust-distribution.md)', () => {
     const blocks = walkthroughBlocks('trust-distribution.md', '## Rotate a CA without downtime', '## Expiry dashboard and alerts');
     expect(blocks.map((b) => b.mark)).toEqual(['environment', 'run', 'issue ca-2025', 'background', 'run', 'run', 'issue ca-2026', 'run', 'run']);
     const work = mkdtempSync(path.join(dir, 'walkthrough-'));
-    const service = new Service();
+    const service = new ReloadingTlsService();
     const env = { PATH: `${shimDir}:${process.env.PATH}`, HOME: dir, KUBECONFIG: apiserver.kubeconfig, SERVICE: '' };
     const background: RunningProcess[] = [];
     const controller = new AbortController();

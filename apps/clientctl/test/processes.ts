@@ -1,5 +1,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -87,4 +89,33 @@ export function bash(script: string, cwd: string, env: Record<string, string>): 
       resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
+}
+
+/** A TLS service whose certificate is reloaded from files, with keep-alive connections it can drop. */
+export class ReloadingTlsService {
+  private server?: Server;
+  private readonly sockets = new Set<Socket>();
+  url = '';
+
+  async reload(certFile: string, keyFile: string): Promise<void> {
+    const creds = { cert: readFileSync(certFile, 'utf8'), key: readFileSync(keyFile, 'utf8') };
+    if (this.server) {
+      this.server.setSecureContext(creds);
+      // Connections made with the old certificate end; clients reconnect and verify the new one.
+      for (const s of this.sockets) s.destroy();
+      return;
+    }
+    this.server = createServer(creds, (_req, res) => res.end('ok\n'));
+    this.server.on('secureConnection', (s: Socket) => {
+      this.sockets.add(s);
+      s.on('close', () => this.sockets.delete(s));
+    });
+    await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', r));
+    this.url = `https://localhost:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  async close(): Promise<void> {
+    for (const s of this.sockets) s.destroy();
+    if (this.server) await new Promise<void>((r) => this.server!.close(() => r()));
+  }
 }
