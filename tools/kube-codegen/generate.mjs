@@ -17,6 +17,10 @@
 // x-kubernetes-* extensions (`+listType`, `+listMapKey`, `+mapType`, `+patchStrategy`,
 // `+patchMergeKey`); the types with their own OpenAPI type (Time, IntOrString, Quantity,
 // RawExtension, ...) are written as their OpenAPISchemaType/OpenAPISchemaFormat say.
+// What generated.proto does not carry is not derived: Go's `omitempty`, embedded (inlined)
+// structs, `+union` members and `+enum` values. The served kinds need only the first, listed in
+// `omitEmpty` below; run over the whole of core/v1 at 1.36, three in four definitions come out
+// equal to Kubernetes' and the rest differ only by those four.
 //
 // Usage: node tools/kube-codegen/generate.mjs [--out DIR]
 //          writes the four files under DIR (default: the repository root)
