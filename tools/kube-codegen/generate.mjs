@@ -20,13 +20,17 @@
 // What generated.proto does not carry is not derived: Go's `omitempty`, embedded (inlined)
 // structs, `+union` members and `+enum` values. The served kinds need only the first, listed in
 // `omitEmpty` below; run over the whole of core/v1 at 1.36, three in four definitions come out
-// equal to Kubernetes' and the rest differ only by those four.
+// equal to Kubernetes' and the rest differ by those four and by the TypeMeta fields of the
+// kinds it is not told about.
 //
 // Usage: node tools/kube-codegen/generate.mjs [--out DIR]
 //          writes the four files under DIR (default: the repository root)
 //        node tools/kube-codegen/generate.mjs --fetch [--update-lock]
 //          downloads the inputs again from raw.githubusercontent.com at the locked commits and
 //          checks their sha256 (--update-lock records new ones, after a change of commit)
+//        node tools/kube-codegen/generate.mjs --inputs DIR --out OUT
+//          reads the same files of another Kubernetes version from DIR (laid out as inputs/),
+//          without the lock, to compare with that version's published OpenAPI document
 // The test tools/workspace-checks/src/generated-code.test.ts fails when the checked-in files
 // differ from what this writes.
 import { createHash } from 'node:crypto';
