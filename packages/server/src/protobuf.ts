@@ -7,12 +7,11 @@ import { JsonDecodeError, decodeJson, newBadRequest, newUnsupportedMediaType } f
  * `auth whoami`, `auth can-i`) send the kinds they know in protobuf and do not fall back to
  * JSON for request bodies; they accept JSON answers, which is what the server sends. Only the
  * protobuf wire format, the envelope (runtime.Unknown), meta/v1's messages and the field numbers
- * of the kinds served are needed: a small table-driven reader whose tables
+ * of the kinds served are needed: a small table-driven reader, whose tables
  * tools/kube-codegen/generate.mjs writes from k8s.io/api and k8s.io/apimachinery generated.proto
  * (read there with protobufjs). Each resource brings its kind's message
- * (ResourceDefinition.protobuf). Fields a client left at Go's
- * zero value ("", 0, false, empty) are absent in the result, as in Kubernetes' JSON (omitempty);
- * times become RFC 3339 strings.
+ * (ResourceDefinition.protobuf). Fields a client left at Go's zero value ("", 0, false, empty)
+ * are absent in the result, as in Kubernetes' JSON (omitempty); times become RFC 3339 strings.
  */
 
 export const protobufMediaType = 'application/vnd.kubernetes.protobuf';
