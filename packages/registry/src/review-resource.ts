@@ -1,6 +1,15 @@
 import { apiGroupNames, fieldError, type ApiObject, type FieldError } from '@plat/api-model';
 import type { CreateOnlyRequest, OpenApiSchema, ProtobufMessage, ResourceDefinition, ResourceStrategy } from '@plat/server';
-import { kubernetesReviewDefinitions, reviewDefinitions } from './kind-definitions.generated.js';
+import {
+  authenticationV1Definitions,
+  authenticationV1KubernetesDefinitions,
+  authorizationV1Definitions,
+  authorizationV1KubernetesDefinitions,
+} from './kind-definitions.generated.js';
+
+// Both review groups' definitions, as every review resource has carried them.
+const reviewDefinitions = { ...authorizationV1Definitions, ...authenticationV1Definitions };
+const kubernetesReviewDefinitions = { ...authorizationV1KubernetesDefinitions, ...authenticationV1KubernetesDefinitions };
 
 /** Kubernetes' metadata rule for reviews: nothing may be set. */
 export function validateEmptyMetadata(metadata: unknown): FieldError[] {

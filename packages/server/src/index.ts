@@ -27,11 +27,9 @@ export type { OpenApiParameter, OpenApiSchema } from './openapi/types.js';
 export {
   decodeProtobufObject,
   labelSelectorMessage,
+  listMetaMessage,
   objectMetaMessage,
   protobufMediaType,
-  protobufMessage,
-  protobufString,
-  protobufStrings,
   selectorRequirementMessage,
   type ProtobufField,
   type ProtobufMessage,

@@ -7,11 +7,11 @@ import { JsonDecodeError, decodeJson, newBadRequest, newUnsupportedMediaType } f
  * `auth whoami`, `auth can-i`) send the kinds they know in protobuf and do not fall back to
  * JSON for request bodies; they accept JSON answers, which is what the server sends. Only the
  * protobuf wire format, the envelope (runtime.Unknown), meta/v1's messages and the field numbers
- * of the kinds served are needed (k8s.io/api and k8s.io/apimachinery generated.proto): a small
- * table-driven reader instead of a schema compiler. Each resource brings its kind's message
- * (ResourceDefinition.protobuf), built from the pieces exported here. Fields a client left at Go's
- * zero value ("", 0, false, empty) are absent in the result, as in Kubernetes' JSON (omitempty);
- * times become RFC 3339 strings.
+ * of the kinds served are needed: a small table-driven reader, whose tables
+ * tools/kube-codegen/generate.mjs writes from k8s.io/api and k8s.io/apimachinery generated.proto
+ * (read there with protobufjs). Each resource brings its kind's message
+ * (ResourceDefinition.protobuf). Fields a client left at Go's zero value ("", 0, false, empty)
+ * are absent in the result, as in Kubernetes' JSON (omitempty); times become RFC 3339 strings.
  */
 
 export const protobufMediaType = 'application/vnd.kubernetes.protobuf';
@@ -46,49 +46,14 @@ export type ProtobufMessage = { readonly [field: number]: ProtobufField };
 type MessageSpec = ProtobufMessage;
 type FieldSpec = ProtobufField;
 
-const str = (name: string): FieldSpec => ({ name, type: 'string' });
-const strings = (name: string): FieldSpec => ({ name, type: 'string', repeated: true });
-const msg = (name: string, type: MessageSpec, repeated = false): FieldSpec => ({ name, type, repeated });
-
-/** A string field, a repeated string field and a (repeated) message field, for the messages of kinds. */
-export const protobufString = str;
-export const protobufStrings = strings;
-export const protobufMessage = msg;
-
-const ownerReference: MessageSpec = { 1: str('kind'), 3: str('name'), 4: str('uid'), 5: str('apiVersion'), 6: { name: 'controller', type: 'bool' }, 7: { name: 'blockOwnerDeletion', type: 'bool' } };
-const managedFieldsEntry: MessageSpec = {
-  1: str('manager'),
-  2: str('operation'),
-  3: str('apiVersion'),
-  4: { name: 'time', type: 'time' },
-  6: str('fieldsType'),
-  7: { name: 'fieldsV1', type: 'fieldsV1' },
-  8: str('subresource'),
-};
-/** meta/v1 ObjectMeta. */
-export const objectMetaMessage: MessageSpec = {
-  1: str('name'),
-  2: str('generateName'),
-  3: str('namespace'),
-  4: str('selfLink'),
-  5: str('uid'),
-  6: str('resourceVersion'),
-  7: { name: 'generation', type: 'int' },
-  8: { name: 'creationTimestamp', type: 'time' },
-  9: { name: 'deletionTimestamp', type: 'time' },
-  10: { name: 'deletionGracePeriodSeconds', type: 'int' },
-  11: { name: 'labels', type: 'stringMap' },
-  12: { name: 'annotations', type: 'stringMap' },
-  13: msg('ownerReferences', ownerReference, true),
-  14: strings('finalizers'),
-  17: msg('managedFields', managedFieldsEntry, true),
-};
-/** meta/v1 LabelSelectorRequirement. */
-export const selectorRequirementMessage: MessageSpec = { 1: str('key'), 2: str('operator'), 3: strings('values') };
-/** meta/v1 LabelSelector. */
-export const labelSelectorMessage: MessageSpec = { 1: { name: 'matchLabels', type: 'stringMap' }, 2: msg('matchExpressions', selectorRequirementMessage, true) };
+// The meta/v1 messages, generated from k8s.io/apimachinery's generated.proto (tools/kube-codegen);
+// each resource's own message comes from the same generator (ResourceDefinition.protobuf).
+export { labelSelectorMessage, listMetaMessage, objectMetaMessage, selectorRequirementMessage } from './protobuf-messages.generated.js';
 
 type Fields = Map<number, (Buffer | bigint)[]>;
+
+/** runtime.TypeMeta of the runtime.Unknown envelope (k8s.io/apimachinery pkg/runtime generated.proto). */
+const typeMetaMessage: MessageSpec = { 1: { name: 'apiVersion', type: 'string' }, 2: { name: 'kind', type: 'string' } };
 
 /** Splits one message into its fields (varints as bigints, length-delimited as bytes). */
 function fields(buf: Buffer): Fields {
@@ -223,7 +188,7 @@ export function decodeProtobufObject(body: Buffer, accepted: readonly string[], 
   let typeMeta: Record<string, unknown>;
   try {
     unknown = fields(body.subarray(magic.length));
-    typeMeta = decodeMessage(bytesOf(unknown.get(1)?.at(-1) ?? Buffer.alloc(0)), { 1: str('apiVersion'), 2: str('kind') });
+    typeMeta = decodeMessage(bytesOf(unknown.get(1)?.at(-1) ?? Buffer.alloc(0)), typeMetaMessage);
   } catch (err) {
     if (!(err instanceof ProtobufDecodeError)) throw err;
     throw newBadRequest(`unable to decode the protobuf body: ${err.message}`);

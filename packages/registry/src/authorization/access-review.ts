@@ -1,31 +1,6 @@
 import { newBadRequest, newInternalError, newInvalid, type FieldError, type SelfSubjectAccessReviewSpec } from '@plat/api-model';
 import type { Attributes, Authorizer, UserInfo } from '@plat/auth';
-import { protobufMessage, protobufString, protobufStrings, selectorRequirementMessage, type ProtobufMessage } from '@plat/server';
 import type { ZodType } from 'zod';
-
-/** authorization/v1 ResourceAttributes, NonResourceAttributes and the access review specs (generated.proto field numbers). */
-const resourceAttributes: ProtobufMessage = {
-  1: protobufString('namespace'),
-  2: protobufString('verb'),
-  3: protobufString('group'),
-  4: protobufString('version'),
-  5: protobufString('resource'),
-  6: protobufString('subresource'),
-  7: protobufString('name'),
-  8: protobufMessage('fieldSelector', { 1: protobufString('rawSelector'), 2: protobufMessage('requirements', selectorRequirementMessage, true) }),
-  9: protobufMessage('labelSelector', { 1: protobufString('rawSelector'), 2: protobufMessage('requirements', selectorRequirementMessage, true) }),
-};
-export const accessReviewSpecMessage: ProtobufMessage = {
-  1: protobufMessage('resourceAttributes', resourceAttributes),
-  2: protobufMessage('nonResourceAttributes', { 1: protobufString('path'), 2: protobufString('verb') }),
-};
-export const subjectAccessReviewSpecMessage: ProtobufMessage = {
-  ...accessReviewSpecMessage,
-  3: protobufString('user'),
-  4: protobufStrings('groups'),
-  5: { name: 'extra', type: 'extraMap' },
-  6: protobufString('uid'),
-};
 
 /** Kubernetes' authorizer.AttributesRecord of a review spec. */
 export function reviewAttributes(user: UserInfo, spec: SelfSubjectAccessReviewSpec): Attributes {

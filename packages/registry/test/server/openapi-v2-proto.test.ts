@@ -1,93 +1,24 @@
-// /openapi/v2 in gnostic's protobuf form (what kubectl reads), decoded with protobufjs from the
-// vendored .proto itself (not the generated descriptor) and turned back into JSON the way
-// kube-openapi reads gnostic documents (pkg/validation/spec gnostic.go, FromGnostic): it must be
-// the JSON document the server serves. The conversion's own property tests are the server's
-// (src/openapi/openapi-v2-proto.test.ts).
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import protobuf from 'protobufjs';
+// /openapi/v2 in gnostic's protobuf form (what kubectl reads), decoded by @plat/server/testing
+// (protobufjs on the vendored .proto itself, read back as kube-openapi reads gnostic documents):
+// it must be the JSON document the server serves. The conversion's own property tests are the
+// server's (src/openapi/openapi-v2-proto.test.ts).
+import { decodeGnosticDocument, withoutProto3ZeroValues } from '@plat/server/testing';
 import { request } from 'undici';
 import { parse as yamlParse } from 'yaml';
 import { startCluster, type TestCluster } from '../cluster.js';
 
-// The server's vendored gnostic OpenAPIv2.proto, to decode what it answers.
-const protoFile = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'server', 'tools', 'gnostic', 'OpenAPIv2.proto');
 const pbAccept = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf';
 const pbContentType = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf';
 
 let c: TestCluster;
-let documentType: protobuf.Type;
 beforeAll(async () => {
   c = await startCluster();
-  documentType = protobuf.loadSync(protoFile).lookupType('openapi.v2.Document');
 });
 afterAll(async () => {
   await c.close();
 });
 
 type Json = Record<string, unknown>;
-
-/** A decoded gnostic message back to OpenAPI JSON (the inverse of gnostic's compiler). */
-function toJson(type: protobuf.Type, msg: Json): unknown {
-  switch (type.name) {
-    case 'Any':
-      return yamlParse(String(msg['yaml']));
-    case 'TypeItem':
-      return (msg['value'] as string[]).length === 1 ? (msg['value'] as string[])[0] : msg['value'];
-    case 'StringArray':
-      return msg['value'] ?? [];
-    case 'ItemsItem':
-      return toJson(type.root.lookupType('openapi.v2.Schema'), (msg['schema'] as Json[])[0]!);
-  }
-  if (type.oneofsArray.length === 1 && type.fieldsArray.every((f) => f.partOf)) {
-    const chosen = msg[String(msg['oneof'])];
-    const field = type.fields[String(msg['oneof'])]!;
-    return field.resolvedType ? toJson(field.resolvedType as protobuf.Type, chosen as Json) : chosen;
-  }
-  const out: Json = {};
-  for (const field of type.fieldsArray) {
-    const v = msg[field.name];
-    if (v === undefined) continue;
-    const sub = field.resolvedType as protobuf.Type | null;
-    if (field.name === 'vendorExtension' || (field.repeated && sub?.name.startsWith('Named'))) {
-      const valueField = sub!.fields['value']!;
-      for (const entry of v as Json[]) {
-        const value = entry['value'];
-        out[String(entry['name'])] = valueField.resolvedType ? toJson(valueField.resolvedType as protobuf.Type, (value ?? {}) as Json) : value;
-      }
-      continue;
-    }
-    const key = field.name === '_ref' ? '$ref' : field.name;
-    if (!sub) out[key] = v;
-    else out[key] = field.repeated ? (v as Json[]).map((m) => toJson(sub, m)) : toJson(sub, v as Json);
-  }
-  return out;
-}
-
-/** The JSON without what proto3 cannot carry: false, "", 0 and [] outside free-form values. */
-function withoutZeroValues(value: unknown, inResponses = false): unknown {
-  if (value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map((v) => withoutZeroValues(v));
-  const out: Json = {};
-  for (const [k, v] of Object.entries(value as Json)) {
-    if (inResponses) {
-      // Response codes: `default` is one of them here.
-      out[k] = withoutZeroValues(v);
-      continue;
-    }
-    // Free-form values (an enum's values; an empty enum is no field) and security requirements
-    // (maps to lists, empty ones included) are carried whole; additionalProperties is a oneof,
-    // whose `false` is on the wire.
-    if (k === 'enum' && Array.isArray(v) && v.length === 0) continue;
-    if (k === 'default' || k === 'example' || k === 'enum' || k === 'security' || k.startsWith('x-') || (k === 'additionalProperties' && v === false)) {
-      out[k] = v;
-      continue;
-    }
-    if (v === false || v === '' || v === 0 || (Array.isArray(v) && v.length === 0)) continue;
-    out[k] = withoutZeroValues(v, k === 'responses');
-  }
-  return out;
-}
 
 describe('/openapi/v2 as protobuf', () => {
   it("answers kubectl's Accept with gnostic's Document, which decodes to the JSON document", async () => {
@@ -99,8 +30,8 @@ describe('/openapi/v2 as protobuf', () => {
     // kube-openapi gives both forms the JSON's ETag (the answer varies by Accept).
     expect(res.headers['etag']).toBe(json.headers['etag']);
     const bytes = Buffer.from(await res.body.arrayBuffer());
-    const decoded = documentType.toObject(documentType.decode(bytes), { longs: Number, oneofs: true }) as Json;
-    expect(toJson(documentType, decoded)).toEqual(withoutZeroValues(json.json));
+    const { message: decoded, json: fromProtobuf } = decodeGnosticDocument(bytes);
+    expect(fromProtobuf).toEqual(withoutProto3ZeroValues(json.json));
     // What kubectl reads for validation: the GVK extension of a definition, as YAML.
     const definitions = (decoded['definitions'] as { additionalProperties: Array<{ name: string; value: Json }> }).additionalProperties;
     const ctb = definitions.find((d) => d.name === 'io.plat.api.certificates.v1alpha1.ClusterTrustBundle')!;

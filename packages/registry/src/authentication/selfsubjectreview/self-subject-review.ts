@@ -1,6 +1,7 @@
 import { authenticationGroup, newInvalid, selfSubjectReviewKind } from '@plat/api-model';
 import type { UserInfo } from '@plat/auth';
-import { objectMetaMessage, protobufMessage, type ResourceDefinition } from '@plat/server';
+import type { ResourceDefinition } from '@plat/server';
+import { authenticationV1SelfSubjectReviewMessage } from '../../kind-protobuf.generated.js';
 import { reviewResource, validateEmptyMetadata } from '../../review-resource.js';
 
 function userInfoObject(user: UserInfo): Record<string, unknown> {
@@ -13,7 +14,7 @@ function userInfoObject(user: UserInfo): Record<string, unknown> {
 
 /** SelfSubjectReview (`kubectl auth whoami`): the caller's user as authenticated (after impersonation). */
 export function selfSubjectReviewResource(): ResourceDefinition {
-  return reviewResource(authenticationGroup, 'selfsubjectreviews', selfSubjectReviewKind, { 1: protobufMessage('metadata', objectMetaMessage) }, async (req) => {
+  return reviewResource(authenticationGroup, 'selfsubjectreviews', selfSubjectReviewKind, authenticationV1SelfSubjectReviewMessage, async (req) => {
     const errs = validateEmptyMetadata(req.object.metadata);
     if (errs.length) throw newInvalid({ group: authenticationGroup, kind: selfSubjectReviewKind }, '', errs);
     return {

@@ -5,15 +5,15 @@ import {
   validateSelfSubjectAccessReviewSpec,
   type SubjectAccessReviewSpec,
 } from '@plat/api-model';
-import { objectMetaMessage, protobufMessage, type ResourceDefinition } from '@plat/server';
+import type { ResourceDefinition } from '@plat/server';
+import { authorizationV1SelfSubjectAccessReviewMessage } from '../../kind-protobuf.generated.js';
 import { reviewResource, validateEmptyMetadata } from '../../review-resource.js';
-import { accessReviewSpecMessage, decide, parseReview, reviewAttributes, throwIfInvalid } from '../access-review.js';
+import { decide, parseReview, reviewAttributes, throwIfInvalid } from '../access-review.js';
 
 /** SelfSubjectAccessReview (`kubectl auth can-i`): the chain's decision for the caller as authenticated (after impersonation). */
 export function selfSubjectAccessReviewResource(): ResourceDefinition {
   const kind = selfSubjectAccessReviewKind;
-  const protobuf = { 1: protobufMessage('metadata', objectMetaMessage), 2: protobufMessage('spec', accessReviewSpecMessage) };
-  return reviewResource(authorizationGroup, 'selfsubjectaccessreviews', kind, protobuf, async ({ object, group, user, authorizer, signal }) => {
+  return reviewResource(authorizationGroup, 'selfsubjectaccessreviews', kind, authorizationV1SelfSubjectAccessReviewMessage, async ({ object, group, user, authorizer, signal }) => {
     const spec = parseReview(selfSubjectAccessReviewSchema, kind, object).spec as SubjectAccessReviewSpec;
     throwIfInvalid(authorizationGroup, kind, [...validateEmptyMetadata(object.metadata), ...validateSelfSubjectAccessReviewSpec(spec)]);
     const status = await decide(authorizer, reviewAttributes(user, spec), signal);

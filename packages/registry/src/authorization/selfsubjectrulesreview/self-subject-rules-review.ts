@@ -1,5 +1,6 @@
 import { authorizationGroup, newBadRequest, selfSubjectRulesReviewKind, selfSubjectRulesReviewSchema } from '@plat/api-model';
-import { objectMetaMessage, protobufMessage, protobufString, type ResourceDefinition } from '@plat/server';
+import type { ResourceDefinition } from '@plat/server';
+import { authorizationV1SelfSubjectRulesReviewMessage } from '../../kind-protobuf.generated.js';
 import { reviewResource, validateEmptyMetadata } from '../../review-resource.js';
 import { parseReview, throwIfInvalid } from '../access-review.js';
 
@@ -11,8 +12,7 @@ import { parseReview, throwIfInvalid } from '../access-review.js';
  */
 export function selfSubjectRulesReviewResource(): ResourceDefinition {
   const kind = selfSubjectRulesReviewKind;
-  const protobuf = { 1: protobufMessage('metadata', objectMetaMessage), 2: protobufMessage('spec', { 1: protobufString('namespace') }) };
-  return reviewResource(authorizationGroup, 'selfsubjectrulesreviews', kind, protobuf, async ({ object, group, user, authorizer }) => {
+  return reviewResource(authorizationGroup, 'selfsubjectrulesreviews', kind, authorizationV1SelfSubjectRulesReviewMessage, async ({ object, group, user, authorizer }) => {
     const parsed = parseReview(selfSubjectRulesReviewSchema, kind, object);
     throwIfInvalid(authorizationGroup, kind, validateEmptyMetadata(object.metadata));
     const namespace = parsed.spec.namespace ?? '';

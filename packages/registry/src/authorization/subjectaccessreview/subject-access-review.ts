@@ -6,15 +6,15 @@ import {
   type SubjectAccessReviewSpec,
 } from '@plat/api-model';
 import type { UserInfo } from '@plat/auth';
-import { objectMetaMessage, protobufMessage, type ResourceDefinition } from '@plat/server';
+import type { ResourceDefinition } from '@plat/server';
+import { authorizationV1SubjectAccessReviewMessage } from '../../kind-protobuf.generated.js';
 import { reviewResource, validateEmptyMetadata } from '../../review-resource.js';
-import { decide, parseReview, reviewAttributes, subjectAccessReviewSpecMessage, throwIfInvalid } from '../access-review.js';
+import { decide, parseReview, reviewAttributes, throwIfInvalid } from '../access-review.js';
 
 /** SubjectAccessReview: the chain's decision for the subject in the spec (its caller needs `create` on it). */
 export function subjectAccessReviewResource(): ResourceDefinition {
   const kind = subjectAccessReviewKind;
-  const protobuf = { 1: protobufMessage('metadata', objectMetaMessage), 2: protobufMessage('spec', subjectAccessReviewSpecMessage) };
-  return reviewResource(authorizationGroup, 'subjectaccessreviews', kind, protobuf, async ({ object, group, authorizer, signal }) => {
+  return reviewResource(authorizationGroup, 'subjectaccessreviews', kind, authorizationV1SubjectAccessReviewMessage, async ({ object, group, authorizer, signal }) => {
     const spec = parseReview(subjectAccessReviewSchema, kind, object).spec as SubjectAccessReviewSpec;
     throwIfInvalid(authorizationGroup, kind, [...validateEmptyMetadata(object.metadata), ...validateSubjectAccessReviewSpec(spec)]);
     const subject: UserInfo = {

@@ -21,7 +21,7 @@ import {
 import type { Attributes, Authorizer, UserInfo } from '@plat/auth';
 import { describeTrustAnchor, trustAnchorFacts, trustAnchorValidity, type TrustAnchor } from '@plat/x509';
 import { ClusterTrustBundleCache, sha256Hex, type ValidatedCertificate } from './cluster-trust-bundle-cache.js';
-import { clusterTrustBundleDefinitions } from '../../kind-definitions.generated.js';
+import { certificatesV1alpha1Definitions as clusterTrustBundleDefinitions } from '../../kind-definitions.generated.js';
 import type { AdmissionRequest, ResourceDefinition, ResourceStrategy } from '@plat/server';
 import { ageCell, ageColumn } from '@plat/server';
 import { onlyGcFieldsChanged } from '../../gc-fields.js';

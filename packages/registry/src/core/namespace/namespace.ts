@@ -12,41 +12,17 @@ import {
   type ApiObject,
   type Namespace,
 } from '@plat/api-model';
-import { namespaceDefinitions } from '../../kind-definitions.generated.js';
+import { coreV1Definitions } from '../../kind-definitions.generated.js';
+import { coreV1NamespaceMessage } from '../../kind-protobuf.generated.js';
 import {
   ageCell,
   ageColumn,
-  objectMetaMessage,
-  protobufMessage,
-  protobufString,
-  protobufStrings,
   type AdmissionRequest,
-  type ProtobufMessage,
   type ResourceDefinition,
   type ResourceStrategy,
 } from '@plat/server';
 
 const asNamespace = (obj: ApiObject) => obj as Namespace;
-
-/** core/v1 Namespace (generated.proto field numbers), as `kubectl create namespace` sends it. */
-const namespaceMessage: ProtobufMessage = {
-  1: protobufMessage('metadata', objectMetaMessage),
-  2: protobufMessage('spec', { 1: protobufStrings('finalizers') }),
-  3: protobufMessage('status', {
-    1: protobufString('phase'),
-    2: protobufMessage(
-      'conditions',
-      {
-        1: protobufString('type'),
-        2: protobufString('status'),
-        4: { name: 'lastTransitionTime', type: 'time' },
-        5: protobufString('reason'),
-        6: protobufString('message'),
-      },
-      true,
-    ),
-  }),
-};
 
 /** NamespaceLifecycle's refusal to delete a system namespace. */
 async function admitNamespaceDelete(req: AdmissionRequest): Promise<void> {
@@ -117,10 +93,10 @@ export function namespaceResource(): ResourceDefinition {
     shortNames: ['ns'],
     categories: [],
     definitionName: `io.plat.api.core.v1.${namespaceKind}`,
-    definitions: namespaceDefinitions,
+    definitions: coreV1Definitions,
     // Kubernetes serves no deletecollection of namespaces.
     verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
-    protobuf: namespaceMessage,
+    protobuf: coreV1NamespaceMessage,
     strategy: namespaceStrategy,
   };
 }

@@ -2,7 +2,7 @@ import { clusterRoleKind, clusterRoleResource as resourceName, rbacGroup, rbacVe
 import type { RbacRuleResolver } from '@plat/auth';
 import type { ResourceDefinition } from '@plat/server';
 import { openApiOf } from '../rbac-openapi.js';
-import { clusterRoleMessage } from '../rbac-protobuf.js';
+import { rbacV1ClusterRoleMessage } from '../../kind-protobuf.generated.js';
 import { roleStrategy } from '../rbac-strategy.js';
 
 /** ClusterRole (`rbac.authorization.plat.io/v1`), answering to each of `groups`. */
@@ -20,7 +20,7 @@ export function clusterRoleResource(resolver: RbacRuleResolver, groups: readonly
     shortNames: [],
     categories: [],
     ...openApiOf(clusterRoleKind, rbacGroup),
-    protobuf: clusterRoleMessage,
+    protobuf: rbacV1ClusterRoleMessage,
     strategy: roleStrategy(resolver, {
       validate: (obj) => validateClusterRole(obj as ClusterRole),
       validateUpdate: (obj, old) => validateClusterRoleUpdate(obj as ClusterRole, old as ClusterRole),

@@ -2,7 +2,7 @@ import { clusterRoleBindingKind, clusterRoleBindingResource as resourceName, rba
 import type { RbacRuleResolver } from '@plat/auth';
 import type { ResourceDefinition } from '@plat/server';
 import { openApiOf } from '../rbac-openapi.js';
-import { bindingMessage } from '../rbac-protobuf.js';
+import { rbacV1ClusterRoleBindingMessage } from '../../kind-protobuf.generated.js';
 import { bindingStrategy } from '../rbac-strategy.js';
 
 /** ClusterRoleBinding (`rbac.authorization.plat.io/v1`), answering to each of `groups`. */
@@ -20,7 +20,7 @@ export function clusterRoleBindingResource(resolver: RbacRuleResolver, groups: r
     shortNames: [],
     categories: [],
     ...openApiOf(clusterRoleBindingKind, rbacGroup),
-    protobuf: bindingMessage,
+    protobuf: rbacV1ClusterRoleBindingMessage,
     strategy: bindingStrategy(resolver, 'clusterRoleBinding', {
       validate: (obj) => validateClusterRoleBinding(obj as RoleBinding),
       validateUpdate: (obj, old) => validateClusterRoleBindingUpdate(obj as RoleBinding, old as RoleBinding),

@@ -2,7 +2,7 @@ import { roleKind, roleResource as resourceName, rbacGroup, rbacVersion, validat
 import type { RbacRuleResolver } from '@plat/auth';
 import type { ResourceDefinition } from '@plat/server';
 import { openApiOf } from '../rbac-openapi.js';
-import { roleMessage } from '../rbac-protobuf.js';
+import { rbacV1RoleMessage } from '../../kind-protobuf.generated.js';
 import { roleStrategy } from '../rbac-strategy.js';
 
 /** Role (`rbac.authorization.plat.io/v1`), answering to each of `groups`. */
@@ -20,7 +20,7 @@ export function roleResource(resolver: RbacRuleResolver, groups: readonly string
     shortNames: [],
     categories: [],
     ...openApiOf(roleKind, rbacGroup),
-    protobuf: roleMessage,
+    protobuf: rbacV1RoleMessage,
     strategy: roleStrategy(resolver, {
       validate: (obj) => validateRole(obj as Role),
       validateUpdate: (obj, old) => validateRoleUpdate(obj as Role, old as Role),

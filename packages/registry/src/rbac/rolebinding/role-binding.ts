@@ -2,7 +2,7 @@ import { roleBindingKind, roleBindingResource as resourceName, rbacGroup, rbacVe
 import type { RbacRuleResolver } from '@plat/auth';
 import type { ResourceDefinition } from '@plat/server';
 import { openApiOf } from '../rbac-openapi.js';
-import { bindingMessage } from '../rbac-protobuf.js';
+import { rbacV1RoleBindingMessage } from '../../kind-protobuf.generated.js';
 import { bindingStrategy } from '../rbac-strategy.js';
 
 /** RoleBinding (`rbac.authorization.plat.io/v1`), answering to each of `groups`. */
@@ -20,7 +20,7 @@ export function roleBindingResource(resolver: RbacRuleResolver, groups: readonly
     shortNames: [],
     categories: [],
     ...openApiOf(roleBindingKind, rbacGroup),
-    protobuf: bindingMessage,
+    protobuf: rbacV1RoleBindingMessage,
     strategy: bindingStrategy(resolver, 'roleBinding', {
       validate: (obj) => validateRoleBinding(obj as RoleBinding),
       validateUpdate: (obj, old) => validateRoleBindingUpdate(obj as RoleBinding, old as RoleBinding),
