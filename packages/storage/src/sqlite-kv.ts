@@ -1,6 +1,7 @@
 import { mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
+import { LRUCache } from 'lru-cache';
 import { newServiceUnavailable } from '@plat/api-model';
 import type { Kv, KvEvent, KvRecord, KvWatch, KvWatchHandlers, RangeOptions, RangeResult, TxnResult } from './kv.js';
 import { CompactedError, readRevision } from './kv.js';
@@ -29,6 +30,12 @@ interface LogRow {
   prev_revision: number;
   prev_value?: string | null;
 }
+
+/**
+ * Keys whose newest revision the store keeps in memory (see SqliteKv.latestIds): 4,096 entries of
+ * a key and a number, well under 1 MiB.
+ */
+export const sqliteLatestIdsCapacity = 4096;
 
 /** The name of the SQLite file in the data dir. */
 export const defaultSqliteFileName = 'storage.db';
@@ -64,6 +71,16 @@ export class SqliteKv implements Kv {
   };
   /** The database file's identity at open: writes are acknowledged only while the path still names it. */
   private readonly identity: { dev: number; ino: number };
+  /**
+   * The newest revision of recently read or written keys (0: absent or deleted), so that a get of
+   * an object the read cache holds asks nothing of SQLite. Exact because this process is the only
+   * writer (the data dir lock) and a commit and its entry here happen in one synchronous step
+   * (`committed`); a write that fails after its commit may have changed the file without an
+   * entry here, so every failure empties it. Buys about 29 µs of CPU per GET of one
+   * ClusterTrustBundle (the `latestId` query), 15% of a GET's CPU in
+   * `node tools/bench/apiserver/profile.mjs` (docs/performance.md).
+   */
+  private readonly latestIds = new LRUCache<string, number>({ max: sqliteLatestIdsCapacity });
   /** A write (or compaction) failed and none succeeded since: readiness probes with a write of its own. */
   private writeFailed = false;
   private readonly txCreate: (key: string, value: string) => TxnResult & { prev?: LogRow };
@@ -194,11 +211,13 @@ export class SqliteKv implements Kv {
       res = tx();
     } catch (err) {
       this.writeFailed = true;
+      this.latestIds.clear();
       throw err;
     }
     const lost = this.fileLost();
     if (lost) {
       this.writeFailed = true;
+      this.latestIds.clear();
       throw newServiceUnavailable(`storage is unavailable: ${lost}; writes are refused until the server is restarted`);
     }
     this.writeFailed = false;
@@ -212,8 +231,13 @@ export class SqliteKv implements Kv {
   }
 
   async modRevision(key: string): Promise<{ modRevision: number | undefined; revision: number }> {
-    const row = this.stmt.latestId.get(key) as { id: number; deleted: number } | undefined;
-    return { modRevision: row && !row.deleted ? row.id : undefined, revision: this.revision };
+    let id = this.latestIds.get(key);
+    if (id === undefined) {
+      const row = this.stmt.latestId.get(key) as { id: number; deleted: number } | undefined;
+      id = row && !row.deleted ? row.id : 0;
+      this.latestIds.set(key, id);
+    }
+    return { modRevision: id === 0 ? undefined : id, revision: this.revision };
   }
 
   async range(start: string, end: string, opts: RangeOptions): Promise<RangeResult> {
@@ -260,6 +284,7 @@ export class SqliteKv implements Kv {
 
   private committed(event: KvEvent): void {
     this.revision = event.revision;
+    this.latestIds.set(event.key, event.type === 'delete' ? 0 : event.revision);
     this.hub.publish(event);
   }
 

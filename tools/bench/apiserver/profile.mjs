@@ -12,7 +12,11 @@
 // so start-up, seeding and warm-up drop out. Each sample is charged to the function on top of
 // the stack (self time), mapped through the bundle's source map to its source file, and the file
 // to a part of the request path (`partOf` below). Idle samples are not CPU time and are left out.
-// Per-request figures divide by the requests autocannon completed in the window.
+// The CPU time per request is what /proc says the server process used in the window divided by
+// the requests autocannon completed; the profile gives each part's share of it. V8 samples on a
+// wall-clock timer, so a process that waits for a CPU has that wait charged to whatever is on top
+// of its stack (often `writev`): run it on a quiet machine (`uptime` load well under 1) for
+// shares worth reading.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { SourceMap } from 'node:module';
@@ -20,7 +24,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Agent, request } from 'undici';
-import { adminCredentials, benchFlags, buildApiServerBundle, cannonWith, root, seedObjects, startApiServer } from '../lib/apiserver-harness.mjs';
+import { adminCredentials, benchFlags, buildApiServerBundle, cannonWith, cpuSeconds, root, seedObjects, startApiServer } from '../lib/apiserver-harness.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const { flag, has } = benchFlags();
@@ -160,6 +164,7 @@ function startBare(input) {
   });
   return {
     port,
+    pid: child.pid,
     async stop() {
       child.kill('SIGTERM');
       await exited;
@@ -175,13 +180,15 @@ function readProfile(dir) {
 }
 
 /** Closed-loop GET load for `duration` seconds after a 3 s warm-up; the window's monotonic bounds and request count. */
-async function measuredWindow(target) {
+async function measuredWindow(target, pid) {
   await cannon({ ...target, duration: 3 });
+  const cpu = cpuSeconds(pid);
   const fromUs = nowUs();
   const result = await cannon(target);
   const toUs = nowUs();
+  const cpuUs = 1e6 * (cpuSeconds(pid) - cpu);
   if (result.non2xx || result.errors) throw new Error(`GET load failed: ${result.non2xx} non-2xx, ${result.errors} errors`);
-  return { fromUs, toUs, requests: result.requests.total };
+  return { fromUs, toUs, requests: result.requests.total, cpuUs };
 }
 
 async function main() {
@@ -210,7 +217,7 @@ async function main() {
     const body = await res.body.text();
     await dispatcher.close();
     log('apiserver: warm-up 3 s, then profiled GET load...');
-    apiWindow = await measuredWindow({ url: `${api.url}${getPath}`, tlsOptions, headers: { accept: 'application/json' } });
+    apiWindow = await measuredWindow({ url: `${api.url}${getPath}`, tlsOptions, headers: { accept: 'application/json' } }, api.child.pid);
     const serving = {
       cert: fs.readFileSync(path.join(dataDir, 'pki/apiserver.crt'), 'utf8'),
       key: fs.readFileSync(path.join(dataDir, 'pki/apiserver.key'), 'utf8'),
@@ -222,7 +229,7 @@ async function main() {
     bare = startBare({ profDir: bareProf, serving });
     const barePort = await bare.port;
     log('bare node:https: warm-up 3 s, then profiled GET load...');
-    bareWindow = await measuredWindow({ url: `https://127.0.0.1:${barePort}${getPath}`, tlsOptions });
+    bareWindow = await measuredWindow({ url: `https://127.0.0.1:${barePort}${getPath}`, tlsOptions }, bare.pid);
   } finally {
     await api.stop();
     await bare?.stop();
@@ -232,16 +239,29 @@ async function main() {
   const apiSummary = summarise(readProfile(apiProf), sourceResolver(bundle), apiWindow.fromUs, apiWindow.toUs);
   const bareSummary = summarise(readProfile(bareProf), sourceResolver(null), bareWindow.fromUs, bareWindow.toUs);
   const perReq = (us, n) => Number((us / n).toFixed(2));
-  const rows = (m, n) =>
+  // Each part's share of the profile's busy samples, applied to the CPU time /proc measured.
+  const rows = (m, window, busy) =>
     [...m.entries()]
       .sort((a, b) => b[1] - a[1])
-      .map(([name, us]) => ({ name, usPerRequest: perReq(us, n) }));
+      .map(([name, us]) => ({ name, usPerRequest: perReq((us / busy) * window.cpuUs, window.requests) }));
   const report = {
     duration,
     connections,
     backend,
-    apiserver: { requests: apiWindow.requests, cpuUsPerRequest: perReq(apiSummary.busy, apiWindow.requests), byPart: rows(apiSummary.byPart, apiWindow.requests), byFunction: rows(apiSummary.byFunction, apiWindow.requests).slice(0, top) },
-    bare: { requests: bareWindow.requests, cpuUsPerRequest: perReq(bareSummary.busy, bareWindow.requests), byPart: rows(bareSummary.byPart, bareWindow.requests) },
+    load: os.loadavg()[0],
+    apiserver: {
+      requests: apiWindow.requests,
+      cpuUsPerRequest: perReq(apiWindow.cpuUs, apiWindow.requests),
+      sampledUsPerRequest: perReq(apiSummary.busy, apiWindow.requests),
+      byPart: rows(apiSummary.byPart, apiWindow, apiSummary.busy),
+      byFunction: rows(apiSummary.byFunction, apiWindow, apiSummary.busy).slice(0, top),
+    },
+    bare: {
+      requests: bareWindow.requests,
+      cpuUsPerRequest: perReq(bareWindow.cpuUs, bareWindow.requests),
+      sampledUsPerRequest: perReq(bareSummary.busy, bareWindow.requests),
+      byPart: rows(bareSummary.byPart, bareWindow, bareSummary.busy),
+    },
   };
   if (!keep) fs.rmSync(work, { recursive: true, force: true });
   if (asJson) {
@@ -253,6 +273,7 @@ async function main() {
   const pct = (x, total) => `${((100 * x) / total).toFixed(1)}%`;
   console.log(`GET of one ClusterTrustBundle, ${connections} connections, ${duration} s, backend ${backend}`);
   console.log(`apiserver: ${a.cpuUsPerRequest} µs of CPU per request (${a.requests} requests); bare node:https: ${b.cpuUsPerRequest} µs (${b.requests} requests); ratio ${(b.cpuUsPerRequest / a.cpuUsPerRequest).toFixed(2)}`);
+  console.log(`(sampled busy time per request: ${a.sampledUsPerRequest} and ${b.sampledUsPerRequest} µs; load average ${report.load.toFixed(2)})`);
   console.log('\n| part of the request path | apiserver µs/request | share | bare µs/request |');
   console.log('|---|---|---|---|');
   const bareBy = new Map(b.byPart.map((r) => [r.name, r.usPerRequest]));
