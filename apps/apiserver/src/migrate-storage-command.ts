@@ -3,9 +3,11 @@
  * @plat/control-plane's migrateStorage over the served resources, a line per resource out. What is
  * rewritten, and how safely, is the control plane's rule (storage-migration.ts).
  */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import { migrateStorage, servedResourceDefinitions, type ResourceMigration } from '@plat/control-plane';
-import { openStorage, type BackendOptions } from '@plat/storage';
+import { defaultSqliteFileName, openStorage, type BackendOptions } from '@plat/storage';
 
 interface MigrateIO {
   stdout: { write(chunk: string): unknown };
@@ -46,6 +48,10 @@ function backendFrom(argv: Record<string, unknown>): BackendOptions | string {
 async function run(argv: Record<string, unknown>, io: MigrateIO): Promise<number> {
   const backend = backendFrom(argv);
   if (typeof backend === 'string') return fail(io, backend);
+  // Opening a SQLite store creates it: a mistyped --data-dir would otherwise "migrate" an empty one.
+  if (backend.backend === 'sqlite' && !existsSync(path.join(backend.dataDir, defaultSqliteFileName))) {
+    return fail(io, `no SQLite storage in ${backend.dataDir} (${defaultSqliteFileName} is missing): pass the server's --data-dir`);
+  }
   let storage;
   try {
     storage = await openStorage(backend);

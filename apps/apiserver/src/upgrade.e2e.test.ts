@@ -1,10 +1,11 @@
+import { execFile } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Agent, request } from 'undici';
 import { TestEtcd, hasEtcd } from '@plat/storage/testing';
 import { issueClientCertificate } from '@plat/x509';
-import { adminCredentials, startApiServer, tempDir, type Credentials, type StartedApiServer } from '../test/apiserver-process.js';
+import { adminCredentials, bundlePath, startApiServer, tempDir, type Credentials, type StartedApiServer } from '../test/apiserver-process.js';
 
 // Upgrade without loss (docs/operations.md, "Upgrade"): today's apiserver started on a data dir
 // and an etcd prefix that an earlier release wrote (tools/upgrade-fixture) serves every object in
@@ -122,6 +123,25 @@ class Client {
     }
     return seen;
   }
+  /** Starts a watch from `resourceVersion` and collects its events until `stop()`. */
+  async watchFrom(p: string, resourceVersion: string): Promise<{ events: { type: string; object: ApiObject }[]; stop(): void }> {
+    const ac = new AbortController();
+    const events: { type: string; object: ApiObject }[] = [];
+    const res = await request(`${this.base}${p}?watch=1&resourceVersion=${resourceVersion}`, { dispatcher: this.dispatcher, signal: ac.signal });
+    expect(res.statusCode).toBe(200);
+    void (async () => {
+      let buffered = '';
+      for await (const chunk of res.body) {
+        buffered += (chunk as Buffer).toString('utf8');
+        let nl: number;
+        while ((nl = buffered.indexOf('\n')) >= 0) {
+          events.push(JSON.parse(buffered.slice(0, nl)) as { type: string; object: ApiObject });
+          buffered = buffered.slice(nl + 1);
+        }
+      }
+    })().catch(() => undefined);
+    return { events, stop: () => ac.abort() };
+  }
   close(): Promise<void> {
     return this.dispatcher.close();
   }
@@ -158,6 +178,39 @@ async function servedVersions(client: Client, group: string, resource: string): 
 function content(obj: ApiObject): Record<string, unknown> {
   const { apiVersion: _v, kind: _k, metadata, ...rest } = obj;
   return { name: metadata.name, uid: metadata.uid, labels: metadata.labels, annotations: metadata.annotations, ...rest };
+}
+
+/** Every object the fixture wrote, read in every served version of its resource: the same content, kind, managers. */
+async function readsEveryObject(admin: Client, want: BackendContent): Promise<void> {
+  for (const w of want.objects) {
+    const served = await servedVersions(admin, w.group, w.resource);
+    expect(served).toContainEqual({ group: w.group, version: w.version });
+    for (const { group, version } of served) {
+      const res = await admin.get(`${collectionPath(group, version, w.resource)}/${encodeURIComponent(w.name)}`);
+      expect({ at: `${group}/${version}`, status: res.status }).toEqual({ at: `${group}/${version}`, status: 200 });
+      const got = res.body as unknown as ApiObject;
+      expect(got.apiVersion).toBe(group === '' ? version : `${group}/${version}`);
+      expect(got.kind).toBe(w.object.kind);
+      expect(content(got)).toEqual(content(w.object));
+      // managedFields keep each manager's entry, and the version it wrote in.
+      const managers = (o: ApiObject) => (o.metadata.managedFields ?? []).map((f) => ({ manager: f.manager, operation: f.operation, apiVersion: f.apiVersion }));
+      expect(managers(got)).toEqual(managers(w.object));
+    }
+  }
+}
+
+/** Runs `apiserver migrate-storage` (the bundle) with `args`; its exit code and output. */
+function migrateStorage(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [bundlePath(), 'migrate-storage', ...args], { env: { ...process.env, NODE_OPTIONS: '' }, timeout: 60_000 }, (err, stdout, stderr) => {
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+/** `resource: scanned N, rewritten M` lines of migrate-storage, by resource. */
+function migrationLines(stdout: string): Map<string, { scanned: number; rewritten: number }> {
+  return new Map([...stdout.matchAll(/^(\S+): scanned (\d+), rewritten (\d+)$/gm)].map((m) => [m[1], { scanned: Number(m[2]), rewritten: Number(m[3]) }]));
 }
 
 /** The admin credentials the fixture's admin.conf holds, or undefined once its certificate has expired. */
@@ -220,21 +273,7 @@ for (const fixture of fixtures) {
       });
 
       it('reads every object the fixture wrote in every served version of its resource', async () => {
-        for (const w of want.objects) {
-          const served = await servedVersions(admin, w.group, w.resource);
-          expect(served).toContainEqual({ group: w.group, version: w.version });
-          for (const { group, version } of served) {
-            const res = await admin.get(`${collectionPath(group, version, w.resource)}/${encodeURIComponent(w.name)}`);
-            expect({ at: `${group}/${version}`, status: res.status }).toEqual({ at: `${group}/${version}`, status: 200 });
-            const got = res.body as unknown as ApiObject;
-            expect(got.apiVersion).toBe(group === '' ? version : `${group}/${version}`);
-            expect(got.kind).toBe(w.object.kind);
-            expect(content(got)).toEqual(content(w.object));
-            // managedFields keep each manager's entry, and the version it wrote in.
-            const managers = (o: ApiObject) => (o.metadata.managedFields ?? []).map((f) => ({ manager: f.manager, operation: f.operation, apiVersion: f.apiVersion }));
-            expect(managers(got)).toEqual(managers(w.object));
-          }
-        }
+        await readsEveryObject(admin, want);
         const applied = want.objects.find((w) => w.name === 'applied-anchors');
         expect(applied?.object.metadata.managedFields).toContainEqual(expect.objectContaining({ manager: 'fixture-applier', operation: 'Apply' }));
       });
@@ -275,6 +314,46 @@ for (const fixture of fixtures) {
         }
       });
 
+      it('migrate-storage rewrites what is not in the storage version, then nothing; every object still reads the same', async () => {
+        const storageArgs = backend === 'sqlite' ? [`--data-dir=${dataDir}`] : args;
+        if (backend === 'sqlite') {
+          // One process owns a SQLite data dir: the running server's storage.lock refuses the migration.
+          const refused = await migrateStorage(storageArgs);
+          expect(refused.code).toBe(1);
+          expect(refused.stderr).toMatch(/^Error: cannot open storage \(--storage-backend=sqlite\): storage data dir .* is in use by another process\n$/);
+          await admin.close();
+          expect(await server.stop('SIGTERM')).toBe(0);
+        }
+        // etcd: the migration may run beside the server (every rewrite is a compare-and-swap in
+        // etcd), whose watchers see each rewritten object MODIFIED, as after any update.
+        const ctbs = '/apis/certificates.plat.io/v1alpha1/clustertrustbundles';
+        const listedAt = async () => ((await admin.get(ctbs)).body.metadata as { resourceVersion: string }).resourceVersion;
+        const watch = backend === 'etcd' ? await admin.watchFrom(ctbs, await listedAt()) : undefined;
+        const first = await migrateStorage(storageArgs);
+        expect(first).toMatchObject({ code: 0, stderr: '' });
+        const lines = migrationLines(first.stdout);
+        for (const [resource, byName] of Object.entries(want.all)) {
+          expect(lines.get(resource)?.scanned).toBeGreaterThanOrEqual(Object.keys(byName).length);
+        }
+        if (watch) {
+          const rewritten = lines.get('clustertrustbundles.certificates.plat.io')!.rewritten;
+          const deadline = Date.now() + 10_000;
+          while (watch.events.length < rewritten && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+          watch.stop();
+          expect(watch.events.map((e) => e.type)).toEqual(Array(rewritten).fill('MODIFIED'));
+        }
+        const second = await migrateStorage(storageArgs);
+        expect(second).toMatchObject({ code: 0, stderr: '' });
+        expect([...migrationLines(second.stdout).values()].every((r) => r.rewritten === 0)).toBe(true);
+        expect(second.stdout).toMatch(/^Nothing to rewrite: all \d+ objects are stored in the storage version of their resource$/m);
+
+        if (backend === 'sqlite') {
+          server = await startApiServer({ dataDir, args });
+          admin = new Client(server.url, adminCredentials(server.kubeconfig));
+        }
+        await readsEveryObject(admin, want);
+      });
+
       it('updates an object written by the earlier release, and finds everything again after a restart', async () => {
         const p = '/apis/certificates.plat.io/v1alpha1/clustertrustbundles/example.com:mesh:2027';
         const before = (await admin.get(p)).body as unknown as ApiObject;
@@ -298,3 +377,18 @@ for (const fixture of fixtures) {
     });
   }
 }
+
+describe('apiserver migrate-storage flags', () => {
+  it('refuses a data dir without storage (it would create one) and etcd without servers, saying which flag', async () => {
+    const empty = tempDir('plat-migrate-empty-');
+    try {
+      const r = await migrateStorage([`--data-dir=${empty}`]);
+      expect(r).toEqual({ code: 1, stdout: '', stderr: `Error: no SQLite storage in ${empty} (storage.db is missing): pass the server's --data-dir\n` });
+      expect(fs.readdirSync(empty)).toEqual([]);
+    } finally {
+      fs.rmSync(empty, { recursive: true, force: true });
+    }
+    expect(await migrateStorage(['--storage-backend=etcd3'])).toEqual({ code: 1, stdout: '', stderr: 'Error: --etcd-servers must be specified\n' });
+    expect((await migrateStorage(['--storage-backend=memory'])).stderr).toBe("Error: --storage-backend invalid for a storage migration, allowed values: 'sqlite', 'etcd3'; got \"memory\"\n");
+  });
+});
