@@ -9,8 +9,8 @@ import { migrateStorage, type ResourceMigration } from './storage-migration.js';
 import { servedResourceDefinitions } from './served-resources.js';
 
 // Storage version migration as Kubernetes' storage version migrator does it
-// (kubernetes-sigs/kube-storage-version-migrator, pkg/migrator/core.go: a no-op update per object,
-// a conflict re-reads; test/e2e's "migrates" checks every object's stored version afterwards),
+// (kubernetes-sigs/kube-storage-version-migrator, pkg/migrator/core.go `migrateOneItem`: a no-op
+// update per object listed in chunks, a conflict gets the object again, NotFound is done),
 // here directly on the storage: the old stored version is `v1alpha1` of a test resource whose
 // toStorageVersion rewrites apiVersion to `v1`.
 
@@ -177,13 +177,15 @@ for (const backend of backends()) {
       }
     });
 
-    it('lets a concurrent write win: the object is read again and rewritten from it; a deleted one is skipped', async () => {
+    it('lets a concurrent write win: the object is read again and rewritten from it; a deleted one is skipped, a recreated one converted from its new state', async () => {
       const storage = await backend.open();
       try {
         await seed(storage);
         const raced = key(3);
         // Listed after w-3 (keys sort as strings: ns-odd/w-1, w-11, w-3, w-5, w-7...).
         const deleted = key(7);
+        const recreated = key(9);
+        const oldUid = (await storage.get(recreated)).metadata!.uid;
         let raceDone = false;
         const racing = instrumented(storage, {
           before: async (k) => {
@@ -193,16 +195,22 @@ for (const backend of backends()) {
               await storage.guaranteedUpdate(k, (cur) => ({ ...cur, metadata: { ...cur.metadata, labels: { edited: 'concurrently' } } }));
               // And a delete of an object listed already, before the migration reaches it.
               await storage.delete(deleted);
+              // And another deleted and created again (a new uid), as a server of the new version
+              // writes it: in the storage version already, so nothing to write.
+              await storage.delete(recreated);
+              await storage.create(recreated, { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'w-9', namespace: 'ns-odd' }, spec: { size: 99 } });
             }
           },
         });
         const defs = [widgets()];
         const [report] = await migrateStorage(racing, defs, { pageSize: 100 });
         expect(report.scanned).toBe(total);
-        // Everything listed but the deleted object.
-        expect(report.rewritten).toBe(total - 1);
+        // Everything listed but the deleted and the recreated object.
+        expect(report.rewritten).toBe(total - 2);
         const byKey = new Map((await stored(storage)).map((o) => [o.metadata!.name!, o]));
         expect(byKey.has('w-7')).toBe(false);
+        expect(byKey.get('w-9')).toMatchObject({ spec: { size: 99 } });
+        expect(byKey.get('w-9')!.metadata!.uid).not.toBe(oldUid);
         expect(byKey.get('w-3')).toMatchObject({ apiVersion: `${group}/v1`, metadata: { labels: { edited: 'concurrently' } } });
         expect([...byKey.values()].every((o) => o.apiVersion === `${group}/v1`)).toBe(true);
       } finally {

@@ -20,7 +20,7 @@ export interface StorageMigrationOptions {
   signal?: AbortSignal;
   /** Called once per resource when it is done, or stopped in (`complete: false`), before the promise settles. */
   onResource?(report: ResourceMigration): void;
-  /** Objects read per list page (default 500, as Kubernetes' migrator pages). */
+  /** Objects read per list page (default 500, the chunk of Kubernetes' migrator, core.go `defaultChunkLimit`). */
   pageSize?: number;
 }
 
@@ -40,12 +40,13 @@ function keyOf(prefix: string, obj: ApiObject): string {
 
 /**
  * Rewrites one object in its storage version with a compare-and-swap on its revision: a write
- * that came in between wins, and the object is read again and converted from that state. Answers
- * whether a new revision was written (false when the object is already in the storage version,
- * or was deleted or replaced by another object of the same name meanwhile: the server wrote
- * that one in its storage version already).
+ * that came in between wins, and the object is read again and converted from that state (an
+ * object deleted and created again meanwhile included). Answers whether a new revision was
+ * written: false when the current object is in the storage version already, or is gone.
+ * Kubernetes' migrator does the same through the API (kube-storage-version-migrator,
+ * pkg/migrator/core.go `migrateOneItem`: a conflict gets the object again, NotFound is done).
  */
-async function rewrite(storage: Storage, key: string, listed: ApiObject, toStorageVersion: (obj: ApiObject) => ApiObject, signal?: AbortSignal): Promise<boolean> {
+async function rewrite(storage: Storage, key: string, toStorageVersion: (obj: ApiObject) => ApiObject, signal?: AbortSignal): Promise<boolean> {
   let readAt: string | undefined;
   try {
     const written = await storage.guaranteedUpdate(
@@ -54,12 +55,11 @@ async function rewrite(storage: Storage, key: string, listed: ApiObject, toStora
         readAt = current.metadata?.resourceVersion;
         return toStorageVersion(current);
       },
-      { preconditions: { uid: listed.metadata?.uid }, signal },
+      { signal },
     );
     return written.metadata?.resourceVersion !== readAt;
   } catch (err) {
     if (isStatusError(err, StatusReason.NotFound)) return false;
-    if (isStatusError(err, StatusReason.Conflict) && /Precondition failed: UID/.test(err.message)) return false;
     throw err;
   }
 }
@@ -111,7 +111,7 @@ async function migrateResource(storage: Storage, def: ResourceDefinition, opts: 
       report.scanned++;
       const convert = def.toStorageVersion;
       if (!convert || isDeepStrictEqual(convert(listed), listed)) continue;
-      if (await rewrite(storage, keyOf(prefix, listed), listed, convert, opts.signal)) report.rewritten++;
+      if (await rewrite(storage, keyOf(prefix, listed), convert, opts.signal)) report.rewritten++;
     }
     continueToken = page.continue;
   } while (continueToken);
