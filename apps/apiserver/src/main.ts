@@ -5,6 +5,7 @@ import pkg from '../package.json' with { type: 'json' };
 import { createLogger } from './logger.js';
 import { completeServeOptions, declareServeFlags, describeOptions, type RawFlags } from './options.js';
 import { runServer, StartupError, type RunningServer } from './run-server.js';
+import { migrateStorageCommand } from './migrate-storage-command.js';
 import { snapshotCommand } from './snapshot-command.js';
 import { validateCommand } from './validate-command.js';
 import { applyServingV8Flags } from './v8-tuning.js';
@@ -105,6 +106,7 @@ export async function main(argv: string[]): Promise<void> {
   await cli
     .command(validateCommand())
     .command(snapshotCommand())
+    .command(migrateStorageCommand())
     .command(
       '$0',
       'Serves ClusterTrustBundles (certificates.plat.io/v1alpha1) over HTTPS, Kubernetes-compatible.',

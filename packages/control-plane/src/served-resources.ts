@@ -35,6 +35,18 @@ export interface ServedResourcesOptions {
   bootstrap?: boolean;
 }
 
+function resourceDefinitions(cache: ClusterTrustBundleCache, resolver: RbacRuleResolver): ResourceDefinition[] {
+  return [clusterTrustBundleResource({ cache }), namespaceResource(), ...rbacResources({ resolver }), ...reviewResources()];
+}
+
+/**
+ * The resources plat-apiserver serves, alone (no controllers, caches of their own), for tools that
+ * read or rewrite its storage while it is stopped: `apiserver migrate-storage`.
+ */
+export function servedResourceDefinitions(): ResourceDefinition[] {
+  return resourceDefinitions(new ClusterTrustBundleCache(), new RbacRuleResolver(new RbacPolicyStore()));
+}
+
 /**
  * The resources of plat-apiserver and the controllers it runs inside itself (Kubernetes' RBAC
  * bootstrap-roles and system-namespaces post-start hooks, the clusterrole aggregation and
@@ -47,7 +59,7 @@ export async function startServedResources(storage: Storage, opts: ServedResourc
   const rbacPolicy = new RbacPolicyStore();
   const rbacResolver = new RbacRuleResolver(rbacPolicy);
   const clusterTrustBundleCache = new ClusterTrustBundleCache();
-  const resources = [clusterTrustBundleResource({ cache: clusterTrustBundleCache }), namespaceResource(), ...rbacResources({ resolver: rbacResolver }), ...reviewResources()];
+  const resources = resourceDefinitions(clusterTrustBundleCache, rbacResolver);
   let controllers;
   try {
     controllers = await startControllers({ storage, rbacPolicy, resources, logger: opts.logger, bootstrap: opts.bootstrap });

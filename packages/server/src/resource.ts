@@ -153,6 +153,12 @@ export interface ResourceDefinition extends OpenApiKind {
    * served for `create` only, answered 201 with what this returns. Throws a StatusError to refuse.
    */
   createOnly?(req: CreateOnlyRequest): Promise<Record<string, unknown>>;
+  /**
+   * The object in the storage version from an object stored in any version this resource ever
+   * stored; identity when already there. Storage migration (`apiserver migrate-storage`) writes
+   * back what this returns when it differs; without it every stored object counts as current.
+   */
+  toStorageVersion?(obj: ApiObject): ApiObject;
   strategy: ResourceStrategy;
 }
 

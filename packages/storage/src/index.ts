@@ -2,6 +2,7 @@ export * from './interface.js';
 export { MemoryStorage, type MemoryStorageOptions } from './memory-storage.js';
 export { Etcd3Storage, type Etcd3StorageOptions } from './etcd3-storage.js';
 export { SqliteStorage, type SqliteStorageOptions } from './sqlite-storage.js';
+export { defaultSqliteFileName } from './sqlite-kv.js';
 export { MvccStorage, type MvccStorageOptions } from './mvcc-storage.js';
 export {
   openStorage,

@@ -20,7 +20,7 @@ export interface SqliteBackendOptions {
 }
 
 /** etcd v3 (`--etcd-servers`, `--etcd-cafile`, `--etcd-certfile`, `--etcd-keyfile`, `--etcd-prefix`); see docs/operations-storage.md. */
-export interface Etcd3BackendOptions extends Pick<Etcd3KvOptions, 'servers' | 'caFile' | 'certFile' | 'keyFile' | 'prefix' | 'dial'> {
+export interface Etcd3BackendOptions extends Pick<Etcd3KvOptions, 'servers' | 'caFile' | 'certFile' | 'keyFile' | 'prefix' | 'dial' | 'compactIntervalMs'> {
   backend: 'etcd3';
 }
 
@@ -45,7 +45,7 @@ export async function openStorage(opts: BackendOptions, extra: OpenStorageExtra 
       storage = new SqliteStorage({ ...mvcc, dataDir: opts.dataDir, compactIntervalMs: opts.compactIntervalMs });
       break;
     case 'etcd3':
-      storage = new Etcd3Storage({ ...mvcc, servers: opts.servers, caFile: opts.caFile, certFile: opts.certFile, keyFile: opts.keyFile, prefix: opts.prefix, dial: opts.dial });
+      storage = new Etcd3Storage({ ...mvcc, servers: opts.servers, caFile: opts.caFile, certFile: opts.certFile, keyFile: opts.keyFile, prefix: opts.prefix, dial: opts.dial, compactIntervalMs: opts.compactIntervalMs });
       break;
     default:
       throw new TypeError(`unknown storage backend ${JSON.stringify((opts as { backend: unknown }).backend)}`);

@@ -86,6 +86,13 @@ describe.each(publishedApps)('@plat/%s as published', (dir) => {
     await server!.stop();
     server = undefined;
   }, 120_000);
+
+  it('"Upgrade": migrate-storage on the stopped server\'s data dir, twice, the second run rewriting nothing', async () => {
+    const blocks = walkthroughBlocks('operations.md', '## Upgrade');
+    expect(blocks.map((b) => b.mark)).toEqual(['run']);
+    expect(server).toBeUndefined();
+    expectRanAsShown(blocks[0]!, await bash(blocks[0]!.code, operator, env()));
+  }, 120_000);
 });
 
 const systemdAnalyze = '/usr/bin/systemd-analyze';
