@@ -7,11 +7,12 @@
 // module as an asset (tools/sea/sea-addon.cjs writes it to a private cache file and dlopens it)
 // and etcd3's gRPC definitions compiled in (etcdProtoPlugin below).
 // clientctl is built with a start-up snapshot (`useSnapshot`): its modules are loaded and
-// initialised at build time, so a run skips parsing and initialising them. Measured against the
-// alternatives (docs/performance.md, "Single executable"): 1.81x `node -e 0` CPU against 1.88x for
-// a code cache made after a warm-up `patch --local` run and loaded through vm.Script (n=21, load
-// 14-19); a warm-up inside the snapshot builder and lazy instead of eager compilation of the
-// snapshotted script change neither its size (within 1%) nor its CPU time.
+// initialised at build time, so a run skips parsing and initialising them. The alternatives
+// measured (docs/performance.md, "Single executable") do no better: a code cache made after a
+// warm-up `patch --local` run and loaded through vm.Script is level with it (1.88x `node -e 0`
+// CPU against 1.81x, n=21, load 14-19, within the run-to-run spread), and a warm-up inside the
+// snapshot builder or lazy instead of eager compilation of the snapshotted script change neither
+// its size (within 1%) nor its CPU time.
 // See docs/operations.md, "Single executables", and tools/bench/clientctl.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
