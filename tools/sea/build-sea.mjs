@@ -1,12 +1,18 @@
 #!/usr/bin/env node
-// `npm run build:sea [-- --no-snapshot] [clientctl|apiserver]`: Node single executable applications
+// `npm run build:sea [-- --no-snapshot] [clientctl|apiserver|floor|floor-snapshot]`: Node single executable applications
 // of clientctl and apiserver for this platform (linux-x64 here), in dist/sea/. Each is a copy of
 // this `node` binary (about 100 MB, so dist/ stays out of git) with a blob injected by postject:
 // one CommonJS bundle of the app (a SEA main script is a single CommonJS file that can require
 // only Node's built-in modules), its V8 code cache, and for apiserver better-sqlite3's native
-// module as an asset (tools/sea/sea-addon.cjs writes it to a private cache file and dlopens it).
+// module as an asset (tools/sea/sea-addon.cjs writes it to a private cache file and dlopens it)
+// and etcd3's gRPC definitions compiled in (etcdProtoPlugin below).
 // clientctl is built with a start-up snapshot (`useSnapshot`): its modules are loaded and
-// initialised at build time, so a run skips parsing, compiling and initialising them.
+// initialised at build time, so a run skips parsing and initialising them. The alternatives
+// measured (docs/performance.md, "Single executable") do no better: a code cache made after a
+// warm-up `patch --local` run and loaded through vm.Script is level with it (1.88x `node -e 0`
+// CPU against 1.81x, n=21, load 14-19, within the run-to-run spread), and a warm-up inside the
+// snapshot builder or lazy instead of eager compilation of the snapshotted script change neither
+// its size (within 1%) nor its CPU time.
 // See docs/operations.md, "Single executables", and tools/bench/clientctl.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -34,8 +40,11 @@ const apps = {
     entry: path.join(root, 'apps', 'apiserver', 'src', 'main.ts'),
     snapshot: false,
     assets: { 'better_sqlite3.node': path.join(path.dirname(require.resolve('better-sqlite3/package.json')), 'build', 'Release', 'better_sqlite3.node') },
-    replace: { bindings: path.join(here, 'sea-addon.cjs'), etcd3: path.join(here, 'etcd3-absent.cjs') },
+    replace: { bindings: path.join(here, 'sea-addon.cjs') },
   },
+  // Built only when named: the floors the benchmark sets clientctl against (docs/performance.md).
+  floor: { entry: path.join(here, 'floor', 'empty.cjs'), snapshot: false, assets: {}, replace: {}, onRequest: true },
+  'floor-snapshot': { entry: path.join(here, 'floor', 'empty-snapshot.cjs'), snapshot: true, assets: {}, replace: {}, onRequest: true },
 };
 
 /** Resolves the packages in `replace` to the given files (the SEA's stand-ins). */
@@ -67,6 +76,29 @@ const bundleSqlitePlugin = {
   },
 };
 
+/**
+ * etcd3 reads its gRPC service definitions from .proto files beside its code when it is loaded,
+ * files a single executable does not have: the build loads them with etcd3's own
+ * @grpc/proto-loader (the same options, so keepCase holds) and the bundle gets the resulting
+ * protobufjs JSON, which the loader's fromJSON turns into the same package definition.
+ */
+const etcdProtoPlugin = {
+  name: 'plat-sea-etcd-proto',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]etcd3[\\/]lib[\\/]connection-pool\.js$/ }, (args) => {
+      const text = fs.readFileSync(args.path, 'utf8');
+      const call = '(0, proto_loader_1.loadSync)(`${__dirname}/../proto/rpc.proto`, {';
+      const options = /loadSync\)\(`\$\{__dirname\}\/\.\.\/proto\/rpc\.proto`, (\{[^}]*\})\)/.exec(text);
+      if (!text.includes(call) || !options) throw new Error(`${args.path} no longer loads rpc.proto with ${call}: update tools/sea/build-sea.mjs`);
+      const loaderUtil = createRequire(args.path)('@grpc/proto-loader/build/src/util.js');
+      // The options as etcd3 writes them (keepCase, longs: String...): only keepCase matters when parsing.
+      const keepCase = /keepCase:\s*true/.test(options[1]);
+      const root = loaderUtil.loadProtosWithOptionsSync(path.join(path.dirname(args.path), '..', 'proto', 'rpc.proto'), { keepCase });
+      return { contents: text.replace(call, `(0, proto_loader_1.fromJSON)(${JSON.stringify(root.toJSON())}, {`), loader: 'js' };
+    });
+  },
+};
+
 async function bundle(name, app) {
   const file = path.join(out, `${name}.cjs`);
   await build({
@@ -83,7 +115,7 @@ async function bundle(name, app) {
     // ESM sources ask for import.meta.url (yargs, createRequire); in the executable it is the executable's own path.
     define: { 'import.meta.url': '__platSeaUrl', 'import.meta.dirname': '__dirname', 'import.meta.filename': '__filename' },
     banner: { js: "var __platSeaUrl = require('node:url').pathToFileURL(__filename).href;" },
-    plugins: [replacePlugin(app.replace), bundleSqlitePlugin],
+    plugins: [replacePlugin(app.replace), bundleSqlitePlugin, etcdProtoPlugin],
   });
   return file;
 }
@@ -97,8 +129,11 @@ async function buildOne(name, { snapshot }) {
     main,
     output: blob,
     disableExperimentalSEAWarning: true,
-    // The code cache cannot be combined with a snapshot (Node rejects the pair); the snapshot
-    // holds compiled functions of its own.
+    // The code cache cannot be combined with a snapshot (Node rejects the pair). Node compiles the
+    // snapshotted main script eagerly and keeps function code in the snapshot
+    // (src/node_snapshotable.cc: CompileSerializeMain with kEagerCompile, CreateBlob with
+    // FunctionCodeHandling::kKeep); V8 flags given to the builder (--no-flush-bytecode) change
+    // the snapshot's tag and the executable then refuses it.
     useSnapshot,
     useCodeCache: !useSnapshot,
     assets: app.assets,
@@ -117,7 +152,7 @@ async function buildOne(name, { snapshot }) {
   return { exe, snapshot: useSnapshot };
 }
 
-export async function buildSea({ names = Object.keys(apps), snapshot = true } = {}) {
+export async function buildSea({ names = Object.keys(apps).filter((n) => !apps[n].onRequest), snapshot = true } = {}) {
   fs.mkdirSync(out, { recursive: true });
   const built = {};
   for (const name of names) built[name] = await buildOne(name, { snapshot });
@@ -127,6 +162,11 @@ export async function buildSea({ names = Object.keys(apps), snapshot = true } = 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   if (process.platform !== 'linux' || process.arch !== 'x64') console.warn(`building for ${process.platform}-${process.arch}: only linux-x64 is tested`);
   const names = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+  const unknown = names.filter((n) => !(n in apps));
+  if (unknown.length) {
+    console.error(`unknown executable ${unknown.join(', ')}: one of ${Object.keys(apps).join(', ')}`);
+    process.exit(2);
+  }
   const started = Date.now();
   const built = await buildSea({ names: names.length ? names : undefined, snapshot: !process.argv.includes('--no-snapshot') });
   for (const { exe, snapshot } of Object.values(built)) {

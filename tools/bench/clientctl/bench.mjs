@@ -3,7 +3,7 @@
 // same run: each command runs RUNS times (interleaved, after warm-up), the medians are compared,
 // with the range (fastest–slowest). The single executable (dist/sea/clientctl, `npm run build:sea`)
 // runs too when it exists; `--sea LABEL=PATH` adds another build of it (for example one made with
-// `npm run build:sea -- --no-snapshot clientctl` and copied aside).
+// `npm run build:sea -- --no-snapshot clientctl` and copied aside), and so do the floors when built.
 // Usage: node tools/bench/clientctl/bench.mjs [--runs 20] [--sea LABEL=PATH]...   (build first: npx nx run clientctl:build)
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -52,6 +52,12 @@ const commands = {
 };
 const sea = path.join(root, 'dist', 'sea', 'clientctl');
 if (existsSync(sea)) commands['clientctl SEA'] = [sea, args];
+// The floors (`npm run build:sea -- floor floor-snapshot`): executables whose main does nothing,
+// with a code cache and with an empty start-up snapshot; they ignore the arguments.
+for (const [label, name] of [['SEA floor', 'floor'], ['SEA floor, snapshot', 'floor-snapshot']]) {
+  const exe = path.join(root, 'dist', 'sea', name);
+  if (existsSync(exe)) commands[label] = [exe, args];
+}
 process.argv.forEach((a, i) => {
   if (a !== '--sea') return;
   const [label, exe] = process.argv[i + 1].split('=');
