@@ -194,7 +194,10 @@ export function servedVersionsOf(def: Pick<ResourceDefinition, 'version' | 'serv
 
 function servedAs(def: ResourceDefinition, group: string, version: string): ServedResource {
   const own = group === def.group && version === def.version;
-  return { ...def, ...(own ? {} : (def.openApiAs?.(group, version) ?? {})), group, version, storageGroup: def.group, storageVersion: def.version };
+  // Short names and categories belong to the own group: under another name, kubectl would warn
+  // that `ctb` could also match it, and `kubectl get <category>` would list each object twice.
+  const names = group === def.group ? {} : { shortNames: [], categories: [] };
+  return { ...def, ...(own ? {} : (def.openApiAs?.(group, version) ?? {})), ...names, group, version, storageGroup: def.group, storageVersion: def.version };
 }
 
 /**
