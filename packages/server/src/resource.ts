@@ -148,6 +148,13 @@ export interface ResourceDefinition extends OpenApiKind {
    */
   servedVersions?: Readonly<Record<string, readonly string[]>>;
   /**
+   * A request under another of `groups` is authorized as `group` (the review APIs: one group name
+   * in a 403 and in a webhook's review); otherwise under the group the client wrote, as
+   * kube-apiserver names it in a 403 (`clusterrolebindings.rbac.authorization.k8s.io is
+   * forbidden`), where RBAC matches a rule of either name.
+   */
+  authorizedAsOwnGroup?: boolean;
+  /**
    * The object in the storage version from an object stored in any version this resource ever
    * stored (objects stored before the storage version changed); identity when already there.
    * Reads decode with it, so every stored object is served in every version.
