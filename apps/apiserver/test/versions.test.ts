@@ -1,6 +1,6 @@
 // ClusterTrustBundle in every version, end to end against the bundled apiserver: created as
 // certificates.plat.io/v1alpha1 (what every manifest written for earlier plat says), read as
-// certificates.k8s.io/v1 by kubectl, @kubernetes/client-node's typed CertificatesV1Api and the
+// certificates.k8s.io/v1 by kubectl, @kubernetes/client-node (typed CertificatesV1beta1Api too) and the
 // Python client's DynamicClient, and watched as certificates.k8s.io/v1beta1.
 import { execFile, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -79,7 +79,7 @@ if (missing.length) {
       ]);
     });
 
-    it('@kubernetes/client-node reads it with the typed CertificatesV1Api and watches it with CertificatesV1beta1\'s path', async () => {
+    it('@kubernetes/client-node reads it as certificates.k8s.io/v1 (KubernetesObjectApi; 1.4 has no typed v1 ClusterTrustBundle), lists it with the typed CertificatesV1beta1Api and watches it in v1beta1', async () => {
       const kc = new lib.KubeConfig();
       kc.loadFromFile(env.kubeconfig);
       const v1 = kc.makeApiClient(lib.CertificatesV1Api) as unknown as { readClusterTrustBundle?: (p: { name: string }) => Promise<{ apiVersion?: string; spec: { trustBundle: string } }> };
@@ -91,6 +91,8 @@ if (missing.length) {
       expect(read.apiVersion).toBe('certificates.k8s.io/v1');
       expect(read.spec.trustBundle).toBe(pem);
       const beta = kc.makeApiClient(lib.CertificatesV1beta1Api);
+      const typed = await beta.readClusterTrustBundle({ name });
+      expect([typed.apiVersion, typed.spec.signerName]).toEqual(['certificates.k8s.io/v1beta1', 'example.com/versions']);
       const listed = await beta.listClusterTrustBundle({ fieldSelector: 'spec.signerName=example.com/versions' });
       expect(listed.items.map((i) => i.metadata?.name)).toEqual([name]);
 
