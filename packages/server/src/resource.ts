@@ -199,7 +199,7 @@ export function servedVersionsOf(def: Pick<ResourceDefinition, 'version' | 'serv
   return def.servedVersions?.[group] ?? [def.version];
 }
 
-function servedAs(def: ResourceDefinition, group: string, version: string): ServedResource {
+function servedUnder(def: ResourceDefinition, group: string, version: string): ServedResource {
   const own = group === def.group && version === def.version;
   // Short names and categories belong to the own group: under another name, kubectl would warn
   // that `ctb` could also match it, and `kubectl get <category>` would list each object twice.
@@ -215,11 +215,11 @@ function servedAs(def: ResourceDefinition, group: string, version: string): Serv
  */
 export function servedResources(defs: readonly ResourceDefinition[]): ServedResource[] {
   const expand = (list: readonly ResourceDefinition[]): ServedResource[] => [
-    ...list.flatMap((def) => servedVersionsOf(def, def.group).map((version) => servedAs(def, def.group, version))),
+    ...list.flatMap((def) => servedVersionsOf(def, def.group).map((version) => servedUnder(def, def.group, version))),
     ...list.flatMap((def) =>
       (def.groups ?? [def.group])
         .filter((g) => g !== def.group)
-        .flatMap((group) => servedVersionsOf(def, group).map((version) => servedAs(def, group, version))),
+        .flatMap((group) => servedVersionsOf(def, group).map((version) => servedUnder(def, group, version))),
     ),
   ];
   return [...expand(defs.filter((d) => !d.createOnly)), ...expand(defs.filter((d) => d.createOnly))];
