@@ -58,8 +58,9 @@ if (!hasKubectl) {
       const refused = await kubectl(env, ['apply', '--server-side', '-f', file]);
       expect(refused.code).toBe(1);
       const lines = refused.stderr.trim().split('\n');
+      // Across versions: the patch of `ctb` went to the preferred v1, the apply to the manifest's v1alpha1.
       expect(lines[0]).toBe(
-        'error: Apply failed with 1 conflict: conflict with "kubectl-patch" using certificates.plat.io/v1alpha1: .metadata.labels.env',
+        'error: Apply failed with 1 conflict: conflict with "kubectl-patch" using certificates.plat.io/v1: .metadata.labels.env',
       );
       expect(refused.stderr).toContain('--force-conflicts');
       expect((await getObj('conflict')).metadata.labels).toEqual({ env: 'prod' });

@@ -33,7 +33,8 @@ if (!hasKubectl) {
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
       const row = r.stdout.split('\n').find((l) => l.startsWith('clustertrustbundles'));
-      expect(row?.split(/\s+/)).toEqual(['clustertrustbundles', 'ctb', 'certificates.plat.io/v1alpha1', 'false', 'ClusterTrustBundle']);
+      // The preferred version (v1) of the group.
+      expect(row?.split(/\s+/)).toEqual(['clustertrustbundles', 'ctb', 'certificates.plat.io/v1', 'false', 'ClusterTrustBundle']);
     });
 
     it('creates from a file, then gets it as a table and as YAML', async () => {
@@ -51,7 +52,8 @@ if (!hasKubectl) {
       const y = await kubectl(env, ['get', 'ctb', 'first', '-o', 'yaml']);
       expect(y.code).toBe(0);
       const obj = parse(y.stdout);
-      expect(obj).toMatchObject({ apiVersion: 'certificates.plat.io/v1alpha1', kind: 'ClusterTrustBundle', metadata: { name: 'first' } });
+      // Created from a v1alpha1 manifest, read by kubectl in the preferred version.
+      expect(obj).toMatchObject({ apiVersion: 'certificates.plat.io/v1', kind: 'ClusterTrustBundle', metadata: { name: 'first' } });
       expect(obj.spec.trustBundle.trim()).toBe(caPem.trim());
       expect(Number(obj.metadata.resourceVersion)).toBeGreaterThan(0);
       expect(obj.metadata.uid).toMatch(/^[0-9a-f-]{36}$/);
@@ -127,7 +129,7 @@ if (!hasKubectl) {
     it('reads the OpenAPI v2 document in protobuf: explain --output=plaintext-openapiv2 renders its fields', async () => {
       const r = await kubectl(env, ['explain', '--output=plaintext-openapiv2', 'clustertrustbundles.spec']);
       expect([r.code, r.stderr]).toEqual([0, '']);
-      expect(r.stdout).toMatch(/^KIND: {5}ClusterTrustBundle\nVERSION: {2}certificates\.plat\.io\/v1alpha1\n/);
+      expect(r.stdout).toMatch(/^KIND: {5}ClusterTrustBundle\nVERSION: {2}certificates\.plat\.io\/v1\n/);
       expect(r.stdout).toContain('   trustBundle\t<string> -required-\n');
       expect(r.stdout).toContain('   signerName\t<string>\n');
       const review = await kubectl(env, ['explain', '--output=plaintext-openapiv2', 'selfsubjectaccessreviews.authorization.k8s.io.spec']);

@@ -78,7 +78,8 @@ describe('clientctl apply --server-side', () => {
     expect(refused.code).toBe(1);
     expect(refused.stdout).toBe('');
     const lines = refused.stderr.split('\n');
-    expect(lines[0]).toBe('error: Apply failed with 1 conflict: conflict with "clientctl-patch" using certificates.plat.io/v1alpha1: .metadata.labels.env');
+    // The patch of ctb went to the preferred v1: the conflict is across versions.
+    expect(lines[0]).toBe('error: Apply failed with 1 conflict: conflict with "clientctl-patch" using certificates.plat.io/v1: .metadata.labels.env');
     expect(lines[1]).toBe('Please review the fields above--they currently have other managers. Here');
     expect(refused.stderr).toContain('command with the `--force-conflicts` flag.');
     expect((await getObj('ssa-two')).metadata.labels).toEqual({ env: 'prod' });

@@ -144,7 +144,9 @@ describe('clientctl against a started API server', () => {
   it('lists api-resources, prints versions and checks --match-server-version', async () => {
     const res = await clientctl(['api-resources'], env);
     expect(res.stdout.split('\n')[0]).toMatch(/^NAME\s+SHORTNAMES\s+APIVERSION\s+NAMESPACED\s+KIND$/);
-    expect(res.stdout).toMatch(/clustertrustbundles\s+.*certificates\.plat\.io\/v1alpha1\s+false\s+ClusterTrustBundle/);
+    // The preferred version of each group that serves it.
+    expect(res.stdout).toMatch(/clustertrustbundles\s+ctb\s+certificates\.plat\.io\/v1\s+false\s+ClusterTrustBundle/);
+    expect(res.stdout).toMatch(/clustertrustbundles\s+certificates\.k8s\.io\/v1\s+false\s+ClusterTrustBundle/);
     const v = await clientctl(['version'], env);
     expect(v.stdout).toMatch(/^Client Version: v0\.1\.0\nServer Version: v\S+\n$/);
     const server = /Server Version: (\S+)/.exec(v.stdout)![1];

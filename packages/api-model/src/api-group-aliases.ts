@@ -1,3 +1,4 @@
+import { certificatesGroup, certificatesKubernetesGroup } from './cluster-trust-bundle-names.js';
 import { rbacGroup, rbacKubernetesGroup } from './rbac.js';
 import { authenticationGroup } from './self-subject-review.js';
 import { authorizationGroup } from './subject-access-review.js';
@@ -9,6 +10,7 @@ import { authorizationGroup } from './subject-access-review.js';
  */
 export const kubernetesGroupAliases: ReadonlyMap<string, string> = new Map([
   [rbacKubernetesGroup, rbacGroup],
+  [certificatesKubernetesGroup, certificatesGroup],
   ['authorization.k8s.io', authorizationGroup],
   ['authentication.k8s.io', authenticationGroup],
 ]);

@@ -169,10 +169,13 @@ export {
 } from './signer-name.js';
 export {
   certificatesGroup,
+  certificatesKubernetesGroup,
   clusterTrustBundleApiVersion,
   clusterTrustBundleKind,
   clusterTrustBundleListKind,
   clusterTrustBundleResource,
+  clusterTrustBundleServedVersions,
+  clusterTrustBundleStorageVersion,
   clusterTrustBundleVersion,
   signersResource,
 } from './cluster-trust-bundle-names.js';

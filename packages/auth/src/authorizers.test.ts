@@ -36,14 +36,15 @@ describe('built-in authorizer', () => {
 
   it('lets every authenticated user get, list and watch clustertrustbundles, and nothing more', async () => {
     const sa = authenticated('system:serviceaccount:ns:app', 'system:serviceaccounts', 'system:serviceaccounts:ns');
-    for (const verb of ['get', 'list', 'watch']) {
-      const result = await builtin.authorize(resource(sa, verb, 'certificates.plat.io', 'clustertrustbundles'));
+    // Under either group name: certificates.k8s.io serves the same objects.
+    for (const [verb, group] of [['get', 'certificates.plat.io'], ['list', 'certificates.plat.io'], ['watch', 'certificates.plat.io'], ['get', 'certificates.k8s.io']]) {
+      const result = await builtin.authorize(resource(sa, verb!, group!, 'clustertrustbundles'));
       expect(result.decision).toBe('Allow');
       expect(result.reason).toContain('system:clustertrustbundles-reader');
     }
     for (const attrs of [
       resource(sa, 'create', 'certificates.plat.io', 'clustertrustbundles'),
-      resource(sa, 'get', 'certificates.k8s.io', 'clustertrustbundles'),
+      resource(sa, 'create', 'certificates.k8s.io', 'clustertrustbundles'),
       resource(sa, 'get', 'certificates.plat.io', 'clustertrustbundles', 'x', 'status'),
       resource(sa, 'attest', 'certificates.plat.io', 'signers', 'example.com/s'),
     ]) {

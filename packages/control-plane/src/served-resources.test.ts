@@ -53,19 +53,23 @@ describe('startServedResources with type RBAC', () => {
     await storage.close();
   });
 
-  it('serves ClusterTrustBundle, Namespace and the RBAC kinds under both RBAC groups', () => {
+  it('serves ClusterTrustBundle (in every version under both certificates groups), Namespace and the RBAC kinds under both RBAC groups', () => {
     const stored = servedResources(served.resources).filter((r) => !r.createOnly);
-    expect(stored.map((r) => `${r.group}/${r.resource}`).sort()).toEqual([
-      '/namespaces',
-      'certificates.plat.io/clustertrustbundles',
-      'rbac.authorization.k8s.io/clusterrolebindings',
-      'rbac.authorization.k8s.io/clusterroles',
-      'rbac.authorization.k8s.io/rolebindings',
-      'rbac.authorization.k8s.io/roles',
-      'rbac.authorization.plat.io/clusterrolebindings',
-      'rbac.authorization.plat.io/clusterroles',
-      'rbac.authorization.plat.io/rolebindings',
-      'rbac.authorization.plat.io/roles',
+    expect(stored.map((r) => `${r.group}/${r.version}/${r.resource}`).sort()).toEqual([
+      '/v1/namespaces',
+      'certificates.k8s.io/v1/clustertrustbundles',
+      'certificates.k8s.io/v1beta1/clustertrustbundles',
+      'certificates.plat.io/v1/clustertrustbundles',
+      'certificates.plat.io/v1alpha1/clustertrustbundles',
+      'certificates.plat.io/v1beta1/clustertrustbundles',
+      'rbac.authorization.k8s.io/v1/clusterrolebindings',
+      'rbac.authorization.k8s.io/v1/clusterroles',
+      'rbac.authorization.k8s.io/v1/rolebindings',
+      'rbac.authorization.k8s.io/v1/roles',
+      'rbac.authorization.plat.io/v1/clusterrolebindings',
+      'rbac.authorization.plat.io/v1/clusterroles',
+      'rbac.authorization.plat.io/v1/rolebindings',
+      'rbac.authorization.plat.io/v1/roles',
     ]);
     const reviews = servedResources(served.resources).filter((r) => r.createOnly);
     expect(reviews.map((r) => `${r.group}/${r.resource}`)).toEqual([

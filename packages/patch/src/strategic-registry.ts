@@ -41,7 +41,7 @@ const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
 const LIST_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta';
 
 /**
- * ClusterTrustBundle (certificates.plat.io/v1alpha1): no merge-keyed list of its own; its
+ * ClusterTrustBundle (certificates.plat.io, every version): no merge-keyed list of its own; its
  * metadata is Kubernetes' ObjectMeta, so ownerReferences merge by uid and finalizers by value.
  */
 export const clusterTrustBundleSchema: StrategicSchema = objectStrategicSchema('ClusterTrustBundle', {
@@ -60,8 +60,11 @@ export const clusterTrustBundleListSchema: StrategicSchema = objectStrategicSche
   items: { list: true, schema: clusterTrustBundleSchema },
 });
 
-registerStrategicSchema('certificates.plat.io/v1alpha1', 'ClusterTrustBundle', clusterTrustBundleSchema);
-registerStrategicSchema('certificates.plat.io/v1alpha1', 'ClusterTrustBundleList', clusterTrustBundleListSchema);
+// Every version plat serves has the same fields (as Kubernetes' v1alpha1, v1beta1 and v1 do).
+for (const version of ['v1alpha1', 'v1beta1', 'v1']) {
+  registerStrategicSchema(`certificates.plat.io/${version}`, 'ClusterTrustBundle', clusterTrustBundleSchema);
+  registerStrategicSchema(`certificates.plat.io/${version}`, 'ClusterTrustBundleList', clusterTrustBundleListSchema);
+}
 
 // rbac.authorization.plat.io/v1 is Kubernetes' rbac.authorization.k8s.io/v1 under the plat name
 // (the brand rule): its kinds take Kubernetes' schemas (rules and subjects are atomic lists).

@@ -4,12 +4,15 @@ import type { ApiObject } from '@plat/api-model';
  * Kubernetes' IsOnlyMutatingGCFields (pkg/registry/rbac): whether an update changes nothing but
  * ownerReferences and finalizers (what the garbage collector and storage migration write), so
  * that admission checks about the object's content can let it through. managedFields and
- * resourceVersion do not count either.
+ * resourceVersion do not count either, nor apiVersion and kind.
  */
 export function onlyGcFieldsChanged(next: ApiObject, old: ApiObject): boolean {
   const strip = (o: ApiObject) => {
     const { ownerReferences: _o, finalizers: _f, managedFields: _m, resourceVersion: _r, selfLink: _s, ...meta } = o.metadata ?? {};
-    return canonicalJson({ ...o, metadata: meta });
+    // Kubernetes compares internal objects, which carry no apiVersion: an update made in another
+    // version or group name than the stored object's is compared by content alone.
+    const { apiVersion: _a, kind: _k, ...content } = o;
+    return canonicalJson({ ...content, metadata: meta });
   };
   return strip(next) === strip(old);
 }

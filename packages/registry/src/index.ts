@@ -7,6 +7,11 @@ export {
   type ClusterTrustBundleResourceOptions,
 } from './certificates/clustertrustbundle/cluster-trust-bundle.js';
 export {
+  clusterTrustBundleMessage,
+  clusterTrustBundleOpenApi,
+  clusterTrustBundleToStorageVersion,
+} from './certificates/clustertrustbundle/cluster-trust-bundle-versions.js';
+export {
   ClusterTrustBundleCache,
   maxTrustBundleSummaries,
   trustBundleSummary,

@@ -56,6 +56,8 @@ export function reviewResource(
   return {
     group,
     groups: apiGroupNames(group),
+    // Authorized as the plat group under either name, so a 403 and a webhook review name one group.
+    authorizedAsOwnGroup: true,
     openApiAs: openApi,
     version: 'v1',
     resource,

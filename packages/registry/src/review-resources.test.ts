@@ -230,8 +230,10 @@ describe('review APIs', () => {
     }
     // The plat groups first: kubectl resolves a bare resource name to the first group serving it.
     const groups = await c.req<{ groups: { name: string }[] }>('reader', 'GET', '/apis');
+    // (Stored resources come before create-only ones: ClusterTrustBundle's Kubernetes group too.)
     expect(groups.json.groups.map((g) => g.name)).toEqual([
       'certificates.plat.io',
+      'certificates.k8s.io',
       'authentication.plat.io',
       'authorization.plat.io',
       'authentication.k8s.io',
@@ -256,7 +258,11 @@ describe('review APIs', () => {
   it('describes the review resources in OpenAPI v2 and v3 under both group names, POST only', async () => {
     const v3 = await c.req<{ paths: Record<string, unknown> }>('reader', 'GET', '/openapi/v3');
     expect(Object.keys(v3.json.paths)).toEqual([
+      'apis/certificates.plat.io/v1',
+      'apis/certificates.plat.io/v1beta1',
       'apis/certificates.plat.io/v1alpha1',
+      'apis/certificates.k8s.io/v1',
+      'apis/certificates.k8s.io/v1beta1',
       'apis/authentication.plat.io/v1',
       'apis/authorization.plat.io/v1',
       'apis/authentication.k8s.io/v1',

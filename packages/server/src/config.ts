@@ -158,13 +158,11 @@ export function completeConfig(options: ApiServerOptions): CompletedConfig {
     );
   }
 
-  // A review (create-only) under its Kubernetes group name is authorized as the plat group, so
-  // its Forbidden message and webhook review name one group. A stored resource (RBAC) is
-  // authorized under the group the client wrote, as kube-apiserver names it back in a 403
-  // (`clusterrolebindings.rbac.authorization.k8s.io is forbidden` for kubectl's generators).
+  // The group authorization sees for a request under another name: the resource's own where it
+  // declares authorizedAsOwnGroup (the reviews), else the name the client wrote.
   const aliases = new Map<string, Map<string, string>>();
   for (const def of resources) {
-    if (def.group === def.storageGroup || !def.createOnly) continue;
+    if (def.group === def.storageGroup || !def.authorizedAsOwnGroup) continue;
     const byResource = aliases.get(def.group) ?? new Map<string, string>();
     byResource.set(def.resource, def.storageGroup);
     aliases.set(def.group, byResource);

@@ -12,7 +12,7 @@ import { encodeBody, newPathNotFound, wantsPretty, writeBody, writeObject } from
 /** What discovery lists of a resource; stored resources (with a definition) also get a storageVersionHash. */
 export type DiscoveredResource = Pick<
   ServedResource,
-  'group' | 'version' | 'resource' | 'singular' | 'kind' | 'namespaced' | 'shortNames' | 'categories' | 'verbs' | 'storageGroup' | 'createOnly'
+  'group' | 'version' | 'resource' | 'singular' | 'kind' | 'namespaced' | 'shortNames' | 'categories' | 'verbs' | 'storageGroup' | 'storageVersion' | 'createOnly'
 >;
 
 export class Discovery {
@@ -104,9 +104,9 @@ export class Discovery {
  * Kubernetes' storageVersionHash: the first 8 bytes of sha256("group/version/kind") of the version
  * objects are stored in, base64 (one hash for every name of the same objects).
  */
-export function storageVersionHash(def: Pick<ServedResource, 'version' | 'kind' | 'storageGroup'>): string {
+export function storageVersionHash(def: Pick<ServedResource, 'storageVersion' | 'kind' | 'storageGroup'>): string {
   return createHash('sha256')
-    .update(`${def.storageGroup}/${def.version}/${def.kind}`)
+    .update(`${def.storageGroup}/${def.storageVersion}/${def.kind}`)
     .digest()
     .subarray(0, 8)
     .toString('base64');

@@ -13,6 +13,7 @@ export { defaultVersionInfo, type VersionInfo } from './version.js';
 export {
   allVerbs,
   servedResources,
+  servedVersionsOf,
   type AdmissionOperation,
   type AdmissionRequest,
   type CreateOnlyRequest,

@@ -82,10 +82,11 @@ export interface ResourceStrategy {
   /** The names `selectableFields` returns; a field selector on any other field is a 400. */
   selectableFieldNames: readonly string[];
   /**
-   * The object as served under `group`, one of the group names the resource answers to (see
-   * ResourceDefinition.groups); the stored object otherwise. It must not change `obj`.
+   * The object as served under `group` in `version`, one of the group names and versions the
+   * resource answers to (see ResourceDefinition.groups and servedVersions), from the object in the
+   * storage version; the object itself otherwise. It must not change `obj`.
    */
-  servedAs?(obj: ApiObject, group: string): ApiObject;
+  servedAs?(obj: ApiObject, group: string, version: string): ApiObject;
   /** Table output: columns after the name column, and each object's cells for them. */
   tableColumns: TableColumn[];
   tableCells(obj: ApiObject): unknown[];
@@ -129,9 +130,36 @@ export interface ResourceDefinition extends OpenApiKind {
    * as that group's kind. Defaults to `[group]`.
    */
   groups?: readonly string[];
-  /** The OpenAPI of the kind under another of `groups` (Kubernetes' definition names); `definitionName`/`definitions` otherwise. */
-  openApiAs?(group: string): OpenApiKind;
+  /**
+   * The OpenAPI of the kind under another of `groups` (Kubernetes' definition names) or in another
+   * of its served versions; `definitionName`/`definitions` (of `group`/`version`) otherwise.
+   */
+  openApiAs?(group: string, version: string): OpenApiKind;
+  /**
+   * The storage version: objects are written as `group/version`, and it is the version served
+   * when `servedVersions` names none for a group (Kubernetes' storage version, the hub objects
+   * are converted through).
+   */
   version: string;
+  /**
+   * The versions served under each group name, preferred first (Kubernetes' served versions;
+   * discovery lists the first as preferredVersion). A group it does not name serves `[version]`.
+   * Every version is backed by the same objects and keys.
+   */
+  servedVersions?: Readonly<Record<string, readonly string[]>>;
+  /**
+   * A request under another of `groups` is authorized as `group` (the review APIs: one group name
+   * in a 403 and in a webhook's review); otherwise under the group the client wrote, as
+   * kube-apiserver names it in a 403 (`clusterrolebindings.rbac.authorization.k8s.io is
+   * forbidden`), where RBAC matches a rule of either name.
+   */
+  authorizedAsOwnGroup?: boolean;
+  /**
+   * The object in the storage version from an object stored in any version this resource ever
+   * stored (objects stored before the storage version changed); identity when already there.
+   * Reads decode with it, so every stored object is served in every version.
+   */
+  toStorageVersion?(obj: ApiObject): ApiObject;
   /** Plural, lower case: `clustertrustbundles`. */
   resource: string;
   singular: string;
@@ -163,25 +191,41 @@ export interface ResourceDefinition extends OpenApiKind {
 }
 
 /**
- * A resource as served under one of its group names (what the handlers, discovery and OpenAPI
- * work with): `group` is the name served, `storageGroup` the resource's own.
+ * A resource as served under one of its group names in one of its versions (what the handlers,
+ * discovery and OpenAPI work with): `group`/`version` are the ones served, `storageGroup`/
+ * `storageVersion` the resource's own group and storage version.
  */
 export interface ServedResource extends ResourceDefinition {
   storageGroup: string;
+  storageVersion: string;
+}
+
+/** The versions a resource serves under `group`, preferred first. */
+export function servedVersionsOf(def: Pick<ResourceDefinition, 'version' | 'servedVersions'>, group: string): readonly string[] {
+  return def.servedVersions?.[group] ?? [def.version];
+}
+
+function servedUnder(def: ResourceDefinition, group: string, version: string): ServedResource {
+  const own = group === def.group && version === def.version;
+  // Short names and categories belong to the own group: under another name, kubectl would warn
+  // that `ctb` could also match it, and `kubectl get <category>` would list each object twice.
+  const names = group === def.group ? {} : { shortNames: [], categories: [] };
+  return { ...def, ...(own ? {} : (def.openApiAs?.(group, version) ?? {})), ...names, group, version, storageGroup: def.group, storageVersion: def.version };
 }
 
 /**
- * The resources as served under each of their group names, in the order discovery and OpenAPI
- * list them: stored resources, then create-only ones; of each, the own groups first, then the
- * other names, in the order given (so a bare resource name resolves to the own group).
+ * The resources as served under each of their group names and versions, in the order discovery
+ * and OpenAPI list them: stored resources, then create-only ones; of each, the own groups first,
+ * then the other names, in the order given (so a bare resource name resolves to the own group),
+ * each group's versions preferred first.
  */
 export function servedResources(defs: readonly ResourceDefinition[]): ServedResource[] {
   const expand = (list: readonly ResourceDefinition[]): ServedResource[] => [
-    ...list.map((def): ServedResource => ({ ...def, storageGroup: def.group })),
+    ...list.flatMap((def) => servedVersionsOf(def, def.group).map((version) => servedUnder(def, def.group, version))),
     ...list.flatMap((def) =>
       (def.groups ?? [def.group])
         .filter((g) => g !== def.group)
-        .map((group): ServedResource => ({ ...def, ...(def.openApiAs?.(group) ?? {}), group, storageGroup: def.group })),
+        .flatMap((group) => servedVersionsOf(def, group).map((version) => servedUnder(def, group, version))),
     ),
   ];
   return [...expand(defs.filter((d) => !d.createOnly)), ...expand(defs.filter((d) => d.createOnly))];

@@ -31,7 +31,7 @@ describe('RBAC rule matching (Kubernetes RuleAllows)', () => {
     ['exact verb, group and resource', { verbs: ['get'], apiGroups: [ctb], resources: ['clustertrustbundles'] }, request('get', ctb, 'clustertrustbundles'), true],
     ['another verb', { verbs: ['get'], apiGroups: [ctb], resources: ['clustertrustbundles'] }, request('list', ctb, 'clustertrustbundles'), false],
     ['verb *', { verbs: ['*'], apiGroups: [ctb], resources: ['clustertrustbundles'] }, request('deletecollection', ctb, 'clustertrustbundles'), true],
-    ['another group', { verbs: ['get'], apiGroups: [ctb], resources: ['clustertrustbundles'] }, request('get', 'certificates.k8s.io', 'clustertrustbundles'), false],
+    ['another group', { verbs: ['get'], apiGroups: [ctb], resources: ['clustertrustbundles'] }, request('get', 'certificates.example.io', 'clustertrustbundles'), false],
     ['group *', { verbs: ['get'], apiGroups: ['*'], resources: ['clustertrustbundles'] }, request('get', 'example.io', 'clustertrustbundles'), true],
     ['the core group is the empty string', { verbs: ['get'], apiGroups: [''], resources: ['namespaces'] }, request('get', '', 'namespaces'), true],
     ['the core group does not match a named group', { verbs: ['get'], apiGroups: [''], resources: ['namespaces'] }, request('get', ctb, 'namespaces'), false],
@@ -65,7 +65,9 @@ describe('RBAC rule matching (Kubernetes RuleAllows)', () => {
     ['a rule on rbac.authorization.k8s.io covers the plat group', { verbs: ['get'], apiGroups: ['rbac.authorization.k8s.io'], resources: ['roles'] }, request('get', 'rbac.authorization.plat.io', 'roles'), true],
     ['a rule on rbac.authorization.plat.io covers the Kubernetes name', { verbs: ['bind'], apiGroups: ['rbac.authorization.plat.io'], resources: ['clusterroles'] }, request('bind', 'rbac.authorization.k8s.io', 'clusterroles'), true],
     ['a rule on authorization.k8s.io covers the review resources', { verbs: ['create'], apiGroups: ['authorization.k8s.io'], resources: ['selfsubjectrulesreviews'] }, request('create', 'authorization.plat.io', 'selfsubjectrulesreviews'), true],
-    ['no alias for certificates', { verbs: ['get'], apiGroups: ['certificates.k8s.io'], resources: ['clustertrustbundles'] }, request('get', ctb, 'clustertrustbundles'), false],
+    ['a rule on certificates.k8s.io covers the plat group', { verbs: ['get'], apiGroups: ['certificates.k8s.io'], resources: ['clustertrustbundles'] }, request('get', ctb, 'clustertrustbundles'), true],
+    ['a rule on certificates.plat.io covers the Kubernetes name', { verbs: ['list'], apiGroups: [ctb], resources: ['clustertrustbundles'] }, request('list', 'certificates.k8s.io', 'clustertrustbundles'), true],
+    ['attest on a certificates.k8s.io signer covers the check plat asks', { verbs: ['attest'], apiGroups: ['certificates.k8s.io'], resources: ['signers'], resourceNames: ['example.com/*'] }, request('attest', ctb, 'signers', { name: 'example.com/*' }), true],
   ];
 
   it.each(table)('%s', (_name, rule, attrs, allowed) => {

@@ -14,7 +14,7 @@ import type { Attributes } from '../interface.js';
  * - nonResourceURLs: `*`, the path, or a prefix ending in `*`.
  *
  * One addition: a Kubernetes group name that plat also serves under its own name
- * (`rbac.authorization.k8s.io`, `authorization.k8s.io`, `authentication.k8s.io`) and the plat name
+ * (`rbac.authorization.k8s.io`, `certificates.k8s.io`, `authorization.k8s.io`, `authentication.k8s.io`) and the plat name
  * match each other, since they are the same resources (@plat/api-model's kubernetesGroupAliases).
  */
 

@@ -16,11 +16,20 @@ describe('discovery', () => {
     expect(groups.json.kind).toBe('APIGroupList');
     expect(groups.json.apiVersion).toBe('v1');
     // Other groups (the review APIs) may be listed too; the resource's group is listed like this:
+    // Every served version, preferred (v1) first, as kube-apiserver lists certificates.k8s.io.
     expect(groups.json.groups.find((g) => g.name === 'certificates.plat.io')).toEqual({
       name: 'certificates.plat.io',
-      versions: [{ groupVersion: 'certificates.plat.io/v1alpha1', version: 'v1alpha1' }],
-      preferredVersion: { groupVersion: 'certificates.plat.io/v1alpha1', version: 'v1alpha1' },
+      versions: ['v1', 'v1beta1', 'v1alpha1'].map((version) => ({ groupVersion: `certificates.plat.io/${version}`, version })),
+      preferredVersion: { groupVersion: 'certificates.plat.io/v1', version: 'v1' },
     });
+    expect(groups.json.groups.find((g) => g.name === 'certificates.k8s.io')).toEqual({
+      name: 'certificates.k8s.io',
+      versions: ['v1', 'v1beta1'].map((version) => ({ groupVersion: `certificates.k8s.io/${version}`, version })),
+      preferredVersion: { groupVersion: 'certificates.k8s.io/v1', version: 'v1' },
+    });
+    // The plat group comes first: kubectl's RESTMapper prefers the group discovery lists first.
+    const names = groups.json.groups.map((g) => g.name);
+    expect(names.indexOf('certificates.plat.io')).toBeLessThan(names.indexOf('certificates.k8s.io'));
     const group = await c.req('reader', 'GET', '/apis/certificates.plat.io');
     expect(group.json).toMatchObject({ kind: 'APIGroup', name: 'certificates.plat.io' });
     const resources = await c.req<{ resources: Array<Record<string, unknown>> }>('reader', 'GET', '/apis/certificates.plat.io/v1alpha1');
@@ -38,6 +47,21 @@ describe('discovery', () => {
       },
     ]);
     expect((await c.req('reader', 'GET', '/apis/nothing.example.com')).status).toBe(404);
+  });
+
+  it('lists ClusterTrustBundle in every served group version with one storageVersionHash (the v1 storage version)', async () => {
+    const hashes = new Set<unknown>();
+    for (const gv of ['certificates.plat.io/v1', 'certificates.plat.io/v1beta1', 'certificates.plat.io/v1alpha1', 'certificates.k8s.io/v1', 'certificates.k8s.io/v1beta1']) {
+      const res = await c.req<{ groupVersion: string; resources: Array<Record<string, unknown>> }>('reader', 'GET', `/apis/${gv}`);
+      expect(res.status).toBe(200);
+      expect(res.json.groupVersion).toBe(gv);
+      expect(res.json.resources.map((r) => [r['name'], r['kind']])).toEqual([['clustertrustbundles', 'ClusterTrustBundle']]);
+      hashes.add(res.json.resources[0]!['storageVersionHash']);
+    }
+    // Kubernetes' storageVersionHash: sha256 of the storage group/version/kind, first 8 bytes.
+    const { createHash } = await import('node:crypto');
+    expect([...hashes]).toEqual([createHash('sha256').update('certificates.plat.io/v1/ClusterTrustBundle').digest().subarray(0, 8).toString('base64')]);
+    expect((await c.req('reader', 'GET', '/apis/certificates.k8s.io/v1alpha1')).status).toBe(404);
   });
 
   it('serves /api and /api/v1 for clients that start there', async () => {
@@ -61,9 +85,12 @@ describe('discovery', () => {
     expect(res.json.kind).toBe('APIGroupDiscoveryList');
     expect(res.json.apiVersion).toBe('apidiscovery.k8s.io/v2');
     const group = res.json.items.find((i) => i.metadata.name === 'certificates.plat.io')!;
+    // The preferred version first, as kubectl reads it from aggregated discovery.
+    expect(group.versions.map((v) => v.version)).toEqual(['v1', 'v1beta1', 'v1alpha1']);
+    expect(res.json.items.find((i) => i.metadata.name === 'certificates.k8s.io')!.versions.map((v) => v.version)).toEqual(['v1', 'v1beta1']);
     expect(group.versions[0]!.resources[0]).toEqual({
       resource: 'clustertrustbundles',
-      responseKind: { group: 'certificates.plat.io', version: 'v1alpha1', kind: 'ClusterTrustBundle' },
+      responseKind: { group: 'certificates.plat.io', version: 'v1', kind: 'ClusterTrustBundle' },
       scope: 'Cluster',
       singularResource: 'clustertrustbundle',
       verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
@@ -96,6 +123,45 @@ describe('openapi', () => {
       { group: 'certificates.plat.io', kind: 'ClusterTrustBundle', version: 'v1alpha1' },
     ]);
     expect(res.json.definitions['io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta']).toBeDefined();
+  });
+
+  it('describes ClusterTrustBundle in /openapi/v2 in every served group version, under its definition names', async () => {
+    const res = await c.req<{ paths: Record<string, Record<string, Record<string, unknown>>>; definitions: Record<string, Record<string, unknown>> }>('reader', 'GET', '/openapi/v2');
+    const served = [
+      ['certificates.plat.io', 'v1', 'io.plat.api.certificates.v1', 'CertificatesV1'],
+      ['certificates.plat.io', 'v1beta1', 'io.plat.api.certificates.v1beta1', 'CertificatesV1beta1'],
+      ['certificates.k8s.io', 'v1', 'io.k8s.api.certificates.v1', 'CertificatesV1'],
+      ['certificates.k8s.io', 'v1beta1', 'io.k8s.api.certificates.v1beta1', 'CertificatesV1beta1'],
+    ] as const;
+    for (const [group, version, prefix, op] of served) {
+      const post = res.json.paths[`/apis/${group}/${version}/clustertrustbundles`]!['post']!;
+      expect(post['x-kubernetes-group-version-kind']).toEqual({ group, version, kind: 'ClusterTrustBundle' });
+      expect(post['operationId']).toBe(`create${op}ClusterTrustBundle`);
+      const kind = res.json.definitions[`${prefix}.ClusterTrustBundle`] as { properties: Record<string, { $ref?: string }>; 'x-kubernetes-group-version-kind': unknown };
+      expect(kind['x-kubernetes-group-version-kind']).toEqual([{ group, kind: 'ClusterTrustBundle', version }]);
+      expect(kind.properties['spec']!.$ref).toBe(`#/definitions/${prefix}.ClusterTrustBundleSpec`);
+      const list = res.json.definitions[`${prefix}.ClusterTrustBundleList`] as { properties: Record<string, { items?: { $ref: string } }> };
+      expect(list.properties['items']!.items!.$ref).toBe(`#/definitions/${prefix}.ClusterTrustBundle`);
+    }
+    // Under Kubernetes' name the signer permission reads as upstream's does.
+    const spec = res.json.definitions['io.k8s.api.certificates.v1.ClusterTrustBundleSpec'] as { properties: Record<string, { description: string }> };
+    expect(spec.properties['signerName']!.description).toContain('group=certificates.k8s.io resource=signers');
+    expect(res.json.paths['/apis/certificates.k8s.io/v1alpha1/clustertrustbundles']).toBeUndefined();
+  });
+
+  it('serves an /openapi/v3 document per ClusterTrustBundle group version', async () => {
+    const root = await c.req<{ paths: Record<string, { serverRelativeURL: string }> }>('reader', 'GET', '/openapi/v3');
+    for (const [gv, name] of [
+      ['certificates.plat.io/v1', 'io.plat.api.certificates.v1.ClusterTrustBundle'],
+      ['certificates.k8s.io/v1beta1', 'io.k8s.api.certificates.v1beta1.ClusterTrustBundle'],
+    ] as const) {
+      const doc = await c.req<{ paths: Record<string, unknown>; components: { schemas: Record<string, unknown> } }>('reader', 'GET', root.json.paths[`apis/${gv}`]!.serverRelativeURL);
+      expect(doc.status).toBe(200);
+      expect(Object.keys(doc.json.paths)).toContain(`/apis/${gv}/clustertrustbundles/{name}`);
+      expect(doc.json.components.schemas[name]).toBeDefined();
+      // One group version per document: no other version's definitions.
+      expect(Object.keys(doc.json.components.schemas).filter((k) => k.includes('.certificates.')).sort()).toEqual([name, `${name}List`, `${name}Spec`]);
+    }
   });
 
   it('serves /openapi/v3 with a hashed URL per group version, as kubectl validation reads it', async () => {

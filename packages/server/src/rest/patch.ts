@@ -10,7 +10,7 @@ import {
   type ApiObject,
   type FieldError,
 } from '@plat/api-model';
-import { APPLY_PATCH_CONTENT_TYPE, apply, applyPatch, newApplyConflictError, type PatchType } from '@plat/patch';
+import { APPLY_PATCH_CONTENT_TYPE, apply, applyPatch, applyTypeForKind, newApplyConflictError, type PatchType } from '@plat/patch';
 import type { RequestContext } from '../context.js';
 import { negotiateOutput } from '../negotiation.js';
 import { contentTypeOf, decodeBody, readBody, type DecodedBody } from '../request-body.js';
@@ -98,7 +98,7 @@ export async function patchResource(scope: ResourceScope, ctx: RequestContext): 
       ctx.warnings.length = warningsBefore;
       warningsBefore = ctx.warnings.length;
       const base = withTypeMeta(scope, structuredClone(current));
-      const patched = applyPatch(base, patch, type, { apiVersion: scope.apiVersion, kind: scope.def.kind });
+      const patched = applyPatch(base, patch, type, { apiVersion: scope.schemaApiVersion, kind: scope.def.kind });
       if (patched === null || typeof patched !== 'object' || Array.isArray(patched)) {
         throw newBadRequest('the patch turned the object into something that is not an object');
       }
@@ -174,6 +174,10 @@ async function applyResource(
       force: o.force,
       apiVersion: scope.apiVersion,
       kind: scope.def.kind,
+      // Fieldsets of every version are compared as one: the versions have the same fields, so
+      // Kubernetes' version converter (k8s.io/apimachinery pkg/util/managedfields/internal/
+      // versionconverter.go, via the hub) maps each manager's set 1:1.
+      schema: applyTypeForKind(scope.schemaApiVersion, scope.def.kind),
       now: new Date(),
     });
     if (r.conflicts.length) throw newApplyConflictError(r.conflicts);
@@ -181,7 +185,8 @@ async function applyResource(
     // object as it is, key order included, so the storage sees no change (no new resourceVersion).
     const unchanged =
       live && !r.changed && encodeJson(r.managedFields) === encodeJson(live.metadata?.managedFields ?? []);
-    const next = unchanged ? structuredClone(live) : r.object;
+    // Served in the request's version (the stored one may be another): only apiVersion differs.
+    const next = unchanged ? { ...structuredClone(live), apiVersion: scope.apiVersion } : r.object;
     const obj = toTypedObject(scope, ctx, next as Record<string, unknown>, o.mode, []);
     checkName(obj);
     return obj;

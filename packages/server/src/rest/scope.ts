@@ -1,5 +1,6 @@
 import { goQuote, newBadRequest, newNotFound, validatePathSegmentName, type ApiObject, type GroupKind, type GroupResource } from '@plat/api-model';
 import type { Authorizer } from '@plat/auth';
+import { lookupStrategicSchema } from '@plat/patch';
 import { collectionPrefix, objectKey, type Storage } from '@plat/storage';
 import type { ServerLogger } from '../logger.js';
 import type { ServerMetrics } from '../metrics.js';
@@ -25,8 +26,14 @@ export interface ResourceScope {
   apiVersion: string;
   /** The group whose keys hold the objects (the resource's own, or the one it is another name for). */
   storageGroup: string;
-  /** The apiVersion objects are stored with (of `storageGroup`). */
+  /** The apiVersion objects are stored with (of `storageGroup`, in the storage version). */
   storageApiVersion: string;
+  /**
+   * The apiVersion whose patch and apply schema the served version uses: its own when one is
+   * registered, else the storage version's (a served version with the storage version's fields,
+   * as Kubernetes' certificates.k8s.io/v1 ClusterTrustBundle is plat's).
+   */
+  schemaApiVersion: string;
   /** NamespaceLifecycle admission of creates, for a namespaced resource of a server that serves Namespaces. */
   namespaceLifecycle?: NamespaceLifecycle;
   maxBodyBytes: number;
@@ -102,16 +109,19 @@ export function ensureObjectNamespace(scope: ResourceScope, requestNamespace: st
 
 export function newResourceScope(
   def: ServedResource,
-  rest: Omit<ResourceScope, 'def' | 'gr' | 'gk' | 'apiVersion' | 'storageGroup' | 'storageApiVersion' | 'encoded'>,
+  rest: Omit<ResourceScope, 'def' | 'gr' | 'gk' | 'apiVersion' | 'storageGroup' | 'storageApiVersion' | 'schemaApiVersion' | 'encoded'>,
 ): ResourceScope {
+  const apiVersion = gvString(def);
+  const storageApiVersion = gvString({ group: def.storageGroup, version: def.storageVersion });
   return {
     ...rest,
     def,
     gr: { group: def.group, resource: def.resource },
     gk: { group: def.group, kind: def.kind },
-    apiVersion: gvString(def),
+    apiVersion,
     storageGroup: def.storageGroup,
-    storageApiVersion: gvString({ group: def.storageGroup, version: def.version }),
+    storageApiVersion,
+    schemaApiVersion: lookupStrategicSchema(apiVersion, def.kind) ? apiVersion : storageApiVersion,
     encoded: new WeakMap(),
   };
 }
@@ -121,9 +131,20 @@ export function withTypeMeta(scope: ResourceScope, obj: ApiObject): ApiObject {
   return { kind: scope.def.kind, apiVersion: scope.apiVersion, ...servedItem(scope, obj) };
 }
 
+/**
+ * A stored object in the storage version (Kubernetes' storage codec decodes to the hub): an
+ * object stored in an earlier storage version goes through the resource's toStorageVersion; one
+ * already there is returned as is (one string comparison on the read path).
+ */
+export function decodeStored(scope: ResourceScope, obj: ApiObject): ApiObject {
+  const convert = scope.def.toStorageVersion;
+  return convert === undefined || obj.apiVersion === scope.storageApiVersion ? obj : convert(obj);
+}
+
 /** A stored object as an item of a served list: in the served form, without kind and apiVersion. */
-export function servedItem(scope: ResourceScope, obj: ApiObject): ApiObject {
-  const served = scope.def.strategy.servedAs ? scope.def.strategy.servedAs(obj, scope.def.group) : obj;
+export function servedItem(scope: ResourceScope, stored: ApiObject): ApiObject {
+  const obj = decodeStored(scope, stored);
+  const served = scope.def.strategy.servedAs ? scope.def.strategy.servedAs(obj, scope.def.group, scope.def.version) : obj;
   const { apiVersion: _a, kind: _k, ...rest } = served;
   return rest;
 }

@@ -6,7 +6,7 @@ import { contentTypeOf, decodeObjectBody, readBody } from '../request-body.js';
 import { writeObject } from '../response.js';
 import { finishDeletionIfFinalized } from './finalize.js';
 import { parseDryRun, parseFieldManager, parseFieldValidation } from './options.js';
-import { ensureObjectNamespace, scopeKey, withTypeMeta, type ResourceScope } from './scope.js';
+import { decodeStored, ensureObjectNamespace, scopeKey, withTypeMeta, type ResourceScope } from './scope.js';
 import {
   carryOverSystemFields,
   metaOf,
@@ -31,6 +31,7 @@ export async function prepareUpdate(
   current: ApiObject,
   opts: { manager: string; dryRun: boolean; name: string; managedFields?: ManagedFieldsMode },
 ): Promise<ApiObject> {
+  current = decodeStored(scope, current);
   const meta = metaOf(next);
   const currentRv = current.metadata?.resourceVersion;
   const currentUid = current.metadata?.uid ?? '';

@@ -81,7 +81,7 @@ export function recordManagedFields(scope: ResourceScope, obj: ApiObject, old: A
     manager,
     apiVersion: scope.apiVersion,
     now: new Date(),
-    schema: applyTypeForKind(scope.apiVersion, scope.def.kind),
+    schema: applyTypeForKind(scope.schemaApiVersion, scope.def.kind),
   });
   const meta = metaOf(obj);
   const entries = (object.metadata as ObjectMeta | undefined)?.managedFields;

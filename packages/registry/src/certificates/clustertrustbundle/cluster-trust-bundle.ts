@@ -1,11 +1,13 @@
 import {
+  apiGroupNames,
   clusterTrustBundleApiVersion,
   clusterTrustBundleFields,
   clusterTrustBundleKind,
   clusterTrustBundleListKind,
   clusterTrustBundleResource as ctbResourceName,
   clusterTrustBundleSelectableFields,
-  clusterTrustBundleVersion,
+  clusterTrustBundleServedVersions,
+  clusterTrustBundleStorageVersion,
   formatMetaTime,
   goQuote,
   humanDuration,
@@ -21,7 +23,7 @@ import {
 import type { Attributes, Authorizer, UserInfo } from '@plat/auth';
 import { describeTrustAnchor, trustAnchorFacts, trustAnchorValidity, type TrustAnchor } from '@plat/x509';
 import { ClusterTrustBundleCache, sha256Hex, type ValidatedCertificate } from './cluster-trust-bundle-cache.js';
-import { certificatesV1alpha1Definitions as clusterTrustBundleDefinitions } from '../../kind-definitions.generated.js';
+import { clusterTrustBundleMessage, clusterTrustBundleOpenApi, clusterTrustBundleToStorageVersion } from './cluster-trust-bundle-versions.js';
 import type { AdmissionRequest, ResourceDefinition, ResourceStrategy } from '@plat/server';
 import { ageCell, ageColumn } from '@plat/server';
 import { onlyGcFieldsChanged } from '../../gc-fields.js';
@@ -72,8 +74,9 @@ async function admitAttest(req: AdmissionRequest): Promise<void> {
   // The audit record names the signer the write was checked against, allowed or not.
   req.addAuditAnnotation?.(attestSignerAnnotationKey, signerName);
   if (await isAuthorizedForSigner(req.authorizer, req.user, signerName, req.signal)) return;
+  // Named under the group the client wrote, as kube-apiserver names the resource it was asked for.
   throw newForbidden(
-    { group, resource: ctbResourceName },
+    { group: req.request.apiGroup, resource: ctbResourceName },
     bundle.metadata?.name ?? '',
     new Error(`user not permitted to attest for signerName ${JSON.stringify(signerName)}`),
   );
@@ -203,11 +206,19 @@ export interface ClusterTrustBundleResourceOptions {
   cache?: ClusterTrustBundleCache;
 }
 
-/** ClusterTrustBundle (`certificates.plat.io/v1alpha1`, cluster-scoped) as a served resource. */
+/**
+ * ClusterTrustBundle (cluster-scoped) as a served resource: `certificates.plat.io` v1 (preferred),
+ * v1beta1 and v1alpha1, and Kubernetes' `certificates.k8s.io` v1 and v1beta1, every one backed by
+ * the same objects, stored as `certificates.plat.io/v1`.
+ */
 export function clusterTrustBundleResource(options: ClusterTrustBundleResourceOptions = {}): ResourceDefinition {
   return {
     group,
-    version: clusterTrustBundleVersion,
+    groups: apiGroupNames(group),
+    version: clusterTrustBundleStorageVersion,
+    servedVersions: clusterTrustBundleServedVersions,
+    toStorageVersion: clusterTrustBundleToStorageVersion,
+    openApiAs: clusterTrustBundleOpenApi,
     resource: ctbResourceName,
     singular: 'clustertrustbundle',
     kind: clusterTrustBundleKind,
@@ -215,8 +226,8 @@ export function clusterTrustBundleResource(options: ClusterTrustBundleResourceOp
     namespaced: false,
     shortNames: ['ctb'],
     categories: ['plat'],
-    definitionName: `io.plat.api.certificates.${clusterTrustBundleVersion}.${clusterTrustBundleKind}`,
-    definitions: clusterTrustBundleDefinitions,
+    ...clusterTrustBundleOpenApi(group, clusterTrustBundleStorageVersion),
+    protobuf: clusterTrustBundleMessage,
     strategy: clusterTrustBundleStrategy(options.cache),
   };
 }
