@@ -63,8 +63,8 @@ function counted(type: string, name: string, authorizer: Authorizer, metrics: We
   const count = metrics.decisionCounter(type, name);
   return {
     rulesFor: forwardRulesFor(authorizer),
-    async authorize(attrs, opts) {
-      const result = await authorizer.authorize(attrs, opts);
+    async authorize(attrs, scope) {
+      const result = await authorizer.authorize(attrs, scope);
       count(result.decision);
       return result;
     },

@@ -39,5 +39,5 @@ export {
 export { FastGauge } from './fast-metrics.js';
 export { unreadBodyLingerMs } from './unread-body.js';
 export { requestInfoFor, type RequestInfo } from './request-info.js';
-export { RequestCallOptions, requestOfCall, type RequestContext } from './context.js';
+export { RequestCallOptions, type RequestContext } from './context.js';
 export { currentTraceContext, routeTemplate, traceAuthorizer, traceHeadersInjector } from './tracing.js';

@@ -13,10 +13,10 @@ import { accessReviewSpecMessage, decide, parseReview, reviewAttributes, throwIf
 export function selfSubjectAccessReviewResource(): ResourceDefinition {
   const kind = selfSubjectAccessReviewKind;
   const protobuf = { 1: protobufMessage('metadata', objectMetaMessage), 2: protobufMessage('spec', accessReviewSpecMessage) };
-  return reviewResource(authorizationGroup, 'selfsubjectaccessreviews', kind, protobuf, async ({ object, group, user, authorizer, signal }) => {
+  return reviewResource(authorizationGroup, 'selfsubjectaccessreviews', kind, protobuf, async ({ object, group, user, authorizer, scope }) => {
     const spec = parseReview(selfSubjectAccessReviewSchema, kind, object).spec as SubjectAccessReviewSpec;
     throwIfInvalid(authorizationGroup, kind, [...validateEmptyMetadata(object.metadata), ...validateSelfSubjectAccessReviewSpec(spec)]);
-    const status = await decide(authorizer, reviewAttributes(user, spec), signal);
+    const status = await decide(authorizer, reviewAttributes(user, spec), scope);
     return { kind, apiVersion: `${group}/v1`, metadata: { creationTimestamp: null }, spec: object.spec ?? {}, status };
   });
 }

@@ -14,7 +14,7 @@ import { decide, parseReview, reviewAttributes, subjectAccessReviewSpecMessage, 
 export function subjectAccessReviewResource(): ResourceDefinition {
   const kind = subjectAccessReviewKind;
   const protobuf = { 1: protobufMessage('metadata', objectMetaMessage), 2: protobufMessage('spec', subjectAccessReviewSpecMessage) };
-  return reviewResource(authorizationGroup, 'subjectaccessreviews', kind, protobuf, async ({ object, group, authorizer, signal }) => {
+  return reviewResource(authorizationGroup, 'subjectaccessreviews', kind, protobuf, async ({ object, group, authorizer, scope }) => {
     const spec = parseReview(subjectAccessReviewSchema, kind, object).spec as SubjectAccessReviewSpec;
     throwIfInvalid(authorizationGroup, kind, [...validateEmptyMetadata(object.metadata), ...validateSubjectAccessReviewSpec(spec)]);
     const subject: UserInfo = {
@@ -23,7 +23,7 @@ export function subjectAccessReviewResource(): ResourceDefinition {
       ...(spec.uid ? { uid: spec.uid } : {}),
       ...(spec.extra ? { extra: spec.extra } : {}),
     };
-    const status = await decide(authorizer, reviewAttributes(subject, spec), signal);
+    const status = await decide(authorizer, reviewAttributes(subject, spec), scope);
     return { kind, apiVersion: `${group}/v1`, metadata: { creationTimestamp: null }, spec: object.spec ?? {}, status };
   });
 }
