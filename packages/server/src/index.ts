@@ -7,6 +7,7 @@ export {
   type ServerLimits,
 } from './api-server.js';
 export type { ServerAudit } from './filters/audit.js';
+export { LoopbackClient, apiserverUser, type LoopbackRequest, type LoopbackResponse } from './loopback.js';
 export type { ServerLogger } from './logger.js';
 export { HealthCheckError, type HealthCheck } from './health.js';
 export { defaultVersionInfo, type VersionInfo } from './version.js';

@@ -2,6 +2,7 @@ import type { TLSSocket } from 'node:tls';
 import { newUnauthorized } from '@plat/api-model';
 import { withAuthenticatedGroup, type AuthenticationRequest, type Authenticator } from '@plat/auth';
 import type { Filter, RequestContext } from '../context.js';
+import { LoopbackIncomingRequest } from '../loopback.js';
 import type { ServerLogger } from '../logger.js';
 import { writeError } from '../response.js';
 
@@ -74,8 +75,11 @@ export function withAuthentication(authenticator: Authenticator, logger: ServerL
   return (next) => async (ctx) => {
     let user;
     try {
-      // The request is the scope too: an authenticator may pin the authorizer to it.
-      const result = await authenticator.authenticate(new LazyAuthenticationRequest(ctx, tlsInfoCache), ctx);
+      // The server's own requests (loopback.ts) carry their user, as kube-apiserver's loopback
+      // token authenticator comes first. The request is the scope of the others: an
+      // authenticator may pin the authorizer to it.
+      const result =
+        ctx.req instanceof LoopbackIncomingRequest ? { user: ctx.req.user } : await authenticator.authenticate(new LazyAuthenticationRequest(ctx, tlsInfoCache), ctx);
       user = result ? withAuthenticatedGroup(result).user : undefined;
     } catch (err) {
       logger.info('Unable to authenticate the request', { err: (err as Error).message, auditID: ctx.auditId }, 2);
