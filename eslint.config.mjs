@@ -2,9 +2,9 @@ import nx from '@nx/eslint-plugin';
 import tseslint from 'typescript-eslint';
 
 // Layers (see the README): x509, cel → api-model → config, storage, patch, egress, telemetry
-// → auth, client → server, controllers, trust → registry → control-plane → apps. A project may import only
+// → auth, client → server, trust → registry → controllers → control-plane → apps. A project may import only
 // projects of strictly lower layers; the tags of one layer (server and trust) do not see each other.
-const layers = [['layer:0-base'], ['layer:1-model'], ['layer:2-infra'], ['layer:3-access'], ['layer:4-server', 'layer:4-trust'], ['layer:5-registry'], ['layer:6-control-plane'], ['layer:7-app']];
+const layers = [['layer:0-base'], ['layer:1-model'], ['layer:2-infra'], ['layer:3-access'], ['layer:4-server', 'layer:4-trust'], ['layer:5-registry'], ['layer:6-controllers'], ['layer:7-control-plane'], ['layer:8-app']];
 const depConstraints = layers.flatMap((tags, index) =>
   tags.map((tag) => ({ sourceTag: tag, onlyDependOnLibsWithTags: layers.slice(0, index).flat() })),
 );

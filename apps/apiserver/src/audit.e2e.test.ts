@@ -260,8 +260,21 @@ describe('audit log modes when the disk is full (/dev/full)', () => {
   let dir: string;
   beforeAll(() => {
     dir = tempDir('plat-audit-full-');
-    // /metrics is not audited, so that it can still be read when nothing else can.
-    fs.writeFileSync(path.join(dir, 'policy.yaml'), 'apiVersion: audit.plat.io/v1\nkind: Policy\nrules:\n- level: None\n  nonResourceURLs: [/metrics]\n- level: Metadata\n');
+    // /metrics is not audited, so that it can still be read when nothing else can; nor are the
+    // server's own requests (its bootstrap policy goes through the chain as system:apiserver, as
+    // kube-apiserver's loopback requests do), so that the server starts on a full disk.
+    fs.writeFileSync(
+      path.join(dir, 'policy.yaml'),
+      'apiVersion: audit.plat.io/v1\nkind: Policy\nrules:\n- level: None\n  nonResourceURLs: [/metrics]\n- level: None\n  users: [system:apiserver]\n- level: Metadata\n',
+    );
+  });
+
+  itFull('blocking-strict stops the start when the server\'s own bootstrap requests cannot be audited', async () => {
+    const everything = path.join(dir, 'everything.yaml');
+    fs.writeFileSync(everything, 'apiVersion: audit.plat.io/v1\nkind: Policy\nrules:\n- level: Metadata\n');
+    await expect(startServer(path.join(dir, 'strict-all'), [`--audit-policy-file=${everything}`, '--audit-log-path=/dev/full', '--audit-log-mode=blocking-strict'])).rejects.toThrow(
+      /cannot reconcile the bootstrap RBAC policy: Internal error occurred: failed to store audit event/,
+    );
   });
 
   itFull('blocking-strict refuses the request with a 500 Status when its event cannot be written', async () => {

@@ -9,9 +9,9 @@ import {
   EgressSetupError,
   IdentityFileError,
   setupAudit,
+  createServedResources,
   setupEgressTracing,
   startIdentity,
-  startServedResources,
   type EgressTracing,
   type Identity,
 } from '@plat/control-plane';
@@ -174,8 +174,9 @@ export async function runServer(o: ServerRunOptions, deps: { logger: Logger; ver
     const { x509, tokenFile } = await flagAuthenticators(o, tls.clientCA, logger);
     const storage = await storageFor(o, egressTracing, logger);
     opened.push(() => storage.close());
-    // The bootstrap policy reconciled, the RBAC objects listed, the controllers running.
-    const served = await startServedResources(storage, { logger });
+    // The served resources and the RBAC objects the authorizer reads; their controllers start
+    // once the server's REST handlers exist (below).
+    const served = createServedResources(storage, { logger });
     opened.push(() => served.stop());
     // Authentication and authorization are reloadable; the server sees stable wrappers.
     const identity: Identity = await startIdentity(o.auth, {
@@ -209,6 +210,11 @@ export async function runServer(o: ServerRunOptions, deps: { logger: Logger; ver
       metricsRegistry: egressTracing.metricsRegistry,
       audit,
     });
+    // Closed before the controllers and storage; closed again (a no-op) by stop().
+    opened.push(() => server.close());
+    // Kubernetes' post-start hooks, run before serving: the bootstrap policy reconciled through
+    // the server's loopback client, the RBAC objects listed, the controllers running.
+    await served.startControllers(server.loopback);
     let address: ServerAddress;
     try {
       address = await server.listen({ host: o.bindAddress, port: o.securePort });

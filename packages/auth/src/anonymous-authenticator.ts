@@ -5,6 +5,7 @@ import {
   type AuthenticationRequest,
   type AuthenticationResult,
   type Authenticator,
+  type RequestScope,
 } from './interface.js';
 
 /**
@@ -37,8 +38,8 @@ export function withAnonymous(credentials: Authenticator, spec: AnonymousSpec | 
   if (!spec?.enabled) return credentials;
   const anonymous = createAnonymousAuthenticator(spec);
   return {
-    async authenticate(req: AuthenticationRequest): Promise<AuthenticationResult | null> {
-      const result = await credentials.authenticate(req);
+    async authenticate(req: AuthenticationRequest, scope?: RequestScope): Promise<AuthenticationResult | null> {
+      const result = await credentials.authenticate(req, scope);
       return result ?? anonymous.authenticate(req);
     },
   };

@@ -1,5 +1,5 @@
 import { aggregateMessages } from '@plat/api-model';
-import type { Attributes, AuthorizationResult, Authorizer, SubjectRules } from './interface.js';
+import type { Attributes, AuthorizationResult, Authorizer, RequestScope, SubjectRules } from './interface.js';
 
 export interface NamedAuthorizer {
   /** Names the authorizer in errors and metrics (`--authorization-mode` value or config `name`). */
@@ -17,13 +17,13 @@ export interface NamedAuthorizer {
 export function createAuthorizerChain(authorizers: readonly (Authorizer | NamedAuthorizer)[]): Authorizer {
   const chain = authorizers.map((a, i) => ('authorizer' in a ? a : { name: `authorizer-${i}`, authorizer: a }));
   return {
-    async authorize(attrs: Attributes, opts?: { signal?: AbortSignal }): Promise<AuthorizationResult> {
+    async authorize(attrs: Attributes, scope?: RequestScope): Promise<AuthorizationResult> {
       const reasons: string[] = [];
       const errors: string[] = [];
       for (const { name, authorizer } of chain) {
         let result: AuthorizationResult;
         try {
-          result = await authorizer.authorize(attrs, opts);
+          result = await authorizer.authorize(attrs, scope);
         } catch (err) {
           errors.push(`${name}: ${(err as Error).message}`);
           continue;

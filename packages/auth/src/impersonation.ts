@@ -6,6 +6,7 @@ import {
   type Attributes,
   type Authorizer,
   type UserInfo,
+  type RequestScope,
 } from './interface.js';
 import { goQuote } from '@plat/api-model';
 
@@ -132,7 +133,7 @@ export async function impersonate(
   requestor: UserInfo,
   headers: Headers,
   authorizer: Authorizer,
-  opts: { signal?: AbortSignal } = {},
+  scope: RequestScope = {},
 ): Promise<UserInfo | null> {
   const requests = buildRequests(headers);
   if (requests.length === 0) return null;
@@ -180,7 +181,7 @@ export async function impersonate(
     }
     let decision;
     try {
-      decision = await authorizer.authorize(attrs, opts);
+      decision = await authorizer.authorize(attrs, scope);
     } catch (err) {
       throw new ImpersonationError('Forbidden', forbiddenText(attrs, (err as Error).message), (err as Error).message, attrs);
     }

@@ -23,7 +23,36 @@ export interface AuthenticationRequest {
   headers: Record<string, string | string[] | undefined>;
   /** The TLS client certificate, when the client sent one; `authorized` says whether it chained to the client CA. */
   tls?: { authorized: boolean; peerCertificate?: PeerCertificate };
+  /** Aborted when the request ends (the same as the scope's, for callers that pass no scope). */
   signal?: AbortSignal;
+}
+
+/**
+ * The request an authenticator or authorizer call is made for (what Go's context.Context carries
+ * for kube-apiserver's calls). An API server passes its own request context, which has these
+ * fields and more; a caller outside a server passes `{ signal }` or nothing. Every field is
+ * optional, so that `{ signal }` is a scope; wrappers read and write the ones they document.
+ */
+export interface RequestScope {
+  /** Aborted when the request ends. A server may make it on first read: read it only to use it. */
+  readonly signal?: AbortSignal;
+  /** When the request times out (ms since the epoch); none for watches. */
+  readonly deadline?: number;
+  /** The user the request runs as, once authenticated. */
+  readonly user?: UserInfo;
+  /**
+   * The trace context (an OpenTelemetry Context) of the request's current span: tracing wrappers
+   * open their spans under it and set it while a child span is open.
+   */
+  traceContext?: unknown;
+  /**
+   * The authorizer this request keeps for all its checks: set by an authenticator whose
+   * authorizer can be replaced while requests run (a reloadable configuration), and read by the
+   * authorizer that set it; other authorizers ignore it.
+   */
+  pinnedAuthorizer?: Authorizer;
+  /** Warnings for the client (sent as `Warning: 299` headers). */
+  readonly warnings?: string[];
 }
 
 export interface AuthenticationResult {
@@ -38,7 +67,7 @@ export interface AuthenticationResult {
  * kind is present but invalid (the request then gets 401).
  */
 export interface Authenticator {
-  authenticate(req: AuthenticationRequest): Promise<AuthenticationResult | null>;
+  authenticate(req: AuthenticationRequest, scope?: RequestScope): Promise<AuthenticationResult | null>;
 }
 
 /** A credential was presented and rejected: the request gets 401 (the authenticator contract). */
@@ -109,7 +138,8 @@ export interface SubjectRules {
 }
 
 export interface Authorizer {
-  authorize(attrs: Attributes, opts?: { signal?: AbortSignal }): Promise<AuthorizationResult>;
+  /** `scope` is the request the check is made for (its signal, trace context and pinned authorizer). */
+  authorize(attrs: Attributes, scope?: RequestScope): Promise<AuthorizationResult>;
   /**
    * Kubernetes' RuleResolver: the rules this authorizer grants the user in a namespace, for
    * SelfSubjectRulesReview (`kubectl auth can-i --list`). An authorizer without it counts as one

@@ -4,6 +4,7 @@ import {
   type AuthenticationResult,
   type Authenticator,
   type UserInfo,
+  type RequestScope,
 } from './interface.js';
 
 /**
@@ -63,7 +64,7 @@ function headerValue(headers: AuthenticationRequest['headers'], name: string): s
  */
 export function createBearerTokenAuthenticator(tokens: TokenAuthenticator): Authenticator {
   return {
-    async authenticate(req: AuthenticationRequest): Promise<AuthenticationResult | null> {
+    async authenticate(req: AuthenticationRequest, scope?: RequestScope): Promise<AuthenticationResult | null> {
       const auth = headerValue(req.headers, 'authorization')?.trim();
       if (!auth) return null;
       const parts = auth.split(' ');
@@ -71,7 +72,7 @@ export function createBearerTokenAuthenticator(tokens: TokenAuthenticator): Auth
       const token = parts[1];
       // Empty bearer tokens aren't valid credentials of this kind.
       if (token === '') return null;
-      const result = await tokens.authenticateToken(token, { signal: req.signal });
+      const result = await tokens.authenticateToken(token, { signal: scope ? scope.signal : req.signal });
       if (!result) throw new AuthenticationError('invalid bearer token');
       return result;
     },

@@ -6,6 +6,7 @@ import {
   type AuthenticationRequest,
   type AuthenticationResult,
   type Authenticator,
+  type RequestScope,
 } from './interface.js';
 
 /**
@@ -17,12 +18,12 @@ import {
  */
 export function createUnionAuthenticator(authenticators: readonly Authenticator[]): Authenticator {
   return {
-    async authenticate(req: AuthenticationRequest): Promise<AuthenticationResult | null> {
+    async authenticate(req: AuthenticationRequest, scope?: RequestScope): Promise<AuthenticationResult | null> {
       const errors: Error[] = [];
       for (const a of authenticators) {
         let result: AuthenticationResult | null;
         try {
-          result = await a.authenticate(req);
+          result = await a.authenticate(req, scope);
         } catch (err) {
           errors.push(err as Error);
           continue;

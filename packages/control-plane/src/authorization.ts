@@ -63,8 +63,8 @@ function counted(type: string, name: string, authorizer: Authorizer, metrics: We
   const count = metrics.decisionCounter(type, name);
   return {
     rulesFor: forwardRulesFor(authorizer),
-    async authorize(attrs, opts) {
-      const result = await authorizer.authorize(attrs, opts);
+    async authorize(attrs, scope) {
+      const result = await authorizer.authorize(attrs, scope);
       count(result.decision);
       return result;
     },
@@ -76,7 +76,7 @@ function counted(type: string, name: string, authorizer: Authorizer, metrics: We
  * built-in rules first, then each configured authorizer in order (first Allow or Deny wins; no
  * opinion from all is a denial). Webhooks get their connection from their PlatConfig file
  * ({@link webhookConnection}) and the match conditions @plat/config compiled. `type: RBAC` reads
- * the server's RBAC objects through `rbacResolver` (see startServedResources); with it, as in
+ * the server's RBAC objects through `rbacResolver` (see createServedResources); with it, as in
  * Kubernetes, only system:masters is built in and everything else is bootstrap policy.
  */
 export function buildAuthorization(

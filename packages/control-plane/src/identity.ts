@@ -21,7 +21,7 @@ export interface IdentityOptions extends AuthenticationParts {
   reloadReadyTimeoutMs?: number;
   /** Egress (controlplane dialer) and tracing for the authorizers. */
   authorizerHooks?: AuthorizationHooks;
-  /** The server's RBAC objects, for `type: RBAC` (startServedResources' `rbacResolver`). */
+  /** The server's RBAC objects, for `type: RBAC` (createServedResources' `rbacResolver`). */
   rbacResolver?: RbacRuleResolver;
 }
 

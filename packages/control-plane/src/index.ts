@@ -11,7 +11,7 @@ export { buildAuthorization, loadAuthorization, type AuthorizationHooks, type Au
 export { webhookConnection } from './webhook-connection.js';
 export { AuthenticationConfigError, AuthorizationConfigError, IdentityFileError } from './identity-errors.js';
 export { ServerIdentity } from './server-identity.js';
-export { BootstrapPolicyError, servedResourceDefinitions, startServedResources, type ServedResources, type ServedResourcesOptions } from './served-resources.js';
+export { BootstrapPolicyError, createServedResources, servedResourceDefinitions, type ServedResources, type ServedResourcesOptions } from './served-resources.js';
 export { migrateStorage, type ResourceMigration, type StorageMigrationOptions } from './storage-migration.js';
 export { startIdentity, type Identity, type IdentityOptions } from './identity.js';
 export { setupEgress, webhookAuthorizerOptions, type Egress } from './egress.js';

@@ -1,11 +1,11 @@
-import type { Attributes, UserInfo } from '@plat/auth';
+import { createBuiltinAuthorizer, type Attributes, type UserInfo } from '@plat/auth';
 import { createMetricsRegistry } from '@plat/telemetry';
 import { MemoryStorage } from '@plat/storage';
-import { servedResources } from '@plat/server';
+import { createApiServer, servedResources, type ApiServer } from '@plat/server';
 import type { AuthOptions } from './auth-options.js';
 import { AuthorizationConfigError } from './identity-errors.js';
 import { startIdentity, type Identity } from './identity.js';
-import { startServedResources, type ServedResources } from './served-resources.js';
+import { createServedResources, type ServedResources } from './served-resources.js';
 
 const logger = { info: () => undefined, error: () => undefined };
 const options = (modes: string[]): AuthOptions => ({ oidc: { signingAlgs: ['RS256'] }, authorization: { modes }, setFlags: [] });
@@ -38,17 +38,22 @@ async function eventually(check: () => Promise<void>, timeoutMs = 5000): Promise
   }
 }
 
-describe('startServedResources with type RBAC', () => {
+describe('createServedResources with type RBAC', () => {
   let storage: MemoryStorage;
   let served: ServedResources;
+  let server: ApiServer;
   let identity: Identity | undefined;
   beforeEach(async () => {
     storage = new MemoryStorage();
-    served = await startServedResources(storage);
+    served = createServedResources(storage);
+    // The server's REST handlers first (it never listens here), then the controllers through them.
+    server = createApiServer({ storage, authenticator: { authenticate: async () => null }, authorizer: createBuiltinAuthorizer(), resources: served.resources });
+    await served.startControllers(server.loopback);
   });
   afterEach(async () => {
     await identity?.close();
     identity = undefined;
+    await server.close();
     await served.stop();
     await storage.close();
   });

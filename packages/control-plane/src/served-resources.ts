@@ -1,7 +1,7 @@
 import { RbacPolicyStore, RbacRuleResolver } from '@plat/auth';
-import { startControllers, type ControllerLogger } from '@plat/controllers';
+import { startControllers, type ControllerLogger, type Controllers } from '@plat/controllers';
 import { ClusterTrustBundleCache, clusterTrustBundleResource, namespaceResource, rbacResources, reviewResources } from '@plat/registry';
-import type { ResourceDefinition } from '@plat/server';
+import type { LoopbackClient, ResourceDefinition } from '@plat/server';
 import type { Storage } from '@plat/storage';
 
 /** The bootstrap policy or the first list of the RBAC objects failed at start (storage refused them). */
@@ -25,6 +25,15 @@ export interface ServedResources {
   readonly rbacResolver: RbacRuleResolver;
   /** What the ClusterTrustBundle resource parsed, for startClusterTrustBundleMetrics (this server's own). */
   readonly clusterTrustBundleCache: ClusterTrustBundleCache;
+  /**
+   * Starts the controllers, writing through `client`, the loopback client of the API server that
+   * serves `resources` (createApiServer(...).loopback): the bootstrap policy reconciled and the
+   * system namespaces created, then the RBAC objects listed into `rbacResolver`, clusterrole
+   * aggregation and namespace deletion running. Resolves once the policy is in place and listed,
+   * so the RBAC authorizer never starts from an empty policy: call it before the server listens.
+   * Rejects with a BootstrapPolicyError (nothing left running) when the server refuses.
+   */
+  startControllers(client: LoopbackClient): Promise<void>;
   /** Stops the controllers (after the server closed, before storage closes). */
   stop(): Promise<void>;
 }
@@ -50,21 +59,29 @@ export function servedResourceDefinitions(): ResourceDefinition[] {
 /**
  * The resources of plat-apiserver and the controllers it runs inside itself (Kubernetes' RBAC
  * bootstrap-roles and system-namespaces post-start hooks, the clusterrole aggregation and
- * namespace controllers). Resolves once the bootstrap policy is reconciled and the RBAC objects
- * are listed, so that the RBAC authorizer never starts from an empty policy; the caller then
- * builds identity and the server. Storage errors reject with a BootstrapPolicyError (nothing is
- * left running).
+ * namespace controllers). In Kubernetes' order: the resources first (identity and the API server
+ * are built over them), then `startControllers` with the server's loopback client, so that every
+ * write of the controllers goes through the server's REST handlers; then the server listens.
  */
-export async function startServedResources(storage: Storage, opts: ServedResourcesOptions = {}): Promise<ServedResources> {
+export function createServedResources(storage: Storage, opts: ServedResourcesOptions = {}): ServedResources {
   const rbacPolicy = new RbacPolicyStore();
   const rbacResolver = new RbacRuleResolver(rbacPolicy);
   const clusterTrustBundleCache = new ClusterTrustBundleCache();
   const resources = resourceDefinitions(clusterTrustBundleCache, rbacResolver);
-  let controllers;
-  try {
-    controllers = await startControllers({ storage, rbacPolicy, resources, logger: opts.logger, bootstrap: opts.bootstrap });
-  } catch (err) {
-    throw new BootstrapPolicyError(`cannot reconcile the bootstrap RBAC policy: ${(err as Error).message}`);
-  }
-  return { resources, rbacResolver, clusterTrustBundleCache, stop: () => controllers.stop() };
+  let controllers: Controllers | undefined;
+  return {
+    resources,
+    rbacResolver,
+    clusterTrustBundleCache,
+    async startControllers(client) {
+      try {
+        controllers = await startControllers({ storage, client, rbacPolicy, resources, logger: opts.logger, bootstrap: opts.bootstrap });
+      } catch (err) {
+        throw new BootstrapPolicyError(`cannot reconcile the bootstrap RBAC policy: ${(err as Error).message}`);
+      }
+    },
+    stop: async () => {
+      await controllers?.stop();
+    },
+  };
 }

@@ -1,5 +1,4 @@
-import { JwtAuthenticator, type Attributes } from '@plat/auth';
-import { RequestCallOptions, type RequestContext } from '@plat/server';
+import { JwtAuthenticator, type Attributes, type RequestScope } from '@plat/auth';
 import type { AuthenticationInstance } from './authentication.js';
 import type { AuthorizationInstance } from './authorization.js';
 import { ServerIdentity } from './server-identity.js';
@@ -32,7 +31,7 @@ const attrs = (): Attributes => ({
   path: '/version',
 });
 
-const request = (signal: AbortSignal) => ({ method: 'GET', path: '/version', headers: {}, signal });
+const request = { method: 'GET', path: '/version', headers: {} };
 
 /** A pinning identity with instances authn-1 and authz-1; `closed` collects closed instance names. */
 function pinningIdentity(retireAfterMs: number, closed: string[]): ServerIdentity {
@@ -49,18 +48,18 @@ describe('ServerIdentity', () => {
       const closed: string[] = [];
       const identity = pinningIdentity(100, closed);
 
-      const inFlight = new AbortController().signal;
-      expect((await identity.authenticator.authenticate(request(inFlight)))!.user.username).toBe('authn-1');
+      const inFlight: RequestScope = {};
+      expect((await identity.authenticator.authenticate(request, inFlight))!.user.username).toBe('authn-1');
 
       identity.setAuthentication(authn('authn-2', closed));
       identity.setAuthorization(authz('authz-2', closed));
 
       // The request that started before the reload is still decided by the old chain...
-      expect((await identity.authorizer.authorize(attrs(), { signal: inFlight })).reason).toBe('authz-1');
+      expect((await identity.authorizer.authorize(attrs(), inFlight)).reason).toBe('authz-1');
       // ...while a new request gets the new instances.
-      const fresh = new AbortController().signal;
-      expect((await identity.authenticator.authenticate(request(fresh)))!.user.username).toBe('authn-2');
-      expect((await identity.authorizer.authorize(attrs(), { signal: fresh })).reason).toBe('authz-2');
+      const fresh: RequestScope = {};
+      expect((await identity.authenticator.authenticate(request, fresh))!.user.username).toBe('authn-2');
+      expect((await identity.authorizer.authorize(attrs(), fresh)).reason).toBe('authz-2');
       expect((await identity.authorizer.authorize(attrs())).reason).toBe('authz-2');
 
       expect(closed).toEqual([]);
@@ -72,51 +71,45 @@ describe('ServerIdentity', () => {
     }
   });
 
-  it('leaves the request signal alone while authorization cannot be reloaded', async () => {
+  it('neither pins nor reads the signal while authorization cannot be reloaded', async () => {
     const closed: string[] = [];
     const identity = new ServerIdentity(60_000);
     identity.setAuthentication(authn('authn-1', closed));
     identity.setAuthorization(authz('authz-1', closed));
     let reads = 0;
     const signal = new AbortController().signal;
-    const lazy = {
-      method: 'GET',
-      path: '/version',
-      headers: {},
+    const lazy: RequestScope = {
       get signal() {
         reads++;
         return signal;
       },
     };
-    expect((await identity.authenticator.authenticate(lazy))!.user.username).toBe('authn-1');
+    expect((await identity.authenticator.authenticate(request, lazy))!.user.username).toBe('authn-1');
+    expect(lazy.pinnedAuthorizer).toBeUndefined();
     identity.setAuthorization(authz('authz-2', closed));
     expect((await identity.authorizer.authorize(attrs(), lazy)).reason).toBe('authz-2');
     expect(reads).toBe(0);
     await identity.close();
   });
 
-  it('pins by the request mark without reading the signal', async () => {
+  it("pins to the request's scope without reading its signal", async () => {
     const closed: string[] = [];
     const identity = pinningIdentity(60_000, closed);
-    // What the server's filters pass: RequestCallOptions, the request beside a lazy signal.
+    // What the server's filters pass: the request context, whose signal is made on first read.
     let reads = 0;
-    class Marked extends RequestCallOptions {
-      readonly method = 'GET';
-      readonly path = '/version';
-      readonly headers = {};
-      override get signal(): AbortSignal {
+    const scope = (): RequestScope => ({
+      get signal(): AbortSignal {
         reads++;
         throw new Error('the signal must not be read');
-      }
-    }
-    const marked = (ctx: RequestContext) => new Marked(ctx);
-    const first = {} as RequestContext;
-    await identity.authenticator.authenticate(marked(first));
+      },
+    });
+    const first = scope();
+    await identity.authenticator.authenticate(request, first);
     identity.setAuthorization(authz('authz-2', closed));
-    expect((await identity.authorizer.authorize(attrs(), marked(first))).reason).toBe('authz-1');
-    const second = {} as RequestContext;
-    await identity.authenticator.authenticate(marked(second));
-    expect((await identity.authorizer.authorize(attrs(), marked(second))).reason).toBe('authz-2');
+    expect((await identity.authorizer.authorize(attrs(), first)).reason).toBe('authz-1');
+    const second = scope();
+    await identity.authenticator.authenticate(request, second);
+    expect((await identity.authorizer.authorize(attrs(), second)).reason).toBe('authz-2');
     expect(reads).toBe(0);
     await identity.close();
   });

@@ -1,26 +1,16 @@
 import { ok as assert } from 'node:assert';
 import { Reloadable, type Authenticator, type Authorizer } from '@plat/auth';
-import { requestOfCall } from '@plat/server';
 import type { AuthenticationInstance } from './authentication.js';
 import type { AuthorizationInstance } from './authorization.js';
 
 /**
- * The key a call's request is pinned under: the server's request itself when the call's options
- * lead to it (@plat/server's RequestCallOptions, or options carrying the request's signal), else
- * the bare signal (callers outside the server's filters). RequestCallOptions are never asked for
- * their signal: reading a request's lazy signal creates it, and each one is promoted to the old
- * generation.
- */
-function pinKey(carrier: { readonly signal?: AbortSignal } | undefined): object | undefined {
-  return requestOfCall(carrier) ?? carrier?.signal;
-}
-
-/**
  * The server's authenticator and authorizer as stable objects over reloadable instances.
  * A request keeps the instances it started with: authentication uses the current
- * authentication instance, and pins the current authorization instance to the request (see
- * {@link pinKey}; every authorizer call of the server carries the request's mark or its signal:
- * the authorization filter, impersonation, admission and the review APIs). Pinning is switched on
+ * authentication instance, and pins the current authorization instance's authorizer to the
+ * request's scope (RequestScope.pinnedAuthorizer; every authorizer call of the server passes the
+ * request as its scope: the authorization filter, impersonation, admission and the review APIs).
+ * The scope's signal is never read for this: a server makes a request's signal on first read, and
+ * each one is promoted to the old generation. Pinning is switched on
  * by `pinAuthorizationPerRequest()` when the authorization configuration can be reloaded
  * (otherwise it would only cost). A replaced instance is closed after `retireAfterMs` (the request
  * timeout), when requests that could still use it have finished.
@@ -28,7 +18,6 @@ function pinKey(carrier: { readonly signal?: AbortSignal } | undefined): object 
 export class ServerIdentity {
   private authn: Reloadable<AuthenticationInstance> | undefined;
   private authz: Reloadable<AuthorizationInstance> | undefined;
-  private readonly pinned = new WeakMap<object, AuthorizationInstance>();
   private readonly retiring = new Map<NodeJS.Timeout, () => Promise<void>>();
   private closed = false;
   private pinning = false;
@@ -36,21 +25,17 @@ export class ServerIdentity {
   constructor(private readonly retireAfterMs: number) {}
 
   readonly authenticator: Authenticator = {
-    authenticate: (req) => {
+    authenticate: (req, scope) => {
       const authn = this.current(this.authn);
-      if (this.pinning) {
-        const key = pinKey(req);
-        if (key) this.pinned.set(key, this.current(this.authz));
-      }
-      return authn.authenticator.authenticate(req);
+      if (this.pinning && scope) scope.pinnedAuthorizer = this.current(this.authz).authorizer;
+      return authn.authenticator.authenticate(req, scope);
     },
   };
 
   readonly authorizer: Authorizer = {
-    authorize: (attrs, opts) => {
-      const key = this.pinning ? pinKey(opts) : undefined;
-      const authz = (key && this.pinned.get(key)) || this.current(this.authz);
-      return authz.authorizer.authorize(attrs, opts);
+    authorize: (attrs, scope) => {
+      const authorizer = (this.pinning && scope?.pinnedAuthorizer) || this.current(this.authz).authorizer;
+      return authorizer.authorize(attrs, scope);
     },
     rulesFor: (user, namespace) => {
       const { authorizer } = this.current(this.authz);

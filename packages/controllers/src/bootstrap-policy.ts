@@ -1,17 +1,13 @@
 import {
-  NamespacePhase,
   clusterRoleBindingResource,
   clusterRoleResource,
-  finalizerKubernetes,
-  isStatusError,
-  labelMetadataName,
   namespaceKind,
   namespacesResource,
+  rbacApiVersion,
   rbacGroup,
   systemNamespaces,
   type ClusterRole,
   type ClusterRoleBinding,
-  type Namespace,
 } from '@plat/api-model';
 import {
   bootstrapClusterRoleBindings,
@@ -20,12 +16,21 @@ import {
   computeReconciledRole,
   computeReconciledRoleBinding,
 } from '@plat/auth';
-import { objectKey, type Storage } from '@plat/storage';
+import type { LoopbackClient } from '@plat/server';
+import { createObject, deleteObject, getObject, updateObject } from './api-writes.js';
 import { silentControllerLogger, type ControllerLogger } from './controller-logger.js';
-import { createStored, getStored, updateStored } from './stored-objects.js';
 
-/** The field manager of the apiserver's own bootstrap writes (Kubernetes' `kube-apiserver`, with the brand rule). */
+/**
+ * The field manager of the apiserver's own writes: the loopback client's user agent up to its
+ * first `/`, as Kubernetes' bootstrap objects are managed by `kube-apiserver` (its loopback
+ * client's DefaultKubernetesUserAgent; k8s.io/apiserver handlers/rest.go managerOrUserAgent),
+ * with the brand rule.
+ */
 export const apiserverFieldManager = 'plat-apiserver';
+
+const clusterRolesPath = `/apis/${rbacApiVersion}/${clusterRoleResource}`;
+const clusterRoleBindingsPath = `/apis/${rbacApiVersion}/${clusterRoleBindingResource}`;
+const namespacesPath = `/api/v1/${namespacesResource}`;
 
 export interface BootstrapOptions {
   logger?: ControllerLogger;
@@ -34,11 +39,11 @@ export interface BootstrapOptions {
 /** How often one object's reconciliation starts over after losing a race with another writer. */
 const attempts = 5;
 
-async function reconcileClusterRole(storage: Storage, expected: ClusterRole, logger: ControllerLogger): Promise<void> {
+async function reconcileClusterRole(client: LoopbackClient, expected: ClusterRole, logger: ControllerLogger): Promise<void> {
   const name = expected.metadata?.name ?? '';
-  const key = objectKey(rbacGroup, clusterRoleResource, '', name);
+  const path = `${clusterRolesPath}/${encodeURIComponent(name)}`;
   for (let attempt = 1; attempt <= attempts; attempt++) {
-    const existing = (await getStored(storage, key)) as ClusterRole | undefined;
+    const existing = (await getObject(client, path)) as ClusterRole | undefined;
     const result = computeReconciledRole(existing, expected, false);
     const missing = result.missingRules.map(compactRuleString).join(', ');
     if (result.operation === 'None') return;
@@ -47,24 +52,25 @@ async function reconcileClusterRole(storage: Storage, expected: ClusterRole, log
       return;
     }
     if (result.operation === 'Create') {
-      if (await createStored(storage, key, result.role, apiserverFieldManager)) {
+      if (await createObject(client, clusterRolesPath, result.role)) {
         logger.info(`created clusterrole.${rbacGroup}/${name}`, {}, 2);
         return;
       }
       continue; // created meanwhile by someone else: reconcile against theirs
     }
     // Reconciled again against the object the update finally applies to.
-    await updateStored(storage, key, (current) => computeReconciledRole(current as ClusterRole, expected, false).role, apiserverFieldManager);
+    const updated = await updateObject(client, path, (current) => computeReconciledRole(current as ClusterRole, expected, false).role);
+    if (!updated) continue; // deleted meanwhile: create it again
     logger.info(`updated clusterrole.${rbacGroup}/${name} with additional permissions: [${missing}]`, {}, 2);
     return;
   }
 }
 
-async function reconcileClusterRoleBinding(storage: Storage, expected: ClusterRoleBinding, logger: ControllerLogger): Promise<void> {
+async function reconcileClusterRoleBinding(client: LoopbackClient, expected: ClusterRoleBinding, logger: ControllerLogger): Promise<void> {
   const name = expected.metadata?.name ?? '';
-  const key = objectKey(rbacGroup, clusterRoleBindingResource, '', name);
+  const path = `${clusterRoleBindingsPath}/${encodeURIComponent(name)}`;
   for (let attempt = 1; attempt <= attempts; attempt++) {
-    const existing = (await getStored(storage, key)) as ClusterRoleBinding | undefined;
+    const existing = (await getObject(client, path)) as ClusterRoleBinding | undefined;
     const result = computeReconciledRoleBinding(existing, expected, false);
     const missing = result.missingSubjects.map((s) => `${s.kind}/${s.name}`).join(', ');
     if (result.operation === 'None') return;
@@ -74,20 +80,17 @@ async function reconcileClusterRoleBinding(storage: Storage, expected: ClusterRo
     }
     if (result.operation === 'Recreate') {
       // roleRef cannot change: the binding goes and comes back as expected.
-      try {
-        await storage.delete(key, { preconditions: { uid: existing?.metadata?.uid } });
-      } catch (err) {
-        if (!isStatusError(err, 'NotFound') && !isStatusError(err, 'Conflict')) throw err;
-      }
+      await deleteObject(client, path, existing?.metadata?.uid);
     }
     if (result.operation === 'Create' || result.operation === 'Recreate') {
-      if (await createStored(storage, key, result.binding, apiserverFieldManager)) {
+      if (await createObject(client, clusterRoleBindingsPath, result.binding)) {
         logger.info(`${result.operation === 'Create' ? 'created' : 'recreated'} clusterrolebinding.${rbacGroup}/${name}`, {}, 2);
         return;
       }
       continue;
     }
-    await updateStored(storage, key, (current) => computeReconciledRoleBinding(current as ClusterRoleBinding, expected, false).binding, apiserverFieldManager);
+    const updated = await updateObject(client, path, (current) => computeReconciledRoleBinding(current as ClusterRoleBinding, expected, false).binding);
+    if (!updated) continue;
     logger.info(`updated clusterrolebinding.${rbacGroup}/${name} with additional subjects: [${missing}]`, {}, 2);
     return;
   }
@@ -97,31 +100,24 @@ async function reconcileClusterRoleBinding(storage: Storage, expected: ClusterRo
  * Kubernetes' rbac/bootstrap-roles post-start hook: every bootstrap cluster role and cluster role
  * binding (@plat/auth's bootstrapClusterRoles/Bindings) is created when missing; an existing one
  * gains the rules or subjects it misses and keeps everything else; one annotated
- * `rbac.authorization.plat.io/autoupdate: "false"` is left alone (logged). Run at every start.
+ * `rbac.authorization.plat.io/autoupdate: "false"` is left alone (logged). Run at every start,
+ * through the server's loopback client as Kubernetes' hook does (pkg/registry/rbac/rest
+ * storage_rbac.go PostStartHook, with the hook context's LoopbackClientConfig).
  */
-export async function reconcileBootstrapPolicy(storage: Storage, opts: BootstrapOptions = {}): Promise<void> {
+export async function reconcileBootstrapPolicy(client: LoopbackClient, opts: BootstrapOptions = {}): Promise<void> {
   const logger = opts.logger ?? silentControllerLogger;
-  for (const role of bootstrapClusterRoles()) await reconcileClusterRole(storage, role, logger);
-  for (const binding of bootstrapClusterRoleBindings()) await reconcileClusterRoleBinding(storage, binding, logger);
+  for (const role of bootstrapClusterRoles()) await reconcileClusterRole(client, role, logger);
+  for (const binding of bootstrapClusterRoleBindings()) await reconcileClusterRoleBinding(client, binding, logger);
 }
 
-/** A new namespace as the Namespace strategy stores it: Active, with the kubernetes finalizer and its name label. */
-function newNamespace(name: string): Namespace {
-  return {
-    apiVersion: 'v1',
-    kind: namespaceKind,
-    metadata: { name, labels: { [labelMetadataName]: name } },
-    spec: { finalizers: [finalizerKubernetes] },
-    status: { phase: NamespacePhase.Active },
-  };
-}
-
-/** Kubernetes' system namespaces controller: `default`, `plat-system` and `plat-public` exist. */
-export async function ensureSystemNamespaces(storage: Storage, opts: BootstrapOptions = {}): Promise<void> {
+/**
+ * Kubernetes' system namespaces controller: `default`, `plat-system` and `plat-public` exist.
+ * The Namespace strategy makes them Active with the `kubernetes` finalizer and the name label.
+ */
+export async function ensureSystemNamespaces(client: LoopbackClient, opts: BootstrapOptions = {}): Promise<void> {
   const logger = opts.logger ?? silentControllerLogger;
   for (const name of systemNamespaces) {
-    const key = objectKey('', namespacesResource, '', name);
-    if (await getStored(storage, key)) continue;
-    if (await createStored(storage, key, newNamespace(name), apiserverFieldManager)) logger.info(`created namespace ${name}`, {}, 2);
+    if (await getObject(client, `${namespacesPath}/${encodeURIComponent(name)}`)) continue;
+    if (await createObject(client, namespacesPath, { apiVersion: 'v1', kind: namespaceKind, metadata: { name } })) logger.info(`created namespace ${name}`, {}, 2);
   }
 }

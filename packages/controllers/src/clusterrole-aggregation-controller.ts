@@ -5,12 +5,11 @@ import {
   labelSelectorAsSelector,
   rbacApiVersion,
   rbacGroup,
-  type ApiObject,
   type ClusterRole,
   type PolicyRule,
 } from '@plat/api-model';
-import { apply } from '@plat/patch';
-import { Reflector, collectionPrefix, objectKey, type Storage } from '@plat/storage';
+import type { LoopbackClient } from '@plat/server';
+import { Reflector, collectionPrefix, type Storage } from '@plat/storage';
 import { silentControllerLogger, type ControllerLogger } from './controller-logger.js';
 
 /** The field manager of the aggregated rules (Kubernetes' own name for this controller). */
@@ -67,8 +66,10 @@ export class ClusterRoleAggregationController {
   private running: Promise<void> = Promise.resolve();
   private readonly logger: ControllerLogger;
 
+  /** Watches the cluster roles in `storage` (its informer) and writes through `client`. */
   constructor(
-    private readonly storage: Storage,
+    storage: Storage,
+    private readonly client: LoopbackClient,
     opts: { logger?: ControllerLogger } = {},
   ) {
     this.logger = opts.logger ?? silentControllerLogger;
@@ -144,11 +145,8 @@ export class ClusterRoleAggregationController {
   }
 
   private async applyRules(name: string, rules: PolicyRule[]): Promise<void> {
+    // Server-side apply through the REST API, as Kubernetes' controller does (ApplyClusterRole, forced).
     const applied = { apiVersion: rbacApiVersion, kind: clusterRoleKind, metadata: { name }, rules };
-    await this.storage.guaranteedUpdate(objectKey(rbacGroup, clusterRoleResource, '', name), (current) => {
-      const live = structuredClone(current) as Record<string, unknown>;
-      const result = apply({ live, applied, manager: aggregationFieldManager, force: true, apiVersion: rbacApiVersion, kind: clusterRoleKind, now: new Date() });
-      return result.changed ? (result.object as ApiObject) : current;
-    });
+    await this.client.apply(`/apis/${rbacApiVersion}/${clusterRoleResource}/${encodeURIComponent(name)}`, applied, { fieldManager: aggregationFieldManager, force: true });
   }
 }

@@ -1,6 +1,8 @@
 import type { ApiObject, ClusterRole } from '@plat/api-model';
 import { RbacAuthorizer, RbacPolicyStore, RbacRuleResolver, aggregateToEditLabel, aggregateToViewLabel, type Attributes } from '@plat/auth';
+import type { ApiServer } from '@plat/server';
 import { MemoryStorage } from '@plat/storage';
+import { loopbackServer } from '../test/loopback-server.js';
 import { reconcileBootstrapPolicy } from './bootstrap-policy.js';
 import { ClusterRoleAggregationController, aggregatedRules } from './clusterrole-aggregation-controller.js';
 import { startControllers } from './start-controllers.js';
@@ -29,10 +31,13 @@ async function eventually(check: () => Promise<void>, timeoutMs = 5000): Promise
 }
 
 let storage: MemoryStorage;
+let server: ApiServer;
 beforeEach(() => {
   storage = new MemoryStorage();
+  server = loopbackServer(storage);
 });
 afterEach(async () => {
+  await server.close();
   await storage.close();
 });
 
@@ -55,8 +60,8 @@ describe('aggregatedRules (Kubernetes\' clusterrole aggregation)', () => {
 
 describe('ClusterRoleAggregationController', () => {
   it('fills admin, edit and view from the labelled roles and follows changes, owning the rules', async () => {
-    await reconcileBootstrapPolicy(storage);
-    const controller = new ClusterRoleAggregationController(storage);
+    await reconcileBootstrapPolicy(server.loopback);
+    const controller = new ClusterRoleAggregationController(storage, server.loopback);
     await controller.start();
     const rulesOf = async (name: string) => ((await storage.get(roleKey(name))) as ClusterRole).rules ?? [];
     expect(await rulesOf('admin')).toEqual(
@@ -100,10 +105,10 @@ describe('NamespaceController', () => {
     await storage.create('/rbac.authorization.plat.io/roles/team-a/held', roleIn('team-a', 'held', ['example.com/keep']));
     await storage.create('/rbac.authorization.plat.io/rolebindings/team-a/b1', roleIn('team-a', 'b1'));
     await storage.create('/rbac.authorization.plat.io/roles/team-b/r1', roleIn('team-b', 'r1'));
-    const controller = new NamespaceController(storage, {
+    const controller = new NamespaceController(storage, server.loopback, {
       namespacedResources: [
-        { group: 'rbac.authorization.plat.io', resource: 'roles' },
-        { group: 'rbac.authorization.plat.io', resource: 'rolebindings' },
+        { group: 'rbac.authorization.plat.io', version: 'v1', resource: 'roles' },
+        { group: 'rbac.authorization.plat.io', version: 'v1', resource: 'rolebindings' },
       ],
       retryAfterMs: 50,
     });
@@ -128,7 +133,12 @@ describe('NamespaceController', () => {
 describe('startControllers', () => {
   it('reconciles the bootstrap policy and answers only once the RBAC objects are listed', async () => {
     const rbacPolicy = new RbacPolicyStore();
-    const controllers = await startControllers({ storage, rbacPolicy, resources: [{ group: 'rbac.authorization.plat.io', resource: 'roles', namespaced: true }] });
+    const controllers = await startControllers({
+      storage,
+      client: server.loopback,
+      rbacPolicy,
+      resources: [{ group: 'rbac.authorization.plat.io', version: 'v1', resource: 'roles', namespaced: true }],
+    });
     const authorizer = new RbacAuthorizer(new RbacRuleResolver(rbacPolicy));
     const discovery: Attributes = {
       user: { username: 'ada', groups: ['system:authenticated'] },

@@ -1,13 +1,20 @@
 import { finalizerKubernetes, isStatusError, namespacesResource, type ApiObject, type Namespace } from '@plat/api-model';
+import { recordUpdate } from '@plat/patch';
+import type { LoopbackClient } from '@plat/server';
 import { Reflector, collectionPrefix, objectKey, type Storage } from '@plat/storage';
 import { silentControllerLogger, type ControllerLogger } from './controller-logger.js';
+import { deleteObject, getObject } from './api-writes.js';
 import { apiserverFieldManager } from './bootstrap-policy.js';
-import { updateStored } from './stored-objects.js';
 
-/** A resource whose objects live in namespaces, as storage keys name it. */
+/** A resource whose objects live in namespaces, as its REST paths name it. */
 export interface NamespacedResource {
   group: string;
+  version: string;
   resource: string;
+}
+
+function namespacedPath({ group, version, resource }: NamespacedResource, namespace: string): string {
+  return `${group ? `/apis/${group}/${version}` : `/api/${version}`}/namespaces/${encodeURIComponent(namespace)}/${resource}`;
 }
 
 export interface NamespaceControllerOptions {
@@ -22,7 +29,10 @@ export interface NamespaceControllerOptions {
  * Kubernetes' namespace controller: once a namespace is being deleted (Terminating), it deletes
  * every object in it (objects held by finalizers get their deletionTimestamp and are waited for),
  * then removes the `kubernetes` finalizer from the namespace's spec and, when no finalizer is
- * left, the namespace itself.
+ * left, the namespace itself. It watches namespaces in storage (its informer) and deletes through
+ * the loopback client, so every deletion is admitted and audited as a client's. The finalizer
+ * is removed in storage: Kubernetes does that through the namespace's `finalize` subresource,
+ * which this server does not serve (the Namespace strategy keeps spec out of updates).
  */
 export class NamespaceController {
   private readonly reflector: Reflector;
@@ -34,6 +44,7 @@ export class NamespaceController {
 
   constructor(
     private readonly storage: Storage,
+    private readonly client: LoopbackClient,
     private readonly opts: NamespaceControllerOptions,
   ) {
     this.logger = opts.logger ?? silentControllerLogger;
@@ -92,62 +103,50 @@ export class NamespaceController {
 
   /** Works on one terminating namespace; false when content is still held and it must be looked at again. */
   private async finalize(name: string): Promise<boolean> {
-    const key = objectKey('', namespacesResource, '', name);
-    let ns: Namespace;
-    try {
-      ns = (await this.storage.get(key)) as Namespace;
-    } catch (err) {
-      if (isStatusError(err, 'NotFound')) return true;
-      throw err;
-    }
-    if (!ns.metadata?.deletionTimestamp) return true;
+    const path = `/api/v1/${namespacesResource}/${encodeURIComponent(name)}`;
+    let ns = (await getObject(this.client, path)) as Namespace | undefined;
+    if (!ns?.metadata?.deletionTimestamp) return true;
     if ((ns.spec?.finalizers ?? []).includes(finalizerKubernetes)) {
       if ((await this.deleteContent(name)) > 0) return false;
-      ns = (await updateStored(
-        this.storage,
-        key,
-        (current) => {
+      try {
+        ns = (await this.storage.guaranteedUpdate(objectKey('', namespacesResource, '', name), (current) => {
           const cur = current as Namespace;
-          if (!(cur.spec?.finalizers ?? []).includes(finalizerKubernetes)) return undefined;
-          return { ...cur, spec: { ...cur.spec, finalizers: (cur.spec?.finalizers ?? []).filter((f) => f !== finalizerKubernetes) } };
-        },
-        apiserverFieldManager,
-      )) as Namespace;
+          if (!(cur.spec?.finalizers ?? []).includes(finalizerKubernetes)) return current;
+          const next = { ...cur, spec: { ...cur.spec, finalizers: (cur.spec?.finalizers ?? []).filter((f) => f !== finalizerKubernetes) } };
+          const now = new Date();
+          return recordUpdate({ before: current as Record<string, unknown>, after: next as Record<string, unknown>, manager: apiserverFieldManager, apiVersion: 'v1', now }).object as ApiObject;
+        })) as Namespace;
+      } catch (err) {
+        if (isStatusError(err, 'NotFound')) return true;
+        throw err;
+      }
     }
     // Gone once nothing holds it any more (other spec or metadata finalizers belong to others).
     if ((ns.spec?.finalizers?.length ?? 0) > 0 || (ns.metadata?.finalizers?.length ?? 0) > 0) return true;
-    try {
-      await this.storage.delete(key, { preconditions: { uid: ns.metadata?.uid } });
-      this.logger.info(`deleted namespace ${name}`, {}, 2);
-    } catch (err) {
-      if (!isStatusError(err, 'NotFound') && !isStatusError(err, 'Conflict')) throw err;
-    }
+    if (await deleteObject(this.client, path, ns.metadata?.uid)) this.logger.info(`deleted namespace ${name}`, {}, 2);
     return true;
   }
 
-  /** Deletes what the namespace holds; answers how many objects are still there (held by finalizers). */
+  /**
+   * Deletes what the namespace holds, object by object through the REST API (an object held by
+   * finalizers gets its deletionTimestamp: 202); answers how many objects are still there.
+   */
   private async deleteContent(namespace: string): Promise<number> {
     let remaining = 0;
-    for (const { group, resource } of this.opts.namespacedResources) {
-      const listed = await this.storage.list(collectionPrefix(group, resource, namespace));
-      for (const obj of listed.items) {
-        const key = objectKey(group, resource, namespace, obj.metadata?.name ?? '');
-        try {
-          if ((obj.metadata?.finalizers?.length ?? 0) > 0) {
-            remaining++;
-            if (!obj.metadata?.deletionTimestamp) {
-              await this.storage.guaranteedUpdate(key, (cur) =>
-                cur.metadata?.deletionTimestamp
-                  ? cur
-                  : { ...cur, metadata: { ...cur.metadata, deletionTimestamp: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'), deletionGracePeriodSeconds: 0 } },
-              );
-            }
-          } else {
-            await this.storage.delete(key, { preconditions: { uid: obj.metadata?.uid } });
-          }
-        } catch (err) {
-          if (!isStatusError(err, 'NotFound')) throw err;
-        }
+    for (const resource of this.opts.namespacedResources) {
+      const collection = namespacedPath(resource, namespace);
+      const listed = (await this.client.get(collection)) as { items?: ApiObject[] };
+      for (const obj of listed.items ?? []) {
+        const uid = obj.metadata?.uid;
+        const res = await this.client.request({
+          method: 'DELETE',
+          path: `${collection}/${encodeURIComponent(obj.metadata?.name ?? '')}`,
+          body: { apiVersion: 'v1', kind: 'DeleteOptions', ...(uid ? { preconditions: { uid } } : {}) },
+        });
+        if (res.status === 202) remaining++;
+        // 404: deleted meanwhile; 409: replaced by a new object, which the next pass deletes.
+        else if (res.status === 409) remaining++;
+        else if (res.status !== 200 && res.status !== 404) throw new Error(`DELETE ${collection}/${obj.metadata?.name ?? ''}: ${res.status} ${res.body.toString('utf8')}`);
       }
     }
     return remaining;

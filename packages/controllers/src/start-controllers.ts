@@ -1,4 +1,5 @@
 import type { RbacPolicyStore } from '@plat/auth';
+import type { LoopbackClient } from '@plat/server';
 import type { Storage } from '@plat/storage';
 import { ensureSystemNamespaces, reconcileBootstrapPolicy } from './bootstrap-policy.js';
 import { ClusterRoleAggregationController } from './clusterrole-aggregation-controller.js';
@@ -9,6 +10,7 @@ import { RbacPolicyFeed } from './rbac-policy-feed.js';
 /** A served resource as the controllers need to know it (@plat/server's ResourceDefinition fits). */
 export interface ServedResource {
   group: string;
+  version: string;
   resource: string;
   namespaced: boolean;
   /** Set when the resource is another name for another group's objects (not stored twice). */
@@ -16,7 +18,13 @@ export interface ServedResource {
 }
 
 export interface ControllersOptions {
+  /** What the controllers watch (their informers): the server's storage, behind its watch cache. */
   storage: Storage;
+  /**
+   * What they write through: the server's loopback client (@plat/server's ApiServer.loopback),
+   * so that every write is validated, admitted, recorded in managedFields and audited.
+   */
+  client: LoopbackClient;
   /** The RBAC objects for the authorizer and the escalation checks: kept current from storage. */
   rbacPolicy: RbacPolicyStore;
   /** The resources the server serves; deleting a namespace deletes the namespaced ones in it. */
@@ -37,7 +45,7 @@ export function namespacedResources(resources: readonly ServedResource[]): Names
   for (const r of resources) {
     if (!r.namespaced) continue;
     const group = r.storageGroup ?? r.group;
-    out.set(`${group}/${r.resource}`, { group, resource: r.resource });
+    out.set(`${group}/${r.resource}`, { group, version: r.version, resource: r.resource });
   }
   return [...out.values()];
 }
@@ -50,14 +58,14 @@ export function namespacedResources(resources: readonly ServedResource[]): Names
  * aggregation controller (one pass done) and the namespace controller running.
  */
 export async function startControllers(opts: ControllersOptions): Promise<Controllers> {
-  const { storage, logger } = opts;
+  const { storage, client, logger } = opts;
   if (opts.bootstrap !== false) {
-    await reconcileBootstrapPolicy(storage, { logger });
-    await ensureSystemNamespaces(storage, { logger });
+    await reconcileBootstrapPolicy(client, { logger });
+    await ensureSystemNamespaces(client, { logger });
   }
   const feed = new RbacPolicyFeed(storage, opts.rbacPolicy, { logger }).start();
-  const aggregation = new ClusterRoleAggregationController(storage, { logger });
-  const namespaces = new NamespaceController(storage, { namespacedResources: namespacedResources(opts.resources), logger });
+  const aggregation = new ClusterRoleAggregationController(storage, client, { logger });
+  const namespaces = new NamespaceController(storage, client, { namespacedResources: namespacedResources(opts.resources), logger });
   const stop = async () => {
     await Promise.all([feed.stop(), aggregation.stop(), namespaces.stop()]);
   };

@@ -1,6 +1,7 @@
 import type { Registry } from 'prom-client';
 import { completeConfig, type ApiServerOptions } from './config.js';
 import { buildHandlerChain } from './handler-chain.js';
+import { LoopbackClient } from './loopback.js';
 import { buildRoutes } from './routes.js';
 import { serve, type ServerAddress } from './serving.js';
 
@@ -13,6 +14,11 @@ export interface ApiServer {
   /** Graceful: /readyz fails, the listener closes, watches end, in-flight requests drain. */
   close(): Promise<void>;
   readonly metrics: Registry;
+  /**
+   * The server's client to itself (Kubernetes' loopback client): requests through the whole chain
+   * as `system:apiserver` in `system:masters`, before and after listen().
+   */
+  readonly loopback: LoopbackClient;
 }
 
 /**
@@ -22,9 +28,14 @@ export interface ApiServer {
  */
 export function createApiServer(options: ApiServerOptions): ApiServer {
   const config = completeConfig(options);
-  const serving = serve(config, buildHandlerChain(config, buildRoutes(config)));
+  const handler = buildHandlerChain(config, buildRoutes(config));
+  const serving = serve(config, handler);
+  const { gitVersion, gitCommit, platform } = config.versionInfo;
+  // Kubernetes' DefaultKubernetesUserAgent with the brand rule: the field manager is `plat-apiserver`.
+  const loopback = new LoopbackClient(handler, `plat-apiserver/${gitVersion} (${platform}) plat/${gitCommit}`);
   return {
     metrics: config.metrics.registry,
+    loopback,
     listen: (opts) => serving.listen(opts),
     address: () => config.lifecycle.address,
     close: () => serving.close(),

@@ -48,7 +48,11 @@ export interface ApiServerOptions {
   authenticator: Authenticator;
   authorizer: Authorizer;
   resources: ResourceDefinition[];
-  tls: { cert: string | Buffer; key: string | Buffer; clientCA?: string | Buffer };
+  /**
+   * The serving certificate and key, and the CA of client certificates: needed to listen(). A
+   * server without it serves only its loopback client (no TCP, no TLS).
+   */
+  tls?: { cert: string | Buffer; key: string | Buffer; clientCA?: string | Buffer };
   limits?: Partial<ServerLimits>;
   logger?: ServerLogger;
   version?: Partial<VersionInfo>;

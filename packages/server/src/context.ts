@@ -1,15 +1,15 @@
 /**
- * The request contract: what a request is as it walks down the filter chain (RequestContext),
- * and how the calls made for it (authenticator, authorizer, admission, storage) lead back to it
- * (RequestCallOptions, requestOfCall). Per-request state lives on the request itself (and a
- * request's signal points back to it); the module keeps no state, so two servers in one process
+ * The request contract: what a request is as it walks down the filter chain (RequestContext).
+ * The calls made for a request get it as a parameter: authenticators and authorizers as their
+ * RequestScope, admission as AdmissionRequest.scope, storage as OperationOptions.request. Per-request
+ * state lives on the request itself; the module keeps no state, so two servers in one process
  * share nothing here.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import type { Context as TraceContext } from '@opentelemetry/api';
 import type { RequestAudit } from '@plat/audit';
-import type { UserInfo } from '@plat/auth';
+import type { Authorizer, RequestScope, UserInfo } from '@plat/auth';
 import type { RequestInfo } from './request-info.js';
 
 /** The parts of an HTTP/1.1 or HTTP/2 (compatibility API) request the server reads. */
@@ -42,8 +42,11 @@ export interface OutgoingResponse {
   destroy?(err?: Error): unknown;
 }
 
-/** One request as it walks down the filter chain. */
-export interface RequestContext {
+/**
+ * One request as it walks down the filter chain; also the scope of every call made for it
+ * (@plat/auth's RequestScope: signal, deadline, user, trace context, pinned authorizer, warnings).
+ */
+export interface RequestContext extends RequestScope {
   req: IncomingRequest;
   res: OutgoingResponse;
   method: string;
@@ -77,6 +80,8 @@ export interface RequestContext {
   warnings: string[];
   /** The trace context the request's work runs under (its current span), while it is traced. */
   traceContext?: TraceContext;
+  /** The authorizer the request keeps, when the server's authorizer can be reloaded (RequestScope). */
+  pinnedAuthorizer?: Authorizer;
   auditId: string;
   /** The request's audit record while the policy audits it (Metadata and up), set by the audit filter. */
   audit?: RequestAudit;
@@ -86,12 +91,12 @@ export interface RequestContext {
 }
 
 /**
- * The options of a call made for a request (authenticator, authorizer, storage): the request's
- * `signal`, made only if the callee reads it, and the request itself for wrappers that keep
- * per-request state (tracing's spans, the control plane's per-request pinning). A GET creates
- * no signal: on Node 20 every AbortSignal lives through two young-generation collections and is
- * promoted (about 2 KB of old space a request). Getters on a class, not on an object literal:
- * V8 gives every literal with its own getter closures a fresh hidden class.
+ * The options of a storage call made for a request: the request itself (@plat/storage's
+ * OperationOptions.request, for wrappers such as tracing's spans) and its `signal`, made only if
+ * the backend reads it. A GET creates no signal: on Node 20 every AbortSignal lives through two
+ * young-generation collections and is promoted (about 2 KB of old space a request). Getters on a
+ * class, not on an object literal: V8 gives every literal with its own getter closures a fresh
+ * hidden class.
  */
 export class RequestCallOptions {
   constructor(readonly request: RequestContext) {}
@@ -99,23 +104,6 @@ export class RequestCallOptions {
   get signal(): AbortSignal {
     return this.request.signal;
   }
-}
-
-// A signal made for a request carries its request under this key, so that calls which carry only
-// `{ signal }` (impersonation, admission, the review APIs) still lead to it. On the signal itself,
-// not in a module-level map: nothing is shared between the servers of a process.
-const requestOfSignal = Symbol('plat.request');
-type RequestSignal = AbortSignal & { [requestOfSignal]?: RequestContext };
-
-/**
- * The request a call's options were made for: a {@link RequestCallOptions}, or plain options
- * carrying a request's signal. Never reads the lazy signal of a RequestCallOptions.
- */
-export function requestOfCall(options: { readonly signal?: AbortSignal } | undefined): RequestContext | undefined {
-  if (!options) return undefined;
-  if (options instanceof RequestCallOptions) return options.request;
-  const signal = options.signal;
-  return signal ? (signal as RequestSignal)[requestOfSignal] : undefined;
 }
 
 export type Handler = (ctx: RequestContext) => Promise<void>;
@@ -158,6 +146,7 @@ export class ServerRequestContext implements RequestContext {
   warnings: string[] = [];
   deadline?: number;
   traceContext?: TraceContext;
+  pinnedAuthorizer?: Authorizer;
   audit?: RequestAudit;
   private controller?: AbortController;
   private headerListsCache?: Record<string, string[]>;
@@ -211,11 +200,6 @@ export class ServerRequestContext implements RequestContext {
   }
 
   #controller(): AbortController {
-    if (!this.controller) {
-      this.controller = new AbortController();
-      // Calls that carry only the signal still lead back to their request (requestOfCall).
-      (this.controller.signal as RequestSignal)[requestOfSignal] = this;
-    }
-    return this.controller;
+    return (this.controller ??= new AbortController());
   }
 }

@@ -7,6 +7,7 @@ export {
   type ServerLimits,
 } from './api-server.js';
 export type { ServerAudit } from './filters/audit.js';
+export { LoopbackClient, apiserverUser, type LoopbackRequest, type LoopbackResponse } from './loopback.js';
 export type { ServerLogger } from './logger.js';
 export { HealthCheckError, type HealthCheck } from './health.js';
 export { defaultVersionInfo, type VersionInfo } from './version.js';
@@ -38,5 +39,5 @@ export {
 export { FastGauge } from './fast-metrics.js';
 export { unreadBodyLingerMs } from './unread-body.js';
 export { requestInfoFor, type RequestInfo } from './request-info.js';
-export { RequestCallOptions, requestOfCall, type RequestContext } from './context.js';
+export { RequestCallOptions, type RequestContext } from './context.js';
 export { currentTraceContext, routeTemplate, traceAuthorizer, traceHeadersInjector } from './tracing.js';

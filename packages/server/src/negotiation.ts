@@ -68,6 +68,9 @@ export function negotiateOutput(header: string | undefined, opts: NegotiationOpt
 
 const defaultChoice: MediaTypeChoice = Object.freeze({ format: 'json', contentType: 'application/json' });
 const maxRememberedHeaderLength = 512;
+// A memo of a pure function (the answer depends only on the header and the caller's allowedAs,
+// both in the key), bounded; it holds nothing of a server or a request, so servers sharing it
+// cannot see each other's state, only each other's recent Accept headers.
 const choices = new LRUCache<string, MediaTypeChoice>({ max: 256 });
 
 function negotiate(header: string, opts: NegotiationOptions): MediaTypeChoice {

@@ -1,5 +1,5 @@
 import type { ApiObject, FieldError } from '@plat/api-model';
-import type { Authorizer, UserInfo } from '@plat/auth';
+import type { Authorizer, RequestScope, UserInfo } from '@plat/auth';
 import type { OpenApiSchema } from './openapi/types.js';
 import type { ProtobufMessage } from './protobuf.js';
 
@@ -26,8 +26,13 @@ export interface AdmissionRequest {
    */
   request: { apiGroup: string; resource: string; namespace: string; name: string };
   dryRun: boolean;
-  /** The server's authorizer, for admission steps that check a permission (attest on signers). */
+  /**
+   * The server's authorizer, for admission steps that check a permission (attest on signers);
+   * ask it with `scope`.
+   */
   authorizer: Authorizer;
+  /** The request the admission runs for (its signal, trace context and pinned authorizer). */
+  scope: RequestScope;
   signal: AbortSignal;
   /** Records an annotation on the request's audit event (Kubernetes' admission Attributes.AddAnnotation). */
   addAuditAnnotation?(key: string, value: string): void;
@@ -110,8 +115,10 @@ export interface CreateOnlyRequest {
   /** The group name the client used (the resource's own or another it answers to). */
   group: string;
   user: UserInfo;
-  /** The server's authorizer chain (an access review asks it). */
+  /** The server's authorizer chain (an access review asks it, with `scope`). */
   authorizer: Authorizer;
+  /** The request the review is made for (its signal, trace context and pinned authorizer). */
+  scope: RequestScope;
   signal: AbortSignal;
 }
 

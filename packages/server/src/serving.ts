@@ -75,22 +75,29 @@ export function serve(config: CompletedConfig, handler: Handler): Serving {
     });
   };
 
-  const { server, sockets, sessions, stop: stopServing } = createSecureServer(
-    {
-      tls: config.tls,
-      http2: config.http2,
-      limits: {
-        ...limits,
-        // A body still arriving after --request-timeout belongs to a request that got its 504.
-        requestReceiveTimeoutMs: limits.requestTimeoutMs > 0 ? limits.requestHeaderTimeoutMs + limits.requestTimeoutMs : 0,
+  // Made by listen(): until then the server serves only its loopback client (loopback.ts), and
+  // needs no TLS material.
+  let secure: ReturnType<typeof createSecureServer> | undefined;
+  const secureServer = () => {
+    if (!config.tls) throw new Error('the server has no TLS serving certificate (the tls option) to listen with');
+    return (secure ??= createSecureServer(
+      {
+        tls: config.tls,
+        http2: config.http2,
+        limits: {
+          ...limits,
+          // A body still arriving after --request-timeout belongs to a request that got its 504.
+          requestReceiveTimeoutMs: limits.requestTimeoutMs > 0 ? limits.requestHeaderTimeoutMs + limits.requestTimeoutMs : 0,
+        },
       },
-    },
-    onRequest,
-  );
+      onRequest,
+    ));
+  };
 
   let closing: Promise<void> | undefined;
   return {
     async listen(opts = {}) {
+      const { server } = secureServer();
       const host = opts.host ?? '127.0.0.1';
       server.listen(opts.port ?? 6443, host);
       await once(server, 'listening');
@@ -103,6 +110,13 @@ export function serve(config: CompletedConfig, handler: Handler): Serving {
       closing ??= (async () => {
         lifecycle.shuttingDown = true;
         if (config.shutdownDelayMs) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
+        if (!secure) {
+          // Never listened: only the loopback client's requests to end and drain.
+          lifecycle.endWatches();
+          await lifecycle.drain(config.shutdownTimeoutMs);
+          return;
+        }
+        const { server, sockets, sessions, stop: stopServing } = secure;
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         lifecycle.endWatches();
         await lifecycle.drain(config.shutdownTimeoutMs);

@@ -3,20 +3,19 @@
  * per authorizer, covering webhook calls), admission and storage calls.
  *
  * The current span's context is the request's `traceContext` (context.ts), updated while a child
- * span is open. Calls below the filters find their request from their options (authenticators,
- * authorizers, admission and storage all take some): RequestCallOptions, or options carrying the
- * request's AbortSignal (requestOfCall). A GET creates no signal: on Node 20 each one is
- * promoted to the old generation, which made full sampling markedly dearer. No AsyncLocalStorage: on Node 20
+ * span is open. Calls below the filters get their request as a parameter: the scope of an
+ * authenticator or authorizer call, AdmissionRequest.scope, a storage call's `request` option.
+ * No AsyncLocalStorage: on Node 20
  * it turns on promise hooks for the whole process, which alone costs more than the 5% that
  * tracing at rate 0 may cost. With tracing off the filter is not installed, the wrappers are not
  * applied, and nothing of this runs (the OpenTelemetry API is a few interfaces; the SDK is only
  * loaded by @plat/telemetry's createTracing()).
  */
 import { SpanKind, SpanStatusCode, trace, type Attributes as SpanAttributes, type Context, type Span } from '@opentelemetry/api';
-import { forwardRulesFor, type Attributes, type AuthenticationRequest, type Authenticator, type AuthorizationResult, type Authorizer } from '@plat/auth';
-import type { Storage } from '@plat/storage';
+import { forwardRulesFor, type Attributes, type AuthenticationRequest, type Authenticator, type AuthorizationResult, type Authorizer, type RequestScope } from '@plat/auth';
+import type { OperationOptions, Storage } from '@plat/storage';
 import type { Tracing } from '@plat/telemetry';
-import { RequestCallOptions, requestOfCall, type Filter, type Handler, type RequestContext } from './context.js';
+import type { Filter, Handler, RequestContext } from './context.js';
 import type { AdmissionRequest, ResourceDefinition } from './resource.js';
 
 /**
@@ -33,39 +32,35 @@ function tracedRequestsOf(tracing: Tracing): { count: number } {
   return traced;
 }
 
-/** What calls below the filters carry: options that lead to their request (see requestOfCall). */
-type CallCarrier = { readonly signal?: AbortSignal } | undefined;
+/** The request a call below the filters is made for, as far as tracing reads and writes it. */
+type TraceScope = { traceContext?: unknown } | undefined;
 
-/**
- * The trace context of the request a call's options belong to (undefined outside a traced
- * request).
- */
-export function currentTraceContext(carrier: CallCarrier): Context | undefined {
-  return requestOfCall(carrier)?.traceContext;
+/** The trace context of the request a call is made for (undefined outside a traced request). */
+export function currentTraceContext(scope: RequestScope | undefined): Context | undefined {
+  return scope?.traceContext as Context | undefined;
 }
 
 /**
- * Runs `traced` inside a child span of the current span of the request `carrier` belongs to.
+ * Runs `traced` inside a child span of the current span of the request `scope`.
  * Outside a traced request, or under a span that is not recorded (sampled out), `plain` runs
  * instead, with no span, closure or promise of ours in between (rate 0 must cost nothing).
  */
 export function inChildSpan<T>(
   tracing: Tracing,
-  carrier: CallCarrier,
+  scope: TraceScope,
   name: string,
   attributes: () => SpanAttributes,
   plain: () => Promise<T>,
   traced: (span: Span) => Promise<T> = plain,
 ): Promise<T> {
-  const req = requestOfCall(carrier);
-  const parent = req?.traceContext;
+  const parent = scope?.traceContext as Context | undefined;
   if (!parent || !trace.getSpan(parent)?.isRecording()) return plain();
-  return inSpan(tracing, req!, parent, name, attributes, traced);
+  return inSpan(tracing, scope!, parent, name, attributes, traced);
 }
 
 async function inSpan<T>(
   tracing: Tracing,
-  req: RequestContext,
+  req: NonNullable<TraceScope>,
   parent: Context,
   name: string,
   attributes: () => SpanAttributes,
@@ -188,18 +183,18 @@ async function tracedRequest(tracing: Tracing, traced: { count: number }, next: 
 export function traceAuthenticator(tracing: Tracing, authenticator: Authenticator): Authenticator {
   const traced = tracedRequestsOf(tracing);
   return {
-    authenticate: (req: AuthenticationRequest) =>
+    authenticate: (req: AuthenticationRequest, scope?: RequestScope) =>
       // Not in a traced request: straight through, without the closures below.
-      traced.count === 0 || requestOfCall(req)?.traceContext === undefined
-        ? authenticator.authenticate(req)
+      traced.count === 0 || scope?.traceContext === undefined
+        ? authenticator.authenticate(req, scope)
         : inChildSpan(
             tracing,
-            req,
+            scope,
             'authentication',
             noAttributes,
-            () => authenticator.authenticate(req),
+            () => authenticator.authenticate(req, scope),
             async (span) => {
-              const result = await authenticator.authenticate(req);
+              const result = await authenticator.authenticate(req, scope);
               span.setAttribute('authentication.authenticated', result !== null && result !== undefined);
               return result;
             },
@@ -227,17 +222,17 @@ export function traceAuthorization(tracing: Tracing, authorizer: Authorizer): Au
   const traced = tracedRequestsOf(tracing);
   return {
     rulesFor: forwardRulesFor(authorizer),
-    authorize: (attrs, opts) =>
-      traced.count === 0 || requestOfCall(opts)?.traceContext === undefined
-        ? authorizer.authorize(attrs, opts)
+    authorize: (attrs, scope) =>
+      traced.count === 0 || scope?.traceContext === undefined
+        ? authorizer.authorize(attrs, scope)
         : inChildSpan(
             tracing,
-            opts,
+            scope,
             'authorization',
             () => authorizationAttributes(attrs),
-            () => authorizer.authorize(attrs, opts),
+            () => authorizer.authorize(attrs, scope),
             async (span) => {
-              const result = await authorizer.authorize(attrs, opts);
+              const result = await authorizer.authorize(attrs, scope);
               recordDecision(span, result);
               return result;
             },
@@ -256,17 +251,17 @@ export function traceAuthorizer(tracing: Tracing | undefined, type: string, name
   const attributes = () => ({ 'authorizer.type': type, 'authorizer.name': name });
   return {
     rulesFor: forwardRulesFor(authorizer),
-    authorize: (attrs, opts) =>
-      traced.count === 0 || requestOfCall(opts)?.traceContext === undefined
-        ? authorizer.authorize(attrs, opts)
+    authorize: (attrs, scope) =>
+      traced.count === 0 || scope?.traceContext === undefined
+        ? authorizer.authorize(attrs, scope)
         : inChildSpan(
             tracing,
-            opts,
+            scope,
             `authorizer ${type}/${name}`,
             attributes,
-            () => authorizer.authorize(attrs, opts),
+            () => authorizer.authorize(attrs, scope),
             async (span) => {
-              const result = await authorizer.authorize(attrs, opts);
+              const result = await authorizer.authorize(attrs, scope);
               recordDecision(span, result);
               return result;
             },
@@ -275,15 +270,15 @@ export function traceAuthorizer(tracing: Tracing | undefined, type: string, name
 }
 
 /**
- * Writes `traceparent` (and `tracestate`) of the current span of the request a call's signal
- * belongs to into outgoing headers: the `injectHeaders` option of WebhookAuthorizer (wrapped by
+ * Writes `traceparent` (and `tracestate`) of the current span of the request a call is made for
+ * into outgoing headers: the `injectHeaders` option of WebhookAuthorizer (wrapped by
  * {@link traceAuthorizer}, so that the current span is its `authorizer` span). A no-op with
  * tracing off or outside a traced request.
  */
-export function traceHeadersInjector(tracing: Tracing | undefined): (headers: Record<string, string>, signal?: AbortSignal) => void {
+export function traceHeadersInjector(tracing: Tracing | undefined): (headers: Record<string, string>, scope?: RequestScope) => void {
   if (!tracing?.enabled) return () => undefined;
-  return (headers, signal) => {
-    const context = signal ? currentTraceContext({ signal }) : undefined;
+  return (headers, scope) => {
+    const context = currentTraceContext(scope);
     if (context) tracing.inject(context, headers);
   };
 }
@@ -298,17 +293,17 @@ export function traceAdmission(tracing: Tracing, def: ResourceDefinition): Resou
   traced.admit = (req: AdmissionRequest) =>
     tracedRequests.count === 0
       ? admit.call(strategy, req)
-      : inChildSpan(tracing, req, 'admission', () => ({ 'admission.operation': req.operation, 'admission.dry_run': req.dryRun }), () =>
+      : inChildSpan(tracing, req.scope, 'admission', () => ({ 'admission.operation': req.operation, 'admission.dry_run': req.dryRun }), () =>
           admit.call(strategy, req),
         );
   return { ...def, strategy: traced };
 }
 
-/** A storage call's options (its last object argument: RequestCallOptions or one with a signal). */
-function carrierOf(args: unknown[]): CallCarrier {
+/** The request of a storage call: the `request` of its options (its last object argument). */
+function requestOf(args: unknown[]): TraceScope {
   for (let i = args.length - 1; i >= 0; i--) {
     const a = args[i];
-    if (a instanceof RequestCallOptions || (a && typeof a === 'object' && 'signal' in a)) return a as CallCarrier;
+    if (a && typeof a === 'object' && 'request' in a) return (a as OperationOptions).request;
   }
   return undefined;
 }
@@ -329,8 +324,8 @@ export function traceStorage(tracing: Tracing, storage: Storage, type: string): 
     const attributes = () => ({ 'storage.type': type });
     (wrapped as unknown as Record<string, unknown>)[op] = (...args: unknown[]) => {
       if (tracedRequests.count === 0) return original(...args);
-      const carrier = carrierOf(args);
-      return requestOfCall(carrier)?.traceContext === undefined ? original(...args) : inChildSpan(tracing, carrier, `storage.${op}`, attributes, () => original(...args));
+      const request = requestOf(args);
+      return request?.traceContext === undefined ? original(...args) : inChildSpan(tracing, request, `storage.${op}`, attributes, () => original(...args));
     };
   }
   for (const op of ['watch', 'compact', 'ready', 'close'] as const) {

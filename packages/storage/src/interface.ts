@@ -17,6 +17,12 @@ export interface Preconditions {
 
 export interface OperationOptions {
   signal?: AbortSignal;
+  /**
+   * The request the call is made for (an API server passes its request context, @plat/auth's
+   * RequestScope): wrappers around a storage read it (tracing opens its spans under the request's
+   * `traceContext`); backends ignore it.
+   */
+  request?: { traceContext?: unknown };
 }
 
 export interface CreateOptions extends OperationOptions {

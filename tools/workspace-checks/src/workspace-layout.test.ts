@@ -56,7 +56,7 @@ describe('workspace layout', () => {
     const project = readJson(`apps/${dir}/project.json`);
     expect(project.targets.build.executor).toBe('@nx/esbuild:esbuild');
     expect(Object.keys(project.targets)).toEqual(expect.arrayContaining(['build', 'test', 'lint', 'typecheck']));
-    expect(project.tags).toContain('layer:7-app');
+    expect(project.tags).toContain('layer:8-app');
     expectPublishMetadata(pkg, `apps/${dir}`);
   });
 });

@@ -18,7 +18,7 @@ import {
   type RoleRef,
   type StatusError,
 } from '@plat/api-model';
-import { systemMasters, type Attributes, type Authorizer, type UserInfo } from '../interface.js';
+import { systemMasters, type Attributes, type Authorizer, type RequestScope, type UserInfo } from '../interface.js';
 import { compactRuleString, compactRules, covers } from './policy-comparator.js';
 import type { RbacRuleResolver } from './rule-resolver.js';
 
@@ -44,7 +44,8 @@ export interface EscalationCheckContext {
   /** The server's authorizer chain, asked for `escalate` and `bind`. */
   authorizer: Authorizer;
   user: UserInfo;
-  signal?: AbortSignal;
+  /** The request the checks are made for (an API server's request context, or `{ signal }`). */
+  scope?: RequestScope;
 }
 
 /** Kubernetes' EscalationAllowed: members of `system:masters` may grant anything. */
@@ -52,9 +53,9 @@ export function escalationAllowed(user: UserInfo): boolean {
   return user.groups.includes(systemMasters);
 }
 
-async function allowed(authorizer: Authorizer, attrs: Attributes, signal: AbortSignal | undefined): Promise<boolean> {
+async function allowed(authorizer: Authorizer, attrs: Attributes, scope: RequestScope | undefined): Promise<boolean> {
   try {
-    return (await authorizer.authorize(attrs, { signal })).decision === 'Allow';
+    return (await authorizer.authorize(attrs, scope)).decision === 'Allow';
   } catch {
     // As Kubernetes: an authorizer error is logged there and counts as not allowed.
     return false;
@@ -81,7 +82,7 @@ const resourceAttributes = (user: UserInfo, verb: string, apiGroup: string, reso
 export async function roleEscalationAuthorized(ctx: EscalationCheckContext, request: RbacRequest): Promise<boolean> {
   if (!isRbacGroup(request.apiGroup) || (request.resource !== roleResource && request.resource !== clusterRoleResource)) return false;
   const attrs = resourceAttributes(ctx.user, 'escalate', request.apiGroup, request.resource, request.namespace, request.name);
-  return allowed(ctx.authorizer, attrs, ctx.signal);
+  return allowed(ctx.authorizer, attrs, ctx.scope);
 }
 
 /**
@@ -93,7 +94,7 @@ export async function bindingAuthorized(ctx: EscalationCheckContext, roleRef: Ro
   const resource = roleRef.kind === clusterRoleKind ? clusterRoleResource : roleRef.kind === roleKind ? roleResource : undefined;
   if (!resource) return false;
   const attrs = resourceAttributes(ctx.user, 'bind', roleRef.apiGroup ?? '', resource, bindingNamespace, roleRef.name ?? '');
-  return allowed(ctx.authorizer, attrs, ctx.signal);
+  return allowed(ctx.authorizer, attrs, ctx.scope);
 }
 
 /**

@@ -2,7 +2,7 @@ import { LRUCache } from 'lru-cache';
 import { Agent, request, type Dispatcher, type buildConnector } from 'undici';
 import type { Registry } from 'prom-client';
 import { CelTypes, compile, requestActivation, type CelProgram } from '@plat/cel';
-import { AuthSpecError, type Attributes, type AuthorizationResult, type Authorizer, type Decision, type SubjectRules } from '../interface.js';
+import { AuthSpecError, type Attributes, type AuthorizationResult, type Authorizer, type Decision, type RequestScope, type SubjectRules } from '../interface.js';
 import {
   parseSubjectAccessReviewStatus,
   subjectAccessReviewBody,
@@ -19,8 +19,8 @@ export interface WebhookAuthorizerOptions {
   metrics?: WebhookMetrics;
   /** An undici connect function (for example the `controlplane` egress connector). */
   connect?: buildConnector.connector;
-  /** Adds trace-context headers (traceparent) to the outgoing review; `signal` is the authorize call's. */
-  injectHeaders?: (headers: Record<string, string>, signal?: AbortSignal) => void;
+  /** Adds trace-context headers (traceparent) to the outgoing review; `scope` is the authorize call's. */
+  injectHeaders?: (headers: Record<string, string>, scope?: RequestScope) => void;
   maxCacheEntries?: number;
   now?: () => number;
 }
@@ -85,8 +85,8 @@ export class WebhookAuthorizer implements Authorizer {
     return { resourceRules: [], nonResourceRules: [], incomplete: true, evaluationError: 'webhook authorizer does not support user rule resolution' };
   }
 
-  async authorize(attrs: Attributes, callOpts: { signal?: AbortSignal } = {}): Promise<AuthorizationResult> {
-    const result = await this.decide(attrs, callOpts.signal);
+  async authorize(attrs: Attributes, scope?: RequestScope): Promise<AuthorizationResult> {
+    const result = await this.decide(attrs, scope);
     this.countDecision(result.decision);
     return result;
   }
@@ -95,7 +95,7 @@ export class WebhookAuthorizer implements Authorizer {
     await this.dispatcher.close();
   }
 
-  private async decide(attrs: Attributes, signal: AbortSignal | undefined): Promise<AuthorizationResult> {
+  private async decide(attrs: Attributes, scope: RequestScope | undefined): Promise<AuthorizationResult> {
     const reviewSpec = subjectAccessReviewSpec(attrs);
     if (this.conditions.length) {
       const labels = { type: 'Webhook', name: this.spec.name };
@@ -129,7 +129,7 @@ export class WebhookAuthorizer implements Authorizer {
     const started = process.hrtime.bigint();
     const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
     try {
-      const status = await this.call(reviewSpec, signal);
+      const status = await this.call(reviewSpec, scope);
       this.metrics.duration.observe({ name: this.spec.name, result: 'success' }, seconds());
       const decision: Decision = status.allowed ? 'Allow' : status.denied ? 'Deny' : 'NoOpinion';
       const reason = status.evaluationError ? [status.reason, status.evaluationError].filter(Boolean).join(': ') : status.reason;
@@ -145,11 +145,12 @@ export class WebhookAuthorizer implements Authorizer {
     }
   }
 
-  private async call(reviewSpec: SubjectAccessReviewSpecV1, signal: AbortSignal | undefined) {
+  private async call(reviewSpec: SubjectAccessReviewSpecV1, scope: RequestScope | undefined) {
+    const signal = scope?.signal;
     const version = this.spec.subjectAccessReviewVersion;
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
     if (this.connection.token) headers.authorization = `Bearer ${this.connection.token}`;
-    this.opts.injectHeaders?.(headers, signal);
+    this.opts.injectHeaders?.(headers, scope);
     const timeout = AbortSignal.timeout(this.spec.timeoutMs);
     const res = await request(this.connection.server, {
       method: 'POST',

@@ -1,5 +1,5 @@
 import { newBadRequest, newInternalError, newInvalid, type FieldError, type SelfSubjectAccessReviewSpec } from '@plat/api-model';
-import type { Attributes, Authorizer, UserInfo } from '@plat/auth';
+import type { Attributes, Authorizer, RequestScope, UserInfo } from '@plat/auth';
 import type { ZodType } from 'zod';
 
 /** Kubernetes' authorizer.AttributesRecord of a review spec. */
@@ -35,10 +35,10 @@ export function reviewAttributes(user: UserInfo, spec: SelfSubjectAccessReviewSp
 }
 
 /** The chain's decision as a SubjectAccessReviewStatus. */
-export async function decide(authorizer: Authorizer, attrs: Attributes, signal: AbortSignal): Promise<Record<string, unknown>> {
+export async function decide(authorizer: Authorizer, attrs: Attributes, scope: RequestScope): Promise<Record<string, unknown>> {
   let result;
   try {
-    result = await authorizer.authorize(attrs, { signal });
+    result = await authorizer.authorize(attrs, scope);
   } catch (err) {
     throw newInternalError(err);
   }

@@ -63,7 +63,7 @@ function roleEscalationAdmission(resolver: RbacRuleResolver) {
     const role = req.object as Role | ClusterRole;
     const old = req.oldObject as Role | ClusterRole | undefined;
     if (req.operation === 'UPDATE' && old && onlyGcFieldsChanged(req.object, old)) return;
-    const error = await checkRoleEscalation({ resolver, authorizer: req.authorizer, user: req.user, signal: req.signal }, req.request, role, old);
+    const error = await checkRoleEscalation({ resolver, authorizer: req.authorizer, user: req.user, scope: req.scope }, req.request, role, old);
     if (error) throw error;
   };
 }
@@ -73,7 +73,7 @@ function bindingEscalationAdmission(resolver: RbacRuleResolver) {
   return async (req: AdmissionRequest): Promise<void> => {
     if (req.operation === 'DELETE') return;
     if (req.operation === 'UPDATE' && req.oldObject && onlyGcFieldsChanged(req.object, req.oldObject)) return;
-    const error = await checkBindingEscalation({ resolver, authorizer: req.authorizer, user: req.user, signal: req.signal }, req.request, req.object as RoleBinding);
+    const error = await checkBindingEscalation({ resolver, authorizer: req.authorizer, user: req.user, scope: req.scope }, req.request, req.object as RoleBinding);
     if (error) throw error;
   };
 }

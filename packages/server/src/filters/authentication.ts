@@ -1,7 +1,8 @@
 import type { TLSSocket } from 'node:tls';
 import { newUnauthorized } from '@plat/api-model';
 import { withAuthenticatedGroup, type AuthenticationRequest, type Authenticator } from '@plat/auth';
-import { RequestCallOptions, type Filter, type RequestContext } from '../context.js';
+import type { Filter, RequestContext } from '../context.js';
+import { LoopbackIncomingRequest } from '../loopback.js';
 import type { ServerLogger } from '../logger.js';
 import { writeError } from '../response.js';
 
@@ -20,10 +21,11 @@ export function hasHeaderWithPrefix(ctx: RequestContext, prefix: string): boolea
   return false;
 }
 
-// A connection's client certificate never changes: read it (an expensive call) once per socket.
-const tlsInfoCache = new WeakMap<object, AuthenticationRequest['tls']>();
+/** What a connection's client certificate says, by socket (one per server: its filter's). */
+type TlsInfoCache = WeakMap<object, AuthenticationRequest['tls']>;
 
-function tlsInfo(ctx: RequestContext): AuthenticationRequest['tls'] {
+// A connection's client certificate never changes: read it (an expensive call) once per socket.
+function tlsInfo(ctx: RequestContext, tlsInfoCache: TlsInfoCache): AuthenticationRequest['tls'] {
   const socket = ctx.req.socket as TLSSocket;
   if (typeof socket.getPeerCertificate !== 'function') return undefined;
   // HTTP/2 hands each request its own proxy of the socket: key the cache by the session's socket.
@@ -38,24 +40,29 @@ function tlsInfo(ctx: RequestContext): AuthenticationRequest['tls'] {
 
 /**
  * The request as authenticators see it. Headers and signal are made only if an authenticator
- * looks at them (a client certificate needs neither); the signal and the request come from
- * {@link RequestCallOptions}.
+ * looks at them (a client certificate needs neither).
  */
-class LazyAuthenticationRequest extends RequestCallOptions implements AuthenticationRequest {
+class LazyAuthenticationRequest implements AuthenticationRequest {
   readonly method: string;
   readonly path: string;
   readonly tls: AuthenticationRequest['tls'];
 
-  constructor(ctx: RequestContext) {
-    super(ctx);
-    this.method = ctx.method;
+  constructor(
+    private readonly request: RequestContext,
+    tlsInfoCache: TlsInfoCache,
+  ) {
+    this.method = request.method;
     // Decoded, as Go's URL.Path that kube's anonymous path conditions compare.
-    this.path = ctx.info.path;
-    this.tls = tlsInfo(ctx);
+    this.path = request.info.path;
+    this.tls = tlsInfo(request, tlsInfoCache);
   }
 
   get headers(): Record<string, string | string[] | undefined> {
     return this.request.headerLists;
+  }
+
+  get signal(): AbortSignal {
+    return this.request.signal;
   }
 }
 
@@ -64,10 +71,15 @@ class LazyAuthenticationRequest extends RequestCallOptions implements Authentica
  * else is 401 Unauthorized. The Authorization header is not passed further down.
  */
 export function withAuthentication(authenticator: Authenticator, logger: ServerLogger): Filter {
+  const tlsInfoCache: TlsInfoCache = new WeakMap();
   return (next) => async (ctx) => {
     let user;
     try {
-      const result = await authenticator.authenticate(new LazyAuthenticationRequest(ctx));
+      // The server's own requests (loopback.ts) carry their user, as kube-apiserver's loopback
+      // token authenticator comes first. The request is the scope of the others: an
+      // authenticator may pin the authorizer to it.
+      const result =
+        ctx.req instanceof LoopbackIncomingRequest ? { user: ctx.req.user } : await authenticator.authenticate(new LazyAuthenticationRequest(ctx, tlsInfoCache), ctx);
       user = result ? withAuthenticatedGroup(result).user : undefined;
     } catch (err) {
       logger.info('Unable to authenticate the request', { err: (err as Error).message, auditID: ctx.auditId }, 2);

@@ -1,7 +1,7 @@
 import { newForbidden, newForbiddenMessage, newInternalError, type StatusError } from '@plat/api-model';
 import { decisionAnnotationKey, reasonAnnotationKey } from '@plat/audit';
 import { forbiddenMessage, type Attributes, type Authorizer, type UserInfo } from '@plat/auth';
-import { RequestCallOptions, type Filter } from '../context.js';
+import type { Filter } from '../context.js';
 import type { RequestInfo } from '../request-info.js';
 import { writeError } from '../response.js';
 
@@ -47,8 +47,8 @@ export function withAuthorization(authorizer: Authorizer, ownGroupOf: OwnGroupOf
     const attrs = attributesFor(ctx.user!, ctx.info, ownGroupOf);
     let result;
     try {
-      // `{ signal }` made only if an authorizer reads it (webhooks do; the built-in rules do not).
-      result = await authorizer.authorize(attrs, new RequestCallOptions(ctx));
+      // The request is the scope: its signal is made only if an authorizer reads it (webhooks do).
+      result = await authorizer.authorize(attrs, ctx);
     } catch (err) {
       writeError(ctx, newInternalError(err));
       return;

@@ -15,7 +15,7 @@ export function withImpersonation(authorizer: Authorizer): Filter {
     const headers = ctx.headerLists;
     if (!hasImpersonationHeaders(headers)) return next(ctx);
     try {
-      const user = await impersonate(ctx.user!, headers, authorizer, { signal: ctx.signal });
+      const user = await impersonate(ctx.user!, headers, authorizer, ctx);
       if (user) {
         ctx.user = user;
         ctx.audit?.logImpersonatedUser(auditUser(user));

@@ -24,6 +24,6 @@ export async function createOnlyResource(scope: ResourceScope, ctx: RequestConte
   if (object.apiVersion !== undefined && object.apiVersion !== scope.apiVersion) {
     throw newBadRequest(`the API version in the data (${String(object.apiVersion)}) does not match the expected API version (${scope.apiVersion})`);
   }
-  const answer = await create({ object, group: scope.def.group, user: ctx.user!, authorizer: scope.authorizer, signal: ctx.signal });
+  const answer = await create({ object, group: scope.def.group, user: ctx.user!, authorizer: scope.authorizer, scope: ctx, signal: ctx.signal });
   writeObject(ctx, 201, answer, choice);
 }

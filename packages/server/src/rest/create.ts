@@ -57,7 +57,7 @@ export async function createObject(
   delete meta.creationTimestamp;
   delete meta.selfLink;
   ensureObjectNamespace(scope, ctx.info.namespace, obj);
-  await scope.namespaceLifecycle?.admitCreate(scope.gr, ctx.info.namespace, meta.name ?? '', ctx.signal);
+  await scope.namespaceLifecycle?.admitCreate(scope.gr, ctx.info.namespace, meta.name ?? '', { signal: ctx.signal, request: ctx });
   // managedFields sent with a create are kept, as kube-apiserver's field manager keeps them (how
   // backups restore ownership); the create's own fields are recorded on top below. An apply has
   // computed them already.
@@ -75,7 +75,7 @@ export async function createObject(
     // Stored with the apiVersion of its storage group, whichever name the client used.
     candidate.apiVersion = scope.storageApiVersion;
     try {
-      return await scope.storage.create(scopeKey(scope, ctx.info.namespace, candidate.metadata!.name!), candidate, { dryRun, signal: ctx.signal });
+      return await scope.storage.create(scopeKey(scope, ctx.info.namespace, candidate.metadata!.name!), candidate, { dryRun, signal: ctx.signal, request: ctx });
     } catch (err) {
       if (base !== undefined && isStatusError(err, 'AlreadyExists') && attempt < generateNameAttempts) continue;
       throw err;

@@ -27,6 +27,7 @@ export async function deleteCollection(scope: ResourceScope, ctx: RequestContext
     resourceVersionMatch: listOpts.resourceVersionMatch,
     predicate: listOpts.matches,
     signal: ctx.signal,
+    request: ctx,
   });
   const deleted: ApiObject[] = [];
   for (const item of listed.items) {
@@ -38,7 +39,7 @@ export async function deleteCollection(scope: ResourceScope, ctx: RequestContext
         item.metadata?.namespace ?? '',
         name,
         { ...opts, preconditions: undefined },
-        ctx.signal,
+        { signal: ctx.signal, request: ctx },
         admitDelete(scope, ctx, opts.dryRun),
       );
       deleted.push(outcome.object);

@@ -15,7 +15,7 @@ import { attributesFor, forbiddenError } from '../filters/authorization.js';
  */
 async function authorizeUnsafeDelete(scope: ResourceScope, ctx: RequestContext): Promise<void> {
   const attrs = { ...attributesFor(ctx.user!, ctx.info, () => scope.storageGroup), verb: 'unsafe-delete-ignore-read-errors' };
-  const result = await scope.authorizer.authorize(attrs, { signal: ctx.signal });
+  const result = await scope.authorizer.authorize(attrs, ctx);
   if (result.decision !== 'Allow') throw forbiddenError(attrs, result.reason);
 }
 
@@ -57,12 +57,14 @@ export async function deleteObject(
   namespace: string,
   name: string,
   opts: ParsedDeleteOptions,
-  signal: AbortSignal,
+  /** The request's signal and the request (storage's OperationOptions). */
+  call: { signal: AbortSignal; request: RequestContext },
   /** Admission of the delete, given the stored object (it may throw to refuse). */
   admit?: (current: ApiObject) => Promise<void>,
 ): Promise<DeleteOutcome> {
   const key = scopeKey(scope, namespace, name);
-  const current = await storage.get(key, { signal });
+  const { signal, request } = call;
+  const current = await storage.get(key, { signal, request });
   checkPreconditions(scope, name, current, opts.preconditions);
   await admit?.(current);
   const strategy = scope.def.strategy;
@@ -78,7 +80,7 @@ export async function deleteObject(
         strategy.prepareForDeletion?.(next);
         return next;
       },
-      { dryRun: opts.dryRun, signal },
+      { dryRun: opts.dryRun, signal, request },
     );
     return { object: updated, deleted: false };
   }
@@ -86,6 +88,7 @@ export async function deleteObject(
     dryRun: opts.dryRun,
     preconditions: { uid: current.metadata?.uid, resourceVersion: opts.preconditions?.resourceVersion },
     signal,
+    request,
     validateDeletion: (cur) => {
       checkPreconditions(scope, name, cur, opts.preconditions);
       if (stays(cur)) throw newConflict(scope.gr, name, new Error(conflictMessage));
@@ -100,7 +103,7 @@ export async function deleteResource(scope: ResourceScope, ctx: RequestContext):
   const opts = await parseDeleteOptions(scope, ctx);
   const name = ctx.info.name;
   if (opts.ignoreStoreReadError) await authorizeUnsafeDelete(scope, ctx);
-  const outcome = await deleteObject(scope, scope.storage, ctx.info.namespace, name, opts, ctx.signal, admitDelete(scope, ctx, opts.dryRun));
+  const outcome = await deleteObject(scope, scope.storage, ctx.info.namespace, name, opts, { signal: ctx.signal, request: ctx }, admitDelete(scope, ctx, opts.dryRun));
   if (!outcome.deleted) {
     writeObject(ctx, 202, withTypeMeta(scope, outcome.object), choice);
     return;

@@ -13,6 +13,7 @@ export async function finishDeletionIfFinalized(scope: ResourceScope, ctx: Reque
     await scope.storage.delete(scopeKey(scope, meta.namespace ?? '', meta.name ?? ''), {
       preconditions: { uid: meta.uid, resourceVersion: meta.resourceVersion },
       signal: ctx.signal,
+      request: ctx,
     });
   } catch (err) {
     // Someone else changed or deleted it first: their write wins.

@@ -17,6 +17,7 @@ export async function listResource(scope: ResourceScope, ctx: RequestContext): P
     resourceVersionMatch: opts.resourceVersionMatch,
     predicate: opts.labelSelector.isEmpty() && opts.fieldSelector.isEmpty() ? undefined : opts.matches,
     signal: ctx.signal,
+    request: ctx,
   });
   const listMeta: Record<string, unknown> = { resourceVersion: result.resourceVersion };
   if (result.continue) listMeta['continue'] = result.continue;

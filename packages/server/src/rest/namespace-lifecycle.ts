@@ -1,5 +1,5 @@
 import { NamespacePhase, isStatusError, namespacesResource, newForbidden, newNotFound, type Namespace } from '@plat/api-model';
-import { objectKey, type Storage } from '@plat/storage';
+import { objectKey, type OperationOptions, type Storage } from '@plat/storage';
 import type { ResourceDefinition } from '../resource.js';
 
 /**
@@ -10,7 +10,8 @@ import type { ResourceDefinition } from '../resource.js';
  * (Kubernetes' immortal namespaces, with the brand rule); that part is the Namespace strategy's.
  */
 export interface NamespaceLifecycle {
-  admitCreate(gr: { group: string; resource: string }, namespace: string, name: string, signal?: AbortSignal): Promise<void>;
+  /** `call` carries the request's signal and the request (OperationOptions), for the namespace lookup. */
+  admitCreate(gr: { group: string; resource: string }, namespace: string, name: string, call?: OperationOptions): Promise<void>;
 }
 
 const namespaceGr = { group: '', resource: namespacesResource };
@@ -21,13 +22,13 @@ export function servesNamespaces(resources: readonly ResourceDefinition[]): bool
 }
 
 export function namespaceLifecycle(storage: Storage): NamespaceLifecycle {
-  const lookup = async (namespace: string, signal?: AbortSignal): Promise<Namespace | undefined> => {
+  const lookup = async (namespace: string, call: OperationOptions | undefined): Promise<Namespace | undefined> => {
     const key = objectKey('', namespacesResource, '', namespace);
     // The watch cache first; a namespace created a moment ago may not be there yet, so a miss is
     // confirmed by a quorum read (Kubernetes' plugin does a live lookup before refusing).
     for (const resourceVersion of ['0', '']) {
       try {
-        return (await storage.get(key, { resourceVersion, signal })) as Namespace;
+        return (await storage.get(key, { resourceVersion, signal: call?.signal, request: call?.request })) as Namespace;
       } catch (err) {
         if (!isStatusError(err, 'NotFound')) throw err;
       }
@@ -35,8 +36,8 @@ export function namespaceLifecycle(storage: Storage): NamespaceLifecycle {
     return undefined;
   };
   return {
-    async admitCreate(gr, namespace, name, signal) {
-      const ns = await lookup(namespace, signal);
+    async admitCreate(gr, namespace, name, call) {
+      const ns = await lookup(namespace, call);
       if (!ns) throw newNotFound(namespaceGr, namespace);
       if (ns.status?.phase !== NamespacePhase.Terminating) return;
       const err = newForbidden(gr, name, new Error(`unable to create new content in namespace ${namespace} because it is being terminated`));

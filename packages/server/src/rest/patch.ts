@@ -105,7 +105,7 @@ export async function patchResource(scope: ResourceScope, ctx: RequestContext): 
       const obj: ApiObject = toTypedObject(scope, ctx, patched as Record<string, unknown>, mode, duplicates);
       return prepareUpdate(scope, ctx, obj, current, { manager, dryRun, name });
     },
-    { dryRun, signal: ctx.signal },
+    { dryRun, signal: ctx.signal, request: ctx },
   );
   const result = await finishDeletionIfFinalized(scope, ctx, updated, dryRun);
   writeObject(ctx, 200, withTypeMeta(scope, result), choice);
@@ -206,7 +206,7 @@ async function applyResource(
           const obj = applyTo(current);
           return prepareUpdate(scope, ctx, obj, current, { manager: o.manager, dryRun: o.dryRun, name, managedFields: 'keep' });
         },
-        { dryRun: o.dryRun, signal: ctx.signal },
+        { dryRun: o.dryRun, signal: ctx.signal, request: ctx },
       );
     } catch (err) {
       // Apply creates what is missing (kube-apiserver's forceAllowCreate for apply patches).

@@ -86,7 +86,7 @@ export async function updateResource(scope: ResourceScope, ctx: RequestContext):
     updated = await scope.storage.guaranteedUpdate(
       scopeKey(scope, ctx.info.namespace, name),
       (current) => prepareUpdate(scope, ctx, structuredClone(obj), current, { manager, dryRun, name }),
-      { dryRun, signal: ctx.signal },
+      { dryRun, signal: ctx.signal, request: ctx },
     );
   } catch (err) {
     // PUT creates a missing object only for resources whose strategy allows it (not ClusterTrustBundle).

@@ -117,6 +117,7 @@ export async function watchResource(scope: ResourceScope, ctx: RequestContext): 
       // The stream ends at timeoutSeconds (the timer below): the last bookmark goes out 2 s before.
       deadline: Date.now() + timeoutSeconds * 1000,
       signal: ctx.signal,
+      request: ctx,
     });
   } catch (err) {
     // Kubernetes answers a watch from a compacted revision with 200 and one ERROR event.

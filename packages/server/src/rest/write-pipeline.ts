@@ -117,6 +117,7 @@ export async function runAdmission(
     request: { apiGroup: scope.def.group, resource: scope.def.resource, namespace: ctx.info.namespace, name: ctx.info.name },
     dryRun,
     authorizer: scope.authorizer,
+    scope: ctx,
     signal: ctx.signal,
     addAuditAnnotation: (key, value) => ctx.audit?.addAnnotation(key, value),
   });

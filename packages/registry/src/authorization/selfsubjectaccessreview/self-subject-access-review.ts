@@ -13,10 +13,10 @@ import { decide, parseReview, reviewAttributes, throwIfInvalid } from '../access
 /** SelfSubjectAccessReview (`kubectl auth can-i`): the chain's decision for the caller as authenticated (after impersonation). */
 export function selfSubjectAccessReviewResource(): ResourceDefinition {
   const kind = selfSubjectAccessReviewKind;
-  return reviewResource(authorizationGroup, 'selfsubjectaccessreviews', kind, authorizationV1SelfSubjectAccessReviewMessage, async ({ object, group, user, authorizer, signal }) => {
+  return reviewResource(authorizationGroup, 'selfsubjectaccessreviews', kind, authorizationV1SelfSubjectAccessReviewMessage, async ({ object, group, user, authorizer, scope }) => {
     const spec = parseReview(selfSubjectAccessReviewSchema, kind, object).spec as SubjectAccessReviewSpec;
     throwIfInvalid(authorizationGroup, kind, [...validateEmptyMetadata(object.metadata), ...validateSelfSubjectAccessReviewSpec(spec)]);
-    const status = await decide(authorizer, reviewAttributes(user, spec), signal);
+    const status = await decide(authorizer, reviewAttributes(user, spec), scope);
     return { kind, apiVersion: `${group}/v1`, metadata: { creationTimestamp: null }, spec: object.spec ?? {}, status };
   });
 }

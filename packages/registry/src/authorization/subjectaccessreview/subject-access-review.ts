@@ -14,7 +14,7 @@ import { decide, parseReview, reviewAttributes, throwIfInvalid } from '../access
 /** SubjectAccessReview: the chain's decision for the subject in the spec (its caller needs `create` on it). */
 export function subjectAccessReviewResource(): ResourceDefinition {
   const kind = subjectAccessReviewKind;
-  return reviewResource(authorizationGroup, 'subjectaccessreviews', kind, authorizationV1SubjectAccessReviewMessage, async ({ object, group, authorizer, signal }) => {
+  return reviewResource(authorizationGroup, 'subjectaccessreviews', kind, authorizationV1SubjectAccessReviewMessage, async ({ object, group, authorizer, scope }) => {
     const spec = parseReview(subjectAccessReviewSchema, kind, object).spec as SubjectAccessReviewSpec;
     throwIfInvalid(authorizationGroup, kind, [...validateEmptyMetadata(object.metadata), ...validateSubjectAccessReviewSpec(spec)]);
     const subject: UserInfo = {
@@ -23,7 +23,7 @@ export function subjectAccessReviewResource(): ResourceDefinition {
       ...(spec.uid ? { uid: spec.uid } : {}),
       ...(spec.extra ? { extra: spec.extra } : {}),
     };
-    const status = await decide(authorizer, reviewAttributes(subject, spec), signal);
+    const status = await decide(authorizer, reviewAttributes(subject, spec), scope);
     return { kind, apiVersion: `${group}/v1`, metadata: { creationTimestamp: null }, spec: object.spec ?? {}, status };
   });
 }

@@ -20,7 +20,7 @@ import {
   type FieldError,
   type ValidateClusterTrustBundleOptions,
 } from '@plat/api-model';
-import type { Attributes, Authorizer, UserInfo } from '@plat/auth';
+import type { Attributes, Authorizer, RequestScope, UserInfo } from '@plat/auth';
 import { describeTrustAnchor, trustAnchorFacts, trustAnchorValidity, type TrustAnchor } from '@plat/x509';
 import { ClusterTrustBundleCache, sha256Hex, type ValidatedCertificate } from './cluster-trust-bundle-cache.js';
 import { clusterTrustBundleMessage, clusterTrustBundleOpenApi, clusterTrustBundleToStorageVersion } from './cluster-trust-bundle-versions.js';
@@ -49,10 +49,10 @@ function signerAttributes(user: UserInfo, signerName: string): Attributes {
  * Kubernetes' certauthorization.IsAuthorizedForSignerName: `attest` on the signer by name, or on
  * `<domain>/*` for every signer of the domain. An authorizer error counts as not allowed.
  */
-export async function isAuthorizedForSigner(authorizer: Authorizer, user: UserInfo, signerName: string, signal?: AbortSignal): Promise<boolean> {
+export async function isAuthorizedForSigner(authorizer: Authorizer, user: UserInfo, signerName: string, scope?: RequestScope): Promise<boolean> {
   for (const name of [signerName, `${signerName.split('/')[0]}/*`]) {
     try {
-      const result = await authorizer.authorize(signerAttributes(user, name), { signal });
+      const result = await authorizer.authorize(signerAttributes(user, name), scope);
       if (result.decision === 'Allow') return true;
     } catch {
       // as Kubernetes: log-worthy, but the answer is "not allowed"
@@ -73,7 +73,7 @@ async function admitAttest(req: AdmissionRequest): Promise<void> {
   if (req.operation === 'UPDATE' && req.oldObject && onlyGcFieldsChanged(req.object, req.oldObject)) return;
   // The audit record names the signer the write was checked against, allowed or not.
   req.addAuditAnnotation?.(attestSignerAnnotationKey, signerName);
-  if (await isAuthorizedForSigner(req.authorizer, req.user, signerName, req.signal)) return;
+  if (await isAuthorizedForSigner(req.authorizer, req.user, signerName, req.scope)) return;
   // Named under the group the client wrote, as kube-apiserver names the resource it was asked for.
   throw newForbidden(
     { group: req.request.apiGroup, resource: ctbResourceName },
