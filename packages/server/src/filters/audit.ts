@@ -8,7 +8,7 @@
  */
 import { isIP } from 'node:net';
 import { newInternalError } from '@plat/api-model';
-import { RequestAudit, type AuditBackend, type AuditMetrics, type AuditUserInfo, type PolicyRuleEvaluator } from '@plat/audit';
+import { RequestAudit, nowMicros, type AuditBackend, type AuditMetrics, type AuditUserInfo, type PolicyRuleEvaluator } from '@plat/audit';
 import type { UserInfo } from '@plat/auth';
 import type { Filter, OutgoingResponse, RequestContext } from '../context.js';
 import { writeError } from '../response.js';
@@ -48,6 +48,14 @@ export function auditUser(user: UserInfo): AuditUserInfo {
   if (user.groups && user.groups.length > 0) out.groups = [...user.groups];
   if (user.extra && Object.keys(user.extra).length > 0) out.extra = Object.fromEntries(Object.entries(user.extra).map(([k, v]) => [k, [...v]]));
   return out;
+}
+
+/**
+ * When the request arrived, in microseconds since the epoch: `ctx.startTime` is a monotonic clock
+ * (process.hrtime), so the wall clock now less the time since then.
+ */
+function receivedMicros(ctx: RequestContext): number {
+  return nowMicros() - Number(process.hrtime.bigint() - ctx.startTime) / 1000;
 }
 
 /** Calls `onHead(code)` once, when the response's status goes out (writeHead, or the first write). */
@@ -91,7 +99,7 @@ export function withAudit(audit: ServerAudit): Filter {
 
     const ra = new RequestAudit(config, backend, metrics, {
       auditID: ctx.auditId,
-      requestReceivedMicros: Number(ctx.startTime / 1000n),
+      requestReceivedMicros: receivedMicros(ctx),
       verb: info.verb,
       requestURI: ctx.req.url ?? ctx.path,
       user: user ? auditUser(user) : undefined,
@@ -186,7 +194,7 @@ export function withFailedAuthenticationAudit(audit: ServerAudit): Filter {
     if (config.level === 'None') return;
     const ra = new RequestAudit(config, backend, metrics, {
       auditID: ctx.auditId,
-      requestReceivedMicros: Number(ctx.startTime / 1000n),
+      requestReceivedMicros: receivedMicros(ctx),
       verb: info.verb,
       requestURI: ctx.req.url ?? ctx.path,
       sourceIPs: sourceIPs(ctx),
