@@ -1,14 +1,16 @@
 /**
  * The log backend (k8s.io/apiserver `plugin/pkg/audit/log/backend.go`): one event per line, as
  * JSON or the legacy text, to a file or stdout (`-`). The file rotates by size as kube-apiserver's
- * lumberjack writer does (`<name>-<UTC time>.<ext>` backups, `--audit-log-maxbackup` kept,
- * `--audit-log-maxage` days).
+ * lumberjack writer does (`<name>-<UTC time>.<ext>` backups, gzip-compressed with
+ * `--audit-log-compress`, `--audit-log-maxbackup` kept, `--audit-log-maxage` days).
  *
  * Each call is one synchronous write of whole lines, so lines are never interleaved or torn (a
  * short write, as on a full disk, is truncated away before the failure is reported). A file
  * deleted or renamed by another tool is noticed on the next write and opened again.
  */
-import { closeSync, fstatSync, ftruncate, ftruncateSync, openSync, readdirSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, createWriteStream, existsSync, fstatSync, ftruncate, ftruncateSync, openSync, readdirSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { pipeline } from 'node:stream/promises';
+import { createGzip } from 'node:zlib';
 import { basename, dirname, extname, join } from 'node:path';
 import type { AuditBackend } from './backend.js';
 import { BackgroundWriter, writeChunks } from './background-writer.js';
@@ -27,6 +29,8 @@ export interface LogBackendOptions {
   maxBackups?: number;
   /** Days a rotated file is kept; 0 keeps them regardless of age. */
   maxAgeDays?: number;
+  /** Rotated files are compressed with gzip (`<backup>.gz`), as lumberjack's Compress. */
+  compress?: boolean;
   metrics: AuditMetrics;
   /** Where write failures are reported (besides the error metric). */
   onError?: (err: Error) => void;
@@ -59,6 +63,8 @@ class LogFile {
   private ino = 0;
   private dev = 0;
   private size = 0;
+  /** Backups being compressed, one after the other, off the event loop (zlib runs in libuv's pool). */
+  private compressing: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly path: string,
@@ -66,7 +72,14 @@ class LogFile {
     private readonly maxBackups: number,
     private readonly maxAgeDays: number,
     private readonly now: () => Date,
+    private readonly compress: boolean,
+    private readonly onError: (err: Error) => void,
   ) {}
+
+  /** Resolves once the backups rotated so far are compressed. */
+  async compressed(): Promise<void> {
+    await this.compressing;
+  }
 
   /**
    * Writes `text` whole or not at all; throws on failure. The string goes to the kernel as it is:
@@ -145,9 +158,28 @@ class LogFile {
 
   private rotate(): void {
     this.close();
-    renameSync(this.path, backupName(this.path, this.now()));
+    const backup = backupName(this.path, this.now());
+    renameSync(this.path, backup);
     this.ensureOpen();
     this.removeOldBackups();
+    if (this.compress) this.compressing = this.compressing.then(() => this.gzip(backup));
+  }
+
+  /**
+   * lumberjack's compressLogFile: `<backup>.gz` with the backup's mode, written whole before the
+   * backup is removed; a failure leaves the backup as it is and is reported.
+   */
+  private async gzip(backup: string): Promise<void> {
+    const target = `${backup}.gz`;
+    try {
+      const mode = statSync(backup).mode & 0o777;
+      await pipeline(createReadStream(backup), createGzip(), createWriteStream(target, { mode }));
+      unlinkSync(backup);
+    } catch (err) {
+      rmSync(target, { force: true });
+      // A backup removed meanwhile (--audit-log-maxbackup) is nothing to report.
+      if (existsSync(backup)) this.onError(new Error(`failed to compress log file ${backup}: ${(err as Error).message}`));
+    }
   }
 
   private removeOldBackups(): void {
@@ -155,13 +187,18 @@ class LogFile {
     const dir = dirname(this.path);
     const ext = extname(this.path);
     const prefix = `${basename(this.path, ext)}-`;
+    // A compressed backup (`.gz` after the extension) counts as a backup, as in lumberjack.
+    const stampOf = (f: string) => {
+      const end = f.endsWith(`${ext}.gz`) ? f.length - ext.length - 3 : f.endsWith(ext) ? f.length - ext.length : -1;
+      const stamp = end < 0 || !f.startsWith(prefix) ? '' : f.slice(prefix.length, end);
+      return /^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}\.\d{3}$/.test(stamp) ? stamp : undefined;
+    };
     const backups = readdirSync(dir)
-      .filter((f) => f.startsWith(prefix) && f.endsWith(ext) && /^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}\.\d{3}$/.test(f.slice(prefix.length, f.length - ext.length)))
-      .sort()
-      .reverse();
+      .filter((f) => stampOf(f) !== undefined)
+      .sort((a, b) => (stampOf(a)! < stampOf(b)! ? 1 : stampOf(a)! > stampOf(b)! ? -1 : 0));
     const cutoff = this.now().getTime() - this.maxAgeDays * 24 * 3600 * 1000;
     backups.forEach((f, i) => {
-      const stamp = f.slice(prefix.length, f.length - ext.length);
+      const stamp = stampOf(f)!;
       const time = Date.parse(`${stamp.slice(0, 10)}T${stamp.slice(11).replace(/-/g, ':')}Z`);
       const tooMany = this.maxBackups > 0 && i >= this.maxBackups;
       const tooOld = this.maxAgeDays > 0 && time < cutoff;
@@ -183,7 +220,15 @@ export function createLogBackend(options: LogBackendOptions): AuditBackend {
   const file =
     options.path === '-'
       ? undefined
-      : new LogFile(options.path, (options.maxSizeMB ?? 100) * megabyte, options.maxBackups ?? 100, options.maxAgeDays ?? 366, options.now ?? (() => new Date()));
+      : new LogFile(
+          options.path,
+          (options.maxSizeMB ?? 100) * megabyte,
+          options.maxBackups ?? 100,
+          options.maxAgeDays ?? 366,
+          options.now ?? (() => new Date()),
+          options.compress ?? false,
+          (err) => options.onError?.(err),
+        );
   const write = (text: string, count: number): boolean => {
     try {
       if (file) file.write(text);
@@ -249,6 +294,7 @@ export function createLogBackend(options: LogBackendOptions): AuditBackend {
     },
     async shutdown() {
       await background?.drain();
+      await file?.compressed();
       file?.close();
     },
   };
