@@ -124,7 +124,10 @@ export function withAudit(audit: ServerAudit): Filter {
       objectRef: info.isResourceRequest ? objectRefOf(info) : undefined,
     });
     ctx.audit = ra;
-    if (!(await ra.processStage('RequestReceived'))) {
+    // Awaited only when the backend answers with a promise (a blocking webhook): an omitted stage
+    // or a buffered event costs no extra turn of the microtask queue.
+    const received = ra.processStage('RequestReceived');
+    if (!(typeof received === 'boolean' ? received : await received)) {
       // blocking-strict: a request whose event cannot be stored is not served.
       metrics.requestRejected();
       writeError(ctx, newInternalError(new Error('failed to store audit event')));
@@ -159,7 +162,8 @@ export function withAudit(audit: ServerAudit): Filter {
       ra.setResponseStatus({ metadata: {}, code: 200, status: 'Success', message: 'Connection closed early' });
       if (longRunning) await ra.processStage('ResponseStarted');
     }
-    await ra.processStage('ResponseComplete');
+    const completed = ra.processStage('ResponseComplete');
+    if (typeof completed !== 'boolean') await completed;
   };
 }
 
