@@ -3,11 +3,13 @@
  * backend writes from a goroutine of its own): each line is encoded straight into a slab of memory
  * that is written later and then reused, and writes are paced, one at a time.
  *
- * What this buys, per GET audited at Metadata (tools/bench/audit, in-process figures of the filter
- * and backend): a write per event-loop turn cost about 40 µs of main-thread CPU a request (each a
- * hand-over to libuv's pool and back, and a stat of the path); joining queued line strings and
- * making a Buffer of them cost about a third of the rest, most of it in garbage collection of the
- * large strings and buffers. Slabs that are reused allocate nothing per line.
+ * What this buys, for a GET audited at Metadata on the benchmark machine (tools/bench/audit): a
+ * write per event-loop turn cost about 40 µs of the main thread's CPU a request (113 against 73 µs
+ * with auditing off: each write a hand-over to libuv's pool and back, and a stat of the path),
+ * where paced writes cost a few a second. Joining the waiting line strings and making a Buffer of
+ * them was then about a third of what the filter and the backend cost in one process
+ * (tools/bench/audit/filter.mjs), most of it collecting those large strings and buffers; reused
+ * slabs allocate nothing per line.
  */
 import { write as fsWrite, writev as fsWritev } from 'node:fs';
 

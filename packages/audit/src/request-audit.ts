@@ -174,8 +174,8 @@ export class RequestAudit {
     const ev = this.event;
     this.metrics.event();
     if (stage === 'ResponseComplete' || stage === 'Panic') {
-      // The last stage hands over the event itself, sealed, instead of a copy: with
-      // ResponseComplete alone (the recommended policy) every event was copied once for nothing.
+      // The last stage hands over the event itself, sealed, instead of a copy: nothing may change
+      // it afterwards, and with ResponseComplete alone (the recommended policy) no event is copied.
       this.sealed = true;
       ev.stage = stage;
       ev.stageTimestamp = microTime(nowMicros());
