@@ -57,4 +57,20 @@ describe('--audit-* flags', () => {
       expect.stringMatching(/^invalid argument "soon" for "--audit-webhook-initial-backoff" flag: /),
     ]);
   });
+
+  it('compress rotated log files with --audit-log-compress (lumberjack’s Compress)', async () => {
+    const { audit: a, errors } = await audit(['--audit-log-path=a.log', '--audit-log-compress']);
+    expect(errors).toEqual([]);
+    expect(a!.log).toMatchObject({ path: 'a.log', compress: true });
+  });
+
+  // validateGroupVersionString: only audit.k8s.io/v1 is known since Kubernetes 1.24.
+  it('take audit.k8s.io/v1 for --audit-log-version and --audit-webhook-version and refuse any other', async () => {
+    expect((await audit(['--audit-log-path=a.log', '--audit-log-version=audit.k8s.io/v1', '--audit-webhook-config-file=w', '--audit-webhook-version=audit.k8s.io/v1'])).errors).toEqual([]);
+    const { errors } = await audit(['--audit-log-path=a.log', '--audit-log-version=audit.k8s.io/v1beta1', '--audit-webhook-config-file=w', '--audit-webhook-version=audit.k8s.io/v1/x']);
+    expect(errors).toEqual(['invalid group version, allowed versions are ["audit.k8s.io/v1"]', 'unexpected GroupVersion string: audit.k8s.io/v1/x']);
+    expect((await audit(['--audit-log-path=a.log', '--audit-log-version=audit.plat.io/v1'])).errors).toEqual(['invalid group version, allowed versions are ["audit.k8s.io/v1"]']);
+    // Not checked while its backend is off, as in Kubernetes.
+    expect((await audit(['--audit-webhook-version=v1'])).errors).toEqual([]);
+  });
 });

@@ -14,6 +14,19 @@ export interface AuditFlags extends Omit<AuditSetupOptions, 'policy'> {
 }
 
 type Plugin = 'log' | 'webhook';
+
+/** The one version events are written in: Kubernetes 1.24 removed audit.k8s.io/v1alpha1 and v1beta1. */
+const auditEventVersion = 'audit.k8s.io/v1';
+
+/**
+ * `--audit-{log,webhook}-version` as validateGroupVersionString checks it (schema.ParseGroupVersion,
+ * then the known versions); only checked when the backend is on, as there.
+ */
+function checkGroupVersion(raw: Record<string, unknown>, plugin: Plugin, errors: string[]): void {
+  const value = String(lastValue(raw, `audit-${plugin}-version`));
+  if (value.split('/').length > 2) errors.push(`unexpected GroupVersion string: ${value}`);
+  else if (value !== auditEventVersion) errors.push(`invalid group version, allowed versions are ${JSON.stringify([auditEventVersion])}`);
+}
 const defaultModes: Record<Plugin, AuditMode> = { log: 'blocking', webhook: 'batch' };
 const defaultBatch: Record<Plugin, BatchConfig> = { log: defaultLogBatchConfig, webhook: defaultWebhookBatchConfig };
 
@@ -63,6 +76,9 @@ export function declareAuditFlags<T>(y: Argv<T>): Argv<T> {
     .option('audit-log-maxage', { type: 'string', default: '366', description: 'The maximum number of days to retain old audit log files based on the timestamp encoded in their filename.' })
     .option('audit-log-maxbackup', { type: 'string', default: '100', description: 'The maximum number of old audit log files to retain. Setting a value of 0 will mean there\'s no restriction on the number of files.' })
     .option('audit-log-maxsize', { type: 'string', default: '100', description: 'The maximum size in megabytes of the audit log file before it gets rotated.' })
+    .option('audit-log-compress', { type: 'boolean', default: false, description: 'If set, the rotated log files will be compressed using gzip.' })
+    .option('audit-log-version', { type: 'string', default: auditEventVersion, description: 'API group and version used for serializing audit events written to log.' })
+    .option('audit-webhook-version', { type: 'string', default: auditEventVersion, description: 'API group and version used for serializing audit events written to webhook.' })
     .option('audit-webhook-config-file', {
       type: 'string',
       description: 'Path to a kubeconfig formatted file that defines the audit webhook configuration.',
@@ -135,12 +151,15 @@ export function completeAuditOptions(raw: Record<string, unknown>, errors: strin
       maxAgeDays: intFlag(raw, 'audit-log-maxage', errors, 0),
       maxBackups: intFlag(raw, 'audit-log-maxbackup', errors, 0),
       maxSizeMB: intFlag(raw, 'audit-log-maxsize', errors, 0),
+      ...(lastValue(raw, 'audit-log-compress') === true ? { compress: true } : {}),
       ...modeOptions(raw, 'log', errors),
     };
+    checkGroupVersion(raw, 'log', errors);
   }
   const webhookFile = lastValue(raw, 'audit-webhook-config-file');
   if (typeof webhookFile === 'string' && webhookFile !== '') {
     out.webhook = { configFile: webhookFile, initialBackoffMs: durationMs(raw, 'audit-webhook-initial-backoff', errors), ...modeOptions(raw, 'webhook', errors) };
+    checkGroupVersion(raw, 'webhook', errors);
   }
   return out;
 }

@@ -26,6 +26,8 @@ export interface AuditLogBackendOptions extends ModeOptions {
   maxAgeDays: number;
   maxBackups: number;
   maxSizeMB: number;
+  /** --audit-log-compress */
+  compress?: boolean;
 }
 
 export interface AuditWebhookBackendOptions extends ModeOptions {
@@ -74,6 +76,7 @@ export function createAuditBackend(options: AuditBackendOptions, deps: { metrics
       maxAgeDays: log.maxAgeDays,
       maxBackups: log.maxBackups,
       maxSizeMB: log.maxSizeMB,
+      compress: log.compress,
       background: log.mode === 'batch',
       ...deps,
     });

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { Registry } from 'prom-client';
 import type { AuditEvent } from './event.js';
 import { backupName, createLogBackend } from './log-backend.js';
@@ -77,6 +78,30 @@ describe('log backend', () => {
     const ids = files.flatMap((f) => lines(path.join(dir, f)).map((l) => (JSON.parse(l) as AuditEvent).auditID));
     expect(ids.at(-1)).toBe('id-19');
     expect(ids).toEqual([...ids].sort((a, b) => Number(a.slice(3)) - Number(b.slice(3))));
+  });
+
+  it('gzips rotated files with compress (--audit-log-compress), counting them as backups', async () => {
+    const file = path.join(dir, 'audit.log');
+    let t = Date.UTC(2026, 0, 2, 3, 4, 5);
+    const log = createLogBackend({ path: file, maxSizeMB: 1, maxBackups: 2, maxAgeDays: 0, compress: true, metrics: noAuditMetrics, now: () => new Date((t += 1000)) });
+    for (let i = 0; i < 20; i++) expect(log.processEvents([event(i, 'A'.repeat(300 * 1024))])).toBe(true);
+    await log.shutdown();
+    const files = fs.readdirSync(dir).sort();
+    expect(files).toHaveLength(3);
+    for (const f of files.slice(0, 2)) expect(f).toMatch(/^audit-2026-01-02T03-\d\d-\d\d\.000\.log\.gz$/);
+    for (const f of files.slice(0, 2)) expect(fs.statSync(path.join(dir, f)).mode & 0o777).toBe(0o600);
+    // Each backup holds whole lines, and the newest backup ends where the current file begins.
+    const backupIds = files.slice(0, 2).flatMap((f) =>
+      zlib
+        .gunzipSync(fs.readFileSync(path.join(dir, f)))
+        .toString('utf8')
+        .trimEnd()
+        .split('\n')
+        .map((l) => Number((JSON.parse(l) as AuditEvent).auditID.slice(3))),
+    );
+    const currentIds = lines(file).map((l) => Number((JSON.parse(l) as AuditEvent).auditID.slice(3)));
+    expect(backupIds.at(-1)! + 1).toBe(currentIds[0]);
+    expect(currentIds.at(-1)).toBe(19);
   });
 
   it('names backups as lumberjack does', () => {

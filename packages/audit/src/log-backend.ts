@@ -1,17 +1,20 @@
 /**
  * The log backend (k8s.io/apiserver `plugin/pkg/audit/log/backend.go`): one event per line, as
  * JSON or the legacy text, to a file or stdout (`-`). The file rotates by size as kube-apiserver's
- * lumberjack writer does (`<name>-<UTC time>.<ext>` backups, `--audit-log-maxbackup` kept,
- * `--audit-log-maxage` days).
+ * lumberjack writer does (`<name>-<UTC time>.<ext>` backups, gzip-compressed with
+ * `--audit-log-compress`, `--audit-log-maxbackup` kept, `--audit-log-maxage` days).
  *
  * Each call is one synchronous write of whole lines, so lines are never interleaved or torn (a
  * short write, as on a full disk, is truncated away before the failure is reported). A file
  * deleted or renamed by another tool is noticed on the next write and opened again.
  */
-import { closeSync, fstatSync, ftruncate, ftruncateSync, openSync, readdirSync, renameSync, statSync, unlinkSync, write as fsWrite, writeSync } from 'node:fs';
+import { closeSync, createReadStream, createWriteStream, existsSync, fstatSync, ftruncate, ftruncateSync, openSync, readdirSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { pipeline } from 'node:stream/promises';
+import { createGzip } from 'node:zlib';
 import { basename, dirname, extname, join } from 'node:path';
 import type { AuditBackend } from './backend.js';
-import { encodeEventLine, eventString, type AuditEvent } from './event.js';
+import { BackgroundWriter, writeChunks } from './background-writer.js';
+import { encodeEvent, eventString } from './event.js';
 import type { AuditMetrics } from './metrics.js';
 
 export type AuditLogFormat = 'json' | 'legacy';
@@ -26,6 +29,8 @@ export interface LogBackendOptions {
   maxBackups?: number;
   /** Days a rotated file is kept; 0 keeps them regardless of age. */
   maxAgeDays?: number;
+  /** Rotated files are compressed with gzip (`<backup>.gz`), as lumberjack's Compress. */
+  compress?: boolean;
   metrics: AuditMetrics;
   /** Where write failures are reported (besides the error metric). */
   onError?: (err: Error) => void;
@@ -44,6 +49,7 @@ export const maxQueuedLogBytes = 64 * 1024 * 1024;
 
 const megabyte = 1024 * 1024;
 
+
 /** lumberjack's backup name: `audit-2006-01-02T15-04-05.000.log` for `audit.log`. */
 export function backupName(path: string, time: Date): string {
   const ext = extname(path);
@@ -57,6 +63,8 @@ class LogFile {
   private ino = 0;
   private dev = 0;
   private size = 0;
+  /** Backups being compressed, one after the other, off the event loop (zlib runs in libuv's pool). */
+  private compressing: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly path: string,
@@ -64,16 +72,32 @@ class LogFile {
     private readonly maxBackups: number,
     private readonly maxAgeDays: number,
     private readonly now: () => Date,
+    private readonly compress: boolean,
+    private readonly onError: (err: Error) => void,
   ) {}
 
-  /** Writes `data` whole or not at all; throws on failure. */
-  write(data: Buffer): void {
+  /** Resolves once the backups rotated so far are compressed. */
+  async compressed(): Promise<void> {
+    await this.compressing;
+  }
+
+  /**
+   * Writes `text` whole or not at all; throws on failure. The string goes to the kernel as it is:
+   * a Buffer made of a batch's lines first cost more than encoding the events (it is allocated
+   * outside V8's heap and counted towards its collections).
+   */
+  write(text: string): void {
+    const length = Buffer.byteLength(text);
     this.ensureOpen();
-    if (this.maxBytes > 0 && this.size > 0 && this.size + data.length > this.maxBytes) this.rotate();
+    if (this.maxBytes > 0 && this.size > 0 && this.size + length > this.maxBytes) this.rotate();
     const before = this.size;
     let written = 0;
     try {
-      while (written < data.length) written += writeSync(this.fd, data, written, data.length - written);
+      written = writeSync(this.fd, text);
+      if (written < length) {
+        const data = Buffer.from(text);
+        while (written < length) written += writeSync(this.fd, data, written, length - written);
+      }
     } catch (err) {
       // Nothing half-written: cut the partial line off again.
       if (written > 0) {
@@ -88,27 +112,24 @@ class LogFile {
     this.size += written;
   }
 
-  /** The same as write(), with the data written in the background; resolves when it is all on file. */
-  writeInBackground(data: Buffer): Promise<void> {
+  /** The same as write(), for chunks written in the background; resolves when they are all on file. */
+  writeInBackground(chunks: readonly Buffer[]): Promise<void> {
+    const length = chunks.reduce((n, c) => n + c.length, 0);
     this.ensureOpen();
-    if (this.maxBytes > 0 && this.size > 0 && this.size + data.length > this.maxBytes) this.rotate();
+    if (this.maxBytes > 0 && this.size > 0 && this.size + length > this.maxBytes) this.rotate();
     const fd = this.fd;
     const before = this.size;
     // Counted now: a later write (after this one completes) rotates on the right size.
-    this.size += data.length;
-    return new Promise((resolve, reject) => {
-      const step = (written: number) => {
-        if (written >= data.length) return resolve();
-        fsWrite(fd, data, written, data.length - written, null, (err, n) => {
-          if (!err) return step(written + n);
-          this.size = before;
-          // Nothing half-written: cut the partial line off again.
-          if (written > 0) ftruncate(fd, before, () => reject(err));
-          else reject(err);
-        });
-      };
-      step(0);
-    });
+    this.size += length;
+    return new Promise((resolve, reject) =>
+      writeChunks(fd, chunks, (err, written) => {
+        if (!err) return resolve();
+        this.size = before;
+        // Nothing half-written: cut the partial line off again.
+        if (written > 0) ftruncate(fd, before, () => reject(err));
+        else reject(err);
+      }),
+    );
   }
 
   close(): void {
@@ -137,9 +158,28 @@ class LogFile {
 
   private rotate(): void {
     this.close();
-    renameSync(this.path, backupName(this.path, this.now()));
+    const backup = backupName(this.path, this.now());
+    renameSync(this.path, backup);
     this.ensureOpen();
     this.removeOldBackups();
+    if (this.compress) this.compressing = this.compressing.then(() => this.gzip(backup));
+  }
+
+  /**
+   * lumberjack's compressLogFile: `<backup>.gz` with the backup's mode, written whole before the
+   * backup is removed; a failure leaves the backup as it is and is reported.
+   */
+  private async gzip(backup: string): Promise<void> {
+    const target = `${backup}.gz`;
+    try {
+      const mode = statSync(backup).mode & 0o777;
+      await pipeline(createReadStream(backup), createGzip(), createWriteStream(target, { mode }));
+      unlinkSync(backup);
+    } catch (err) {
+      rmSync(target, { force: true });
+      // A backup removed meanwhile (--audit-log-maxbackup) is nothing to report.
+      if (existsSync(backup)) this.onError(new Error(`failed to compress log file ${backup}: ${(err as Error).message}`));
+    }
   }
 
   private removeOldBackups(): void {
@@ -147,13 +187,18 @@ class LogFile {
     const dir = dirname(this.path);
     const ext = extname(this.path);
     const prefix = `${basename(this.path, ext)}-`;
+    // A compressed backup (`.gz` after the extension) counts as a backup, as in lumberjack.
+    const stampOf = (f: string) => {
+      const end = f.endsWith(`${ext}.gz`) ? f.length - ext.length - 3 : f.endsWith(ext) ? f.length - ext.length : -1;
+      const stamp = end < 0 || !f.startsWith(prefix) ? '' : f.slice(prefix.length, end);
+      return /^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}\.\d{3}$/.test(stamp) ? stamp : undefined;
+    };
     const backups = readdirSync(dir)
-      .filter((f) => f.startsWith(prefix) && f.endsWith(ext) && /^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}\.\d{3}$/.test(f.slice(prefix.length, f.length - ext.length)))
-      .sort()
-      .reverse();
+      .filter((f) => stampOf(f) !== undefined)
+      .sort((a, b) => (stampOf(a)! < stampOf(b)! ? 1 : stampOf(a)! > stampOf(b)! ? -1 : 0));
     const cutoff = this.now().getTime() - this.maxAgeDays * 24 * 3600 * 1000;
     backups.forEach((f, i) => {
-      const stamp = f.slice(prefix.length, f.length - ext.length);
+      const stamp = stampOf(f)!;
       const time = Date.parse(`${stamp.slice(0, 10)}T${stamp.slice(11).replace(/-/g, ':')}Z`);
       const tooMany = this.maxBackups > 0 && i >= this.maxBackups;
       const tooOld = this.maxAgeDays > 0 && time < cutoff;
@@ -171,16 +216,23 @@ class LogFile {
 /** The log backend: processEvents writes the events' lines in one write and answers whether it succeeded. */
 export function createLogBackend(options: LogBackendOptions): AuditBackend {
   const format = options.format ?? 'json';
-  const encode = format === 'legacy' ? (ev: AuditEvent) => `${eventString(ev)}\n` : encodeEventLine;
+  const encode = format === 'legacy' ? eventString : encodeEvent;
   const file =
     options.path === '-'
       ? undefined
-      : new LogFile(options.path, (options.maxSizeMB ?? 100) * megabyte, options.maxBackups ?? 100, options.maxAgeDays ?? 366, options.now ?? (() => new Date()));
+      : new LogFile(
+          options.path,
+          (options.maxSizeMB ?? 100) * megabyte,
+          options.maxBackups ?? 100,
+          options.maxAgeDays ?? 366,
+          options.now ?? (() => new Date()),
+          options.compress ?? false,
+          (err) => options.onError?.(err),
+        );
   const write = (text: string, count: number): boolean => {
-    const data = Buffer.from(text);
     try {
-      if (file) file.write(data);
-      else writeSync(1, data);
+      if (file) file.write(text);
+      else writeSync(1, text);
       return true;
     } catch (err) {
       options.metrics.error('log', count);
@@ -188,55 +240,22 @@ export function createLogBackend(options: LogBackendOptions): AuditBackend {
       return false;
     }
   };
-  // Batch mode: one background write at a time; what arrives meanwhile waits in `queued`. A write
-  // takes as much as fits in the file before it rotates (at least one hand-over).
-  const maxWriteBytes = file && (options.maxSizeMB ?? 100) > 0 ? (options.maxSizeMB ?? 100) * megabyte : Infinity;
-  const queued: { text: string; count: number }[] = [];
-  let queuedBytes = 0;
-  let writing: Promise<void> | undefined;
-  const writeInBackground = (data: Buffer): Promise<void> =>
-    file
-      ? file.writeInBackground(data)
-      : new Promise((resolve, reject) => fsWrite(1, data, (err) => (err ? reject(err) : resolve())));
-  const pump = () => {
-    if (writing || queued.length === 0) return;
-    let text = '';
-    let count = 0;
-    while (queued.length > 0 && (count === 0 || text.length + queued[0]!.text.length <= maxWriteBytes)) {
-      const next = queued.shift()!;
-      text += next.text;
-      count += next.count;
-    }
-    queuedBytes -= text.length;
-    let started: Promise<void>;
-    try {
-      started = writeInBackground(Buffer.from(text));
-    } catch (err) {
-      started = Promise.reject(err);
-    }
-    writing = started
-      .catch((err: Error) => {
-        options.metrics.error('log', count);
-        options.onError?.(err);
+  // Batch mode: lines go to a background writer; one write takes as much as fits in the file
+  // before it rotates (at least one chunk).
+  const background = options.background
+    ? new BackgroundWriter({
+        write: (chunks) =>
+          file ? file.writeInBackground(chunks) : new Promise((resolve, reject) => writeChunks(1, chunks, (err) => (err ? reject(err) : resolve()))),
+        maxWriteBytes: file && (options.maxSizeMB ?? 100) > 0 ? (options.maxSizeMB ?? 100) * megabyte : Infinity,
+        maxQueuedBytes: maxQueuedLogBytes,
+        onFailure: (count, err) => {
+          options.metrics.error('log', count);
+          options.onError?.(err);
+        },
       })
-      .finally(() => {
-        writing = undefined;
-        pump();
-      });
-  };
-  const hand = (text: string, count: number): boolean => {
-    if (!options.background) return write(text, count);
-    if (queuedBytes + text.length > maxQueuedLogBytes) {
-      options.metrics.error('log', count);
-      return false;
-    }
-    queued.push({ text, count });
-    queuedBytes += text.length;
-    pump();
-    return true;
-  };
-  // While corked (batch mode flushing its buffer), lines are gathered and handed over at uncork:
-  // one write for everything a flush hands over instead of one per event.
+    : undefined;
+  // While corked, lines are gathered and handed over at uncork: one write for everything a flush
+  // of batch mode hands over instead of one per event. (The background writer gathers lines itself.)
   let corked = false;
   let pending = '';
   let pendingCount = 0;
@@ -244,14 +263,23 @@ export function createLogBackend(options: LogBackendOptions): AuditBackend {
     name: 'log',
     processEvents(events) {
       if (events.length === 0) return true;
+      if (background) {
+        let stored = true;
+        for (const ev of events) {
+          if (background.append(encode(ev), 1)) continue;
+          options.metrics.error('log', 1);
+          stored = false;
+        }
+        return stored;
+      }
       let text = '';
-      for (const ev of events) text += encode(ev);
+      for (const ev of events) text += `${encode(ev)}\n`;
       if (corked) {
         pending += text;
         pendingCount += events.length;
         return true;
       }
-      return hand(text, events.length);
+      return write(text, events.length);
     },
     cork() {
       corked = true;
@@ -262,10 +290,11 @@ export function createLogBackend(options: LogBackendOptions): AuditBackend {
       const [text, count] = [pending, pendingCount];
       pending = '';
       pendingCount = 0;
-      hand(text, count);
+      write(text, count);
     },
     async shutdown() {
-      while (writing) await writing;
+      await background?.drain();
+      await file?.compressed();
       file?.close();
     },
   };

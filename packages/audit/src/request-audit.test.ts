@@ -61,6 +61,19 @@ describe('RequestAudit', () => {
     expect(seen[1]).toMatchObject({ kind: 'Event', apiVersion: 'audit.k8s.io/v1', level: 'Metadata', auditID: '5f2c0d8e-1111-4a5b-9c3d-000000000001', verb: 'create', user: { username: 'writer' } });
   });
 
+  it('changes nothing of an event once its last stage went out (a backend may still hold it)', () => {
+    const { ra, seen } = recorder('RequestResponse');
+    ra.setResponseCode(200);
+    ra.processStage('ResponseComplete');
+    const sent = JSON.stringify(seen[0]);
+    ra.addAnnotation('late', 'x');
+    ra.logResponseObject({ kind: 'Status', code: 504, status: 'Failure' });
+    ra.setResponseStatus({ metadata: {}, code: 500 });
+    ra.logRequestObject(bundle);
+    ra.logImpersonatedUser({ username: 'mallory' });
+    expect(JSON.stringify(seen[0])).toBe(sent);
+  });
+
   it('leaves out the stages the policy omits', () => {
     const { ra, seen } = recorder('Metadata', ['RequestReceived']);
     ra.processStage('RequestReceived');

@@ -1,8 +1,9 @@
 /**
  * One request's audit record as it walks through the server (kube's `audit.AuditContext` with
  * `pkg/audit/request.go`): the event under construction, what the policy decided for it, and the
- * calls the filters and handlers make to fill it in. Each processed stage hands the backend a copy,
- * so a backend may keep an event while the request goes on.
+ * calls the filters and handlers make to fill it in. Each processed stage but the last hands the
+ * backend a copy, so a backend may keep an event while the request goes on; the last one
+ * (ResponseComplete or Panic) hands over the event itself and ignores later changes.
  */
 import type { AuditStage } from '@plat/config';
 import type { AuditBackend } from './backend.js';
@@ -85,6 +86,8 @@ function asStatus(obj: unknown): AuditResponseStatus | undefined {
 export class RequestAudit {
   readonly event: AuditEvent;
   private codeSet = false;
+  /** The last stage went out with the event itself: nothing may change it any more. */
+  private sealed = false;
 
   constructor(
     readonly config: RequestAuditConfig,
@@ -118,16 +121,19 @@ export class RequestAudit {
 
   /** Adds an annotation unless one with the key is there already (kube keeps the first and logs the clash). */
   addAnnotation(key: string, value: string): void {
+    if (this.sealed) return;
     const annotations = (this.event.annotations ??= {});
     if (!(key in annotations)) annotations[key] = value;
   }
 
   logImpersonatedUser(user: AuditUserInfo): void {
+    if (this.sealed) return;
     this.event.impersonatedUser = user;
   }
 
   /** The decoded body of a create, update or delete (Request level and above); fills the object reference at every level. */
   logRequestObject(obj: unknown): void {
+    if (this.sealed) return;
     this.fillObjectRef(obj);
     if (levelLess(this.config.level, 'Request')) return;
     this.event.requestObject = recordable(obj, this.config.omitManagedFields);
@@ -135,12 +141,13 @@ export class RequestAudit {
 
   /** A patch body as sent (Request level and above). */
   logRequestPatch(patch: unknown): void {
-    if (levelLess(this.config.level, 'Request')) return;
+    if (this.sealed || levelLess(this.config.level, 'Request')) return;
     this.event.requestObject = patch;
   }
 
   /** What the response carries: a Status sets responseStatus; the object itself is kept at RequestResponse. */
   logResponseObject(obj: unknown): void {
+    if (this.sealed) return;
     const status = asStatus(obj);
     if (status) this.event.responseStatus = status;
     if (levelLess(this.config.level, 'RequestResponse')) return;
@@ -149,7 +156,7 @@ export class RequestAudit {
 
   /** The response's HTTP status, from the first header written. Returns true the first time. */
   setResponseCode(code: number): boolean {
-    if (this.codeSet) return false;
+    if (this.codeSet || this.sealed) return false;
     this.codeSet = true;
     if (this.event.responseStatus) this.event.responseStatus.code ??= code;
     else this.event.responseStatus = { metadata: {}, code };
@@ -157,6 +164,7 @@ export class RequestAudit {
   }
 
   setResponseStatus(status: AuditResponseStatus): void {
+    if (this.sealed) return;
     this.event.responseStatus = status;
   }
 
@@ -164,6 +172,15 @@ export class RequestAudit {
   processStage(stage: AuditStage): boolean | Promise<boolean> {
     if (this.config.omitStages.has(stage)) return true;
     const ev = this.event;
+    this.metrics.event();
+    if (stage === 'ResponseComplete' || stage === 'Panic') {
+      // The last stage hands over the event itself, sealed, instead of a copy: nothing may change
+      // it afterwards, and with ResponseComplete alone (the recommended policy) no event is copied.
+      this.sealed = true;
+      ev.stage = stage;
+      ev.stageTimestamp = microTime(nowMicros());
+      return this.backend.processEvents([ev]);
+    }
     const copy: AuditEvent = {
       ...ev,
       stage,
@@ -172,7 +189,6 @@ export class RequestAudit {
       ...(ev.responseStatus ? { responseStatus: { ...ev.responseStatus } } : {}),
       ...(ev.objectRef ? { objectRef: { ...ev.objectRef } } : {}),
     };
-    this.metrics.event();
     return this.backend.processEvents([copy]);
   }
 

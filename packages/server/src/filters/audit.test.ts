@@ -66,6 +66,20 @@ describe('audit filter stages', () => {
     expect(backend.events.map((e) => e.stage)).toEqual(['RequestReceived', 'ResponseStarted', 'ResponseComplete']);
   });
 
+  it('stamps requestReceivedTimestamp with the wall clock of the request\'s monotonic start time', async () => {
+    const backend = memoryBackend();
+    const ctx = context();
+    // As serving.ts sets it: process.hrtime, 50 ms before the filter runs.
+    (ctx as { startTime: bigint }).startTime = process.hrtime.bigint() - 50_000_000n;
+    const before = Date.now();
+    await withAudit(serverAudit(backend, 'Metadata'))(async () => undefined)(ctx);
+    const received = Date.parse(backend.events[0]!.requestReceivedTimestamp);
+    const stage = Date.parse(backend.events[1]!.stageTimestamp);
+    expect(received).toBeGreaterThanOrEqual(before - 50 - 5);
+    expect(received).toBeLessThanOrEqual(before - 50 + 1000);
+    expect(stage - received).toBeGreaterThanOrEqual(49);
+  });
+
   it('records a faked success when the handler wrote nothing (the client went away)', async () => {
     const backend = memoryBackend();
     await withAudit(serverAudit(backend, 'Metadata'))(async () => undefined)(context());

@@ -8,7 +8,7 @@
  */
 import { isIP } from 'node:net';
 import { newInternalError } from '@plat/api-model';
-import { RequestAudit, type AuditBackend, type AuditMetrics, type AuditUserInfo, type PolicyRuleEvaluator } from '@plat/audit';
+import { RequestAudit, nowMicros, type AuditBackend, type AuditMetrics, type AuditObjectReference, type AuditUserInfo, type PolicyRuleEvaluator } from '@plat/audit';
 import type { UserInfo } from '@plat/auth';
 import type { Filter, OutgoingResponse, RequestContext } from '../context.js';
 import { writeError } from '../response.js';
@@ -28,16 +28,21 @@ function plainIP(value: string): string {
 }
 
 export function sourceIPs(ctx: RequestContext): string[] {
+  const forwarded = ctx.req.headers['x-forwarded-for'];
+  const real = ctx.req.headers['x-real-ip'];
+  const peer = ctx.req.socket.remoteAddress;
+  if (forwarded === undefined && real === undefined) {
+    // The common case, a direct client: its address alone, without the list's bookkeeping.
+    const ip = peer ? plainIP(peer) : '';
+    return isIP(ip) !== 0 ? [ip] : [];
+  }
   const out: string[] = [];
   // Only what parses as an IP address, as Kubernetes' ParseIPSloppy: a header is the client's to write.
   const add = (ip: string) => {
     if (isIP(ip) !== 0 && !out.includes(ip) && out.length < maxSourceIPs) out.push(ip);
   };
-  const forwarded = ctx.req.headers['x-forwarded-for'];
   if (typeof forwarded === 'string') for (const part of forwarded.split(',').slice(0, maxSourceIPs)) add(plainIP(part));
-  const real = ctx.req.headers['x-real-ip'];
   if (typeof real === 'string') add(plainIP(real));
-  const peer = ctx.req.socket.remoteAddress;
   if (peer) add(plainIP(peer));
   return out;
 }
@@ -48,6 +53,25 @@ export function auditUser(user: UserInfo): AuditUserInfo {
   if (user.groups && user.groups.length > 0) out.groups = [...user.groups];
   if (user.extra && Object.keys(user.extra).length > 0) out.extra = Object.fromEntries(Object.entries(user.extra).map(([k, v]) => [k, [...v]]));
   return out;
+}
+
+/**
+ * When the request arrived, in microseconds since the epoch: `ctx.startTime` is a monotonic clock
+ * (process.hrtime), so the wall clock now less the time since then.
+ */
+function receivedMicros(ctx: RequestContext): number {
+  return nowMicros() - Number(process.hrtime.bigint() - ctx.startTime) / 1000;
+}
+
+/** The request's object reference, its keys in the order Kubernetes' ObjectReference has them. */
+function objectRefOf(info: RequestContext['info']): AuditObjectReference {
+  const ref: AuditObjectReference = { resource: info.resource };
+  if (info.namespace) ref.namespace = info.namespace;
+  if (info.name) ref.name = info.name;
+  ref.apiGroup = info.apiGroup;
+  ref.apiVersion = info.apiVersion;
+  if (info.subresource) ref.subresource = info.subresource;
+  return ref;
 }
 
 /** Calls `onHead(code)` once, when the response's status goes out (writeHead, or the first write). */
@@ -91,25 +115,19 @@ export function withAudit(audit: ServerAudit): Filter {
 
     const ra = new RequestAudit(config, backend, metrics, {
       auditID: ctx.auditId,
-      requestReceivedMicros: Number(ctx.startTime / 1000n),
+      requestReceivedMicros: receivedMicros(ctx),
       verb: info.verb,
       requestURI: ctx.req.url ?? ctx.path,
       user: user ? auditUser(user) : undefined,
       sourceIPs: sourceIPs(ctx),
       userAgent: typeof ctx.req.headers['user-agent'] === 'string' ? ctx.req.headers['user-agent'] : undefined,
-      objectRef: info.isResourceRequest
-        ? {
-            resource: info.resource,
-            ...(info.namespace ? { namespace: info.namespace } : {}),
-            ...(info.name ? { name: info.name } : {}),
-            apiGroup: info.apiGroup,
-            apiVersion: info.apiVersion,
-            ...(info.subresource ? { subresource: info.subresource } : {}),
-          }
-        : undefined,
+      objectRef: info.isResourceRequest ? objectRefOf(info) : undefined,
     });
     ctx.audit = ra;
-    if (!(await ra.processStage('RequestReceived'))) {
+    // Awaited only when the backend answers with a promise (a blocking webhook): an omitted stage
+    // or a buffered event costs no extra turn of the microtask queue.
+    const received = ra.processStage('RequestReceived');
+    if (!(typeof received === 'boolean' ? received : await received)) {
       // blocking-strict: a request whose event cannot be stored is not served.
       metrics.requestRejected();
       writeError(ctx, newInternalError(new Error('failed to store audit event')));
@@ -144,7 +162,8 @@ export function withAudit(audit: ServerAudit): Filter {
       ra.setResponseStatus({ metadata: {}, code: 200, status: 'Success', message: 'Connection closed early' });
       if (longRunning) await ra.processStage('ResponseStarted');
     }
-    await ra.processStage('ResponseComplete');
+    const completed = ra.processStage('ResponseComplete');
+    if (typeof completed !== 'boolean') await completed;
   };
 }
 
@@ -186,7 +205,7 @@ export function withFailedAuthenticationAudit(audit: ServerAudit): Filter {
     if (config.level === 'None') return;
     const ra = new RequestAudit(config, backend, metrics, {
       auditID: ctx.auditId,
-      requestReceivedMicros: Number(ctx.startTime / 1000n),
+      requestReceivedMicros: receivedMicros(ctx),
       verb: info.verb,
       requestURI: ctx.req.url ?? ctx.path,
       sourceIPs: sourceIPs(ctx),
