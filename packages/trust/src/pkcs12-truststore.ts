@@ -167,7 +167,13 @@ function intOf(block: asn1js.AsnType | undefined, what: string): number {
 }
 
 function parse(bytes: Uint8Array, what: string): asn1js.AsnType {
-  const parsed = asn1js.fromBER(bytes);
+  let parsed: ReturnType<typeof asn1js.fromBER>;
+  try {
+    parsed = asn1js.fromBER(bytes);
+  } catch (err) {
+    // asn1js throws on some damaged values (a string it cannot convert) instead of reporting them.
+    fail(`${what}: ${(err as Error).message}`);
+  }
   if (parsed.offset === -1) fail(`${what}: ${parsed.result.error}`);
   return parsed.result;
 }

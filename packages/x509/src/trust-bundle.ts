@@ -88,7 +88,7 @@ export function validateTrustBundle(pem: string, options: ValidateTrustBundleOpt
   for (const entry of readPemEntries(pem)) {
     if (entry.kind === 'malformed') {
       if (options.onSkippedBlock) {
-        const detail = `skipped a ${entry.type} block at line ${lineOf(entry.offset)} that does not parse as PEM: ${entry.reason}`;
+        const detail = `skipped a ${printableType(entry.type)} block at line ${lineOf(entry.offset)} that does not parse as PEM: ${entry.reason}`;
         options.onSkippedBlock(entryFinding(-1, 'skipped-pem', detail));
       }
       continue;
@@ -135,4 +135,13 @@ export function validateTrustBundle(pem: string, options: ValidateTrustBundleOpt
     }
   }
   return findings;
+}
+
+/**
+ * A block type as a message may show it: as written when it is printable ASCII, quoted with its
+ * control and other characters escaped otherwise, so a type holding a CR or NUL cannot break the
+ * Warning header or the log line that carries the message.
+ */
+function printableType(type: string): string {
+  return /^[\x20-\x7e]*$/.test(type) ? type : JSON.stringify(type);
 }
