@@ -156,6 +156,15 @@ describe('validateTrustBundle', () => {
     });
   });
 
+  it('quotes a skipped block type that holds control characters, so the finding fits a Warning header', () => {
+    const broken = f.caB.certPem.replace('-----BEGIN CERTIFICATE-----', '-----BEGIN CERT\rIFICATE\u0000-----').replace(/\n[A-Za-z0-9+/]{4}/, '\n!!!!');
+    const { findings, skipped: seen } = skipped(broken + f.caA.certPem);
+    expect(findings).toEqual([]);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toMatch(/^skipped-pem -1: skipped a "CERT\\rIFICATE\\u0000" block at line 1 that does not parse as PEM: /);
+    expect(seen[0]).toMatch(/^[\x20-\x7e]*$/);
+  });
+
   it('numbers entries without the skipped blocks, as Kubernetes does', () => {
     const broken = f.caB.certPem.replace(/\n[A-Za-z0-9+/]{4}/, '\n!!!!');
     expect(validateTrustBundle(broken + f.leaf.certPem)).toEqual([{ index: 0, kind: 'not-ca', detail: 'entry 0 does not have the CA bit set' }]);
