@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
+import { flagList, lastFlag } from './flag-values.js';
 import { migrateStorage, servedResourceDefinitions, type ResourceMigration } from '@plat/control-plane';
 import { defaultSqliteFileName, openStorage, type BackendOptions } from '@plat/storage';
 
@@ -16,29 +17,19 @@ interface MigrateIO {
   signal?: AbortSignal;
 }
 
-function list(v: unknown): string[] {
-  const all = (Array.isArray(v) ? v : v === undefined ? [] : [v]).map(String);
-  return all.flatMap((s) => s.split(',')).filter((s) => s !== '');
-}
-
-function last(v: unknown): string | undefined {
-  if (Array.isArray(v)) return v.length ? String(v[v.length - 1]) : undefined;
-  return v === undefined ? undefined : String(v);
-}
-
 function backendFrom(argv: Record<string, unknown>): BackendOptions | string {
-  const backend = last(argv['storage-backend']) ?? 'sqlite';
-  if (backend === 'sqlite') return { backend, dataDir: last(argv['data-dir']) ?? '.plat', compactIntervalMs: 0 };
+  const backend = lastFlag(argv['storage-backend']) ?? 'sqlite';
+  if (backend === 'sqlite') return { backend, dataDir: lastFlag(argv['data-dir']) ?? '.plat', compactIntervalMs: 0 };
   if (backend === 'etcd3') {
-    const servers = list(argv['etcd-servers']);
+    const servers = flagList(argv['etcd-servers']);
     if (!servers.length) return '--etcd-servers must be specified';
     return {
       backend,
       servers,
-      caFile: last(argv['etcd-cafile']),
-      certFile: last(argv['etcd-certfile']),
-      keyFile: last(argv['etcd-keyfile']),
-      prefix: last(argv['etcd-prefix']) ?? '/registry',
+      caFile: lastFlag(argv['etcd-cafile']),
+      certFile: lastFlag(argv['etcd-certfile']),
+      keyFile: lastFlag(argv['etcd-keyfile']),
+      prefix: lastFlag(argv['etcd-prefix']) ?? '/registry',
       compactIntervalMs: 0,
     };
   }

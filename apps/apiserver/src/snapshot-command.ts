@@ -4,6 +4,7 @@
  * how it is checked and why a restore bumps the revision are the storage package's rules.
  */
 import type { Argv, CommandModule } from 'yargs';
+import { flagList, lastFlag } from './flag-values.js';
 import { defaultRestoreRevisionBump, restoreSnapshot, saveSnapshot, type SnapshotSource } from '@plat/storage';
 
 interface SnapshotIO {
@@ -11,26 +12,16 @@ interface SnapshotIO {
   stderr: { write(chunk: string): unknown };
 }
 
-function list(v: unknown): string[] {
-  const all = (Array.isArray(v) ? v : v === undefined ? [] : [v]).map(String);
-  return all.flatMap((s) => s.split(',')).filter((s) => s !== '');
-}
-
-function last(v: unknown): string | undefined {
-  if (Array.isArray(v)) return v.length ? String(v[v.length - 1]) : undefined;
-  return v === undefined ? undefined : String(v);
-}
-
 async function runSave(argv: Record<string, unknown>, io: SnapshotIO): Promise<number> {
   const file = String(argv.file);
-  const backend = last(argv['storage-backend']) ?? 'sqlite';
+  const backend = lastFlag(argv['storage-backend']) ?? 'sqlite';
   let source: SnapshotSource;
   if (backend === 'sqlite') {
-    source = { backend, dataDir: last(argv['data-dir']) ?? '.plat' };
+    source = { backend, dataDir: lastFlag(argv['data-dir']) ?? '.plat' };
   } else if (backend === 'etcd3') {
-    const servers = list(argv['etcd-servers']);
+    const servers = flagList(argv['etcd-servers']);
     if (!servers.length) return fail(io, '--etcd-servers must be specified');
-    source = { backend, servers, caFile: last(argv['etcd-cafile']), certFile: last(argv['etcd-certfile']), keyFile: last(argv['etcd-keyfile']) };
+    source = { backend, servers, caFile: lastFlag(argv['etcd-cafile']), certFile: lastFlag(argv['etcd-certfile']), keyFile: lastFlag(argv['etcd-keyfile']) };
   } else {
     return fail(io, `--storage-backend invalid for a snapshot, allowed values: 'sqlite', 'etcd3'; got "${backend}"`);
   }
@@ -46,10 +37,10 @@ async function runSave(argv: Record<string, unknown>, io: SnapshotIO): Promise<n
 
 async function runRestore(argv: Record<string, unknown>, io: SnapshotIO): Promise<number> {
   const file = String(argv.file);
-  const dataDir = last(argv['data-dir']);
+  const dataDir = lastFlag(argv['data-dir']);
   if (!dataDir) return fail(io, '--data-dir must be specified: the data dir to restore into');
-  const bump = Number(last(argv['bump-revision']) ?? defaultRestoreRevisionBump);
-  if (!Number.isSafeInteger(bump) || bump < 0) return fail(io, `--bump-revision must be a non-negative integer, got "${last(argv['bump-revision'])}"`);
+  const bump = Number(lastFlag(argv['bump-revision']) ?? defaultRestoreRevisionBump);
+  if (!Number.isSafeInteger(bump) || bump < 0) return fail(io, `--bump-revision must be a non-negative integer, got "${lastFlag(argv['bump-revision'])}"`);
   try {
     const r = await restoreSnapshot(file, { dataDir, force: argv.force === true, bumpRevision: bump });
     io.stdout.write(

@@ -2,16 +2,10 @@
 // generated admin kubeconfig, by-name operations on signer-prefixed names (the library encodes
 // `:` as %3A), server-side apply, watch with bookmarks and an informer.
 import { createCertificateAuthority } from '@plat/x509';
+import { loadClientNode, type ClientNode } from './client-node-module.js';
 import { kubectlSuite, waitFor, type KubectlSuite } from './kubectl.js';
 
-type ClientNode = typeof import('@kubernetes/client-node');
-let k8s: ClientNode | undefined;
-let loadError = '';
-try {
-  k8s = await import('@kubernetes/client-node');
-} catch (err) {
-  loadError = err instanceof Error ? err.message : String(err);
-}
+const { k8s, loadError } = await loadClientNode();
 
 const group = 'certificates.plat.io';
 const version = 'v1alpha1';

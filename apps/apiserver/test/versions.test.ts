@@ -5,16 +5,10 @@
 import { execFile, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createCertificateAuthority } from '@plat/x509';
+import { loadClientNode } from './client-node-module.js';
 import { bundleYaml, hasKubectl, kubectl, kubectlSuite, waitFor, type KubectlSuite } from './kubectl.js';
 
-type ClientNode = typeof import('@kubernetes/client-node');
-let k8s: ClientNode | undefined;
-let loadError = '';
-try {
-  k8s = await import('@kubernetes/client-node');
-} catch (err) {
-  loadError = err instanceof Error ? err.message : String(err);
-}
+const { k8s, loadError } = await loadClientNode();
 
 const python = '/usr/bin/python3';
 /** Why the Python client cannot run here ('' when it can). */
