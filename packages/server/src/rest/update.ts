@@ -55,7 +55,7 @@ export async function prepareUpdate(
   ensureObjectNamespace(scope, ctx.info.namespace, next);
   carryOverSystemFields(next, current);
   scope.def.strategy.prepareForUpdate?.(next, current);
-  if (opts.managedFields !== 'keep') recordManagedFields(scope, next, current, opts.manager);
+  if (opts.managedFields !== 'keep') recordManagedFields(scope, next, current, opts.manager, ctx.info.subresource);
   validateForUpdate(scope, next, current);
   ctx.warnings.push(...(scope.def.strategy.warnings?.(next, current) ?? []));
   await runAdmission(scope, ctx, 'UPDATE', next, current, opts.dryRun);
