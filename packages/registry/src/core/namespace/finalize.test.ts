@@ -1,3 +1,4 @@
+import { request } from 'undici';
 import { RbacAuthorizer, RbacPolicyStore, RbacRuleResolver, createAuthorizerChain, createBuiltinAuthorizer } from '@plat/auth';
 import { namespaceResource, rbacResources } from '../../index.js';
 import { startCluster, type TestCluster } from '../../../test/cluster.js';
@@ -86,6 +87,18 @@ describe('PUT namespaces/<name>/finalize', () => {
     const res = await c.req<Status>('admin', 'PUT', finalizePath('fin-f'), { body: { ...cur, spec: { finalizers: [] } } });
     expect(res.status).toBe(409);
     expect(res.json.reason).toBe('Conflict');
+  });
+
+  it('reads a body without Content-Type as JSON, as kubectl replace --raw sends it (NegotiateInputSerializerForMediaType)', async () => {
+    const bare = async (method: 'POST' | 'PUT', path: string, body: unknown) => {
+      const res = await request(`${c.url}${path}`, { method, body: JSON.stringify(body), dispatcher: c.agent('admin') });
+      return { status: res.statusCode, json: (await res.body.json()) as Obj };
+    };
+    const created = await bare('POST', '/api/v1/namespaces', ns('fin-h'));
+    expect(created.status).toBe(201);
+    const res = await bare('PUT', finalizePath('fin-h'), { ...created.json, spec: { finalizers: [] } });
+    expect(res.status).toBe(200);
+    expect(res.json.spec).toEqual({});
   });
 
   it('serves PUT only, never creates, and serves no other subresource', async () => {

@@ -60,6 +60,9 @@ export const namespaceStrategy: ResourceStrategy = {
   canonicalize(obj) {
     const meta = obj.metadata ?? (obj.metadata = {});
     meta.labels = { ...meta.labels, [labelMetadataName]: meta.name ?? '' };
+    // NamespaceSpec.Finalizers is `omitempty`: a namespace finalized to none serves `spec: {}`.
+    const spec = asNamespace(obj).spec;
+    if (spec && !spec.finalizers?.length) delete spec.finalizers;
   },
   deletionPending: (obj) => (asNamespace(obj).spec?.finalizers?.length ?? 0) > 0,
   prepareForDeletion(obj) {
