@@ -114,6 +114,11 @@ describe('PUT namespaces/<name>/finalize', () => {
     expect((await c.req('admin', 'PUT', `${finalizePath('fin-g')}/more`, { body: ns('fin-g') })).status).toBe(404);
     // The URL names the object: a body naming another is refused as for the resource itself.
     expect((await c.req('admin', 'PUT', finalizePath('fin-g'), { body: ns('other') })).status).toBe(400);
+    // Request metrics carry the subresource served, never one nobody serves.
+    expect((await c.req('admin', 'GET', '/api/v1/namespaces/fin-g/bogus')).status).toBe(404);
+    const metrics = (await c.req('admin', 'GET', '/metrics')).text;
+    expect(metrics).toMatch(/apiserver_request_total\{verb="PUT",[^}]*resource="namespaces",subresource="finalize",/);
+    expect(metrics).not.toContain('subresource="bogus"');
   });
 });
 
