@@ -193,6 +193,34 @@ if (!hasKubectl) console.warn('kubectl RBAC end-to-end tests skipped: /usr/bin/k
     expect(lastError(missing)).toBe('Error from server (NotFound): namespaces "nowhere" not found');
   });
 
+  it('unsticks a Terminating namespace with kubectl replace --raw .../finalize, allowed by update on namespaces/finalize', async () => {
+    // The well-known recipe for a namespace held by a finalizer nobody removes: PUT the namespace
+    // without it to the finalize subresource (Kubernetes' FinalizeREST).
+    const manifest = write('stuck.json', JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'stuck' }, spec: { finalizers: ['example.com/gone'] } }));
+    await ok(admin, ['create', '-f', manifest]);
+    await ok(admin, ['create', 'role', 'leftover', '-n', 'stuck', '--verb=get', '--resource=clustertrustbundles.certificates.plat.io']);
+    expect(await ok(admin, ['delete', 'namespace', 'stuck', '--wait=false'])).toBe('namespace "stuck" deleted\n');
+    // The namespace controller deletes the content and removes its own finalizer; the other one stays.
+    const stuckNamespace = async () => JSON.parse(await ok(admin, ['get', 'namespace', 'stuck', '-o', 'json']));
+    await eventually(async () => JSON.stringify((await stuckNamespace()).spec) === '{"finalizers":["example.com/gone"]}');
+    expect((await kubectl(admin, ['get', 'roles', '-n', 'stuck', '-o', 'name'])).stdout).toBe('');
+    const stuck = await stuckNamespace();
+    expect(stuck.status.phase).toBe('Terminating');
+
+    const body = write('finalize.json', JSON.stringify({ ...stuck, spec: { finalizers: [] } }));
+    const refused = await kubectl(alice, ['replace', '--raw', '/api/v1/namespaces/stuck/finalize', '-f', body]);
+    expect(refused.code).not.toBe(0);
+    expect(lastError(refused)).toBe(
+      'Error from server (Forbidden): namespaces "stuck" is forbidden: User "alice" cannot update resource "namespaces/finalize" in API group "" in the namespace "stuck"',
+    );
+    const replaced = JSON.parse(await ok(admin, ['replace', '--raw', '/api/v1/namespaces/stuck/finalize', '-f', body]));
+    expect(replaced).toMatchObject({ kind: 'Namespace', apiVersion: 'v1', metadata: { name: 'stuck' }, spec: {}, status: { phase: 'Terminating' } });
+    expect(replaced.spec.finalizers).toBeUndefined();
+    // Its last finalizer gone, the namespace goes in the same update.
+    const gone = await kubectl(admin, ['get', 'namespace', 'stuck']);
+    expect(lastError(gone)).toBe('Error from server (NotFound): namespaces "stuck" not found');
+  });
+
   it('keeps a user from granting more than it holds, unless it may escalate or bind', async () => {
     // alice may manage RBAC objects in team-a and clusterroles/bindings, but holds nothing more.
     await ok(admin, ['create', 'clusterrole', 'rbac-manager', '--verb=get,list,create,update,patch', '--resource=clusterroles.rbac.authorization.k8s.io,clusterrolebindings.rbac.authorization.k8s.io,roles.rbac.authorization.k8s.io,rolebindings.rbac.authorization.k8s.io']);

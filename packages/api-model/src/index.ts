@@ -263,6 +263,7 @@ export {
   namespacesResource,
   systemNamespaces,
   validateNamespace,
+  validateNamespaceFinalizeUpdate,
   validateNamespaceUpdate,
   type Namespace,
 } from './namespace.js';

@@ -1,5 +1,5 @@
 import type { FieldError } from './field-error.js';
-import { validateNamespace, validateNamespaceUpdate } from './namespace.js';
+import { validateNamespace, validateNamespaceFinalizeUpdate, validateNamespaceUpdate } from './namespace.js';
 
 const text = (errs: readonly FieldError[]) => errs.map((e) => e.toString());
 
@@ -21,6 +21,15 @@ describe('Namespace validation (Kubernetes\' ValidateNamespace)', () => {
     const old = { metadata: { name: 'a', uid: 'u1', resourceVersion: '1' } };
     expect(text(validateNamespaceUpdate({ metadata: { name: 'a', uid: 'u2', resourceVersion: '1' } }, old))).toEqual([
       'metadata.uid: Invalid value: "u2": field is immutable',
+    ]);
+  });
+
+  it('checks a finalize update (ValidateNamespaceFinalizeUpdate): metadata rules and each finalizer at its index', () => {
+    const old = { metadata: { name: 'a', uid: 'u1', resourceVersion: '1' }, spec: { finalizers: ['kubernetes'] } };
+    expect(validateNamespaceFinalizeUpdate({ metadata: { name: 'a', uid: 'u1', resourceVersion: '1' }, spec: { finalizers: ['example.com/x', 'orphan'] } }, old)).toEqual([]);
+    expect(text(validateNamespaceFinalizeUpdate({ metadata: { name: 'b', uid: 'u1', resourceVersion: '1' }, spec: { finalizers: ['kubernetes', 'nope'] } }, old))).toEqual([
+      'metadata.name: Invalid value: "b": field is immutable',
+      'spec.finalizers[1]: Invalid value: "nope": name is neither a standard finalizer name nor is it fully qualified',
     ]);
   });
 });

@@ -80,3 +80,15 @@ export function validateNamespace(ns: Namespace): FieldError[] {
 export function validateNamespaceUpdate(ns: Namespace, old: Namespace): FieldError[] {
   return validateObjectMetaUpdate(ns.metadata, old.metadata);
 }
+
+/**
+ * Kubernetes' ValidateNamespaceFinalizeUpdate (pkg/apis/core/validation), the validation of a PUT
+ * to `namespaces/<name>/finalize`: the metadata update rules, and each spec finalizer's name,
+ * reported at its index (`spec.finalizers[0]`).
+ */
+export function validateNamespaceFinalizeUpdate(ns: Namespace, old: Namespace): FieldError[] {
+  const errs = validateObjectMetaUpdate(ns.metadata, old.metadata);
+  const path = FieldPath.root('spec', 'finalizers');
+  (ns.spec?.finalizers ?? []).forEach((f, i) => errs.push(...validateFinalizerName(f, path.index(i))));
+  return errs;
+}

@@ -34,18 +34,26 @@ export async function createObject(client: LoopbackClient, collectionPath: strin
 /**
  * Updates the object at `path`: `change` gets a copy of the current object and answers the next
  * one (its resourceVersion kept, so the update is conditional), or undefined to leave it as it is.
+ * With `subresource`, the next object is PUT to `<path>/<subresource>` (a Namespace's `finalize`).
  * A Conflict starts over from a fresh read (client-go's retry.RetryOnConflict). Answers the object
  * as it ends up, or undefined when it is gone.
  */
-export async function updateObject(client: LoopbackClient, path: string, change: (current: ApiObject) => ApiObject | undefined): Promise<ApiObject | undefined> {
+export async function updateObject(
+  client: LoopbackClient,
+  path: string,
+  change: (current: ApiObject) => ApiObject | undefined,
+  opts: { subresource?: string } = {},
+): Promise<ApiObject | undefined> {
+  const target = opts.subresource ? `${path}/${opts.subresource}` : path;
   for (let attempt = 1; ; attempt++) {
     const current = await getObject(client, path);
     if (!current) return undefined;
     const next = change(structuredClone(current));
     if (!next) return current;
     try {
-      return await client.update(path, next);
+      return await client.update(target, next);
     } catch (err) {
+      if (isStatusError(err, 'NotFound')) return undefined;
       if (!isStatusError(err, 'Conflict') || attempt >= conflictAttempts) throw err;
     }
   }

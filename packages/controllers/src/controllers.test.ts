@@ -128,6 +128,19 @@ describe('NamespaceController', () => {
     expect((await storage.list('/rbac.authorization.plat.io/roles/team-b/')).items).toHaveLength(1);
     await controller.stop();
   });
+
+  it('removes the kubernetes finalizer through the finalize subresource and leaves the others', async () => {
+    // Created through the server, so its managedFields record who changed what.
+    await server.loopback.create('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-c' }, spec: { finalizers: ['example.com/keep'] } });
+    const controller = new NamespaceController(storage, server.loopback, { namespacedResources: [], retryAfterMs: 50 });
+    await controller.start();
+    expect((await server.loopback.request({ method: 'DELETE', path: '/api/v1/namespaces/team-c' })).status).toBe(202);
+    await eventually(async () => expect((await storage.get(nsKey('team-c'))).spec).toEqual({ finalizers: ['example.com/keep'] }));
+    const ns = await storage.get(nsKey('team-c'));
+    expect(ns.status).toEqual({ phase: 'Terminating' });
+    expect(ns.metadata?.managedFields).toContainEqual(expect.objectContaining({ manager: 'plat-apiserver', operation: 'Update', subresource: 'finalize' }));
+    await controller.stop();
+  });
 });
 
 describe('startControllers', () => {

@@ -1,10 +1,8 @@
-import { finalizerKubernetes, isStatusError, namespacesResource, type ApiObject, type Namespace } from '@plat/api-model';
-import { recordUpdate } from '@plat/patch';
+import { finalizerKubernetes, namespacesResource, type ApiObject, type Namespace } from '@plat/api-model';
 import type { LoopbackClient } from '@plat/server';
-import { Reflector, collectionPrefix, objectKey, type Storage } from '@plat/storage';
+import { Reflector, collectionPrefix, type Storage } from '@plat/storage';
 import { silentControllerLogger, type ControllerLogger } from './controller-logger.js';
-import { deleteObject, getObject } from './api-writes.js';
-import { apiserverFieldManager } from './bootstrap-policy.js';
+import { deleteObject, getObject, updateObject } from './api-writes.js';
 
 /** A resource whose objects live in namespaces, as its REST paths name it. */
 export interface NamespacedResource {
@@ -28,11 +26,10 @@ export interface NamespaceControllerOptions {
 /**
  * Kubernetes' namespace controller: once a namespace is being deleted (Terminating), it deletes
  * every object in it (objects held by finalizers get their deletionTimestamp and are waited for),
- * then removes the `kubernetes` finalizer from the namespace's spec and, when no finalizer is
- * left, the namespace itself. It watches namespaces in storage (its informer) and deletes through
- * the loopback client, so every deletion is admitted and audited as a client's. The finalizer
- * is removed in storage: Kubernetes does that through the namespace's `finalize` subresource,
- * which this server does not serve (the Namespace strategy keeps spec out of updates).
+ * then removes the `kubernetes` finalizer from the namespace's spec through its `finalize`
+ * subresource, and the namespace goes with its last finalizer. It watches namespaces in storage
+ * (its informer) and writes only through the loopback client, so every write is authorized,
+ * admitted and audited as a client's.
  */
 export class NamespaceController {
   private readonly reflector: Reflector;
@@ -108,17 +105,23 @@ export class NamespaceController {
     if (!ns?.metadata?.deletionTimestamp) return true;
     if ((ns.spec?.finalizers ?? []).includes(finalizerKubernetes)) {
       if ((await this.deleteContent(name)) > 0) return false;
-      try {
-        ns = (await this.storage.guaranteedUpdate(objectKey('', namespacesResource, '', name), (current) => {
-          const cur = current as Namespace;
-          if (!(cur.spec?.finalizers ?? []).includes(finalizerKubernetes)) return current;
-          const next = { ...cur, spec: { ...cur.spec, finalizers: (cur.spec?.finalizers ?? []).filter((f) => f !== finalizerKubernetes) } };
-          const now = new Date();
-          return recordUpdate({ before: current as Record<string, unknown>, after: next as Record<string, unknown>, manager: apiserverFieldManager, apiVersion: 'v1', now }).object as ApiObject;
-        })) as Namespace;
-      } catch (err) {
-        if (isStatusError(err, 'NotFound')) return true;
-        throw err;
+      // Kubernetes' namespace deleter finalizes through the namespace's `finalize` subresource
+      // (pkg/controller/namespace/deletion/namespaced_resources_deleter.go, finalizeNamespace);
+      // the server deletes the namespace in that update when no finalizer is left.
+      ns = (await updateObject(
+        this.client,
+        path,
+        (current) => {
+          const finalizers = (current as Namespace).spec?.finalizers ?? [];
+          if (!finalizers.includes(finalizerKubernetes)) return undefined;
+          return { ...current, spec: { ...(current as Namespace).spec, finalizers: finalizers.filter((f) => f !== finalizerKubernetes) } } as ApiObject;
+        },
+        { subresource: 'finalize' },
+      )) as Namespace | undefined;
+      if (!ns) return true;
+      if (!(ns.spec?.finalizers?.length ?? 0) && !(ns.metadata?.finalizers?.length ?? 0)) {
+        this.logger.info(`deleted namespace ${name}`, {}, 2);
+        return true;
       }
     }
     // Gone once nothing holds it any more (other spec or metadata finalizers belong to others).

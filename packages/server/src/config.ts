@@ -109,7 +109,10 @@ export interface CompletedConfig {
   discovery: Discovery;
   /** REST scopes by `group/version/resource`, their storage instrumented (and traced). */
   scopes: ReadonlyMap<string, ResourceScope>;
-  /** `group/version/resource` of everything served, for metric labels. */
+  /**
+   * `group/version/resource` of everything served, and `group/version/resource/subresource` of
+   * the subresources, for metric labels (a path nobody serves must not grow the label sets).
+   */
   servedResources: ReadonlySet<string>;
   /** The own group of a resource served under another name (authorization sees the own one). */
   ownGroupOf: OwnGroupOf;
@@ -188,7 +191,7 @@ export function completeConfig(options: ApiServerOptions): CompletedConfig {
     audit: options.audit,
     discovery: new Discovery(resources),
     scopes,
-    servedResources: new Set(scopes.keys()),
+    servedResources: new Set([...scopes].flatMap(([key, scope]) => [key, ...[...(scope.subresources?.keys() ?? [])].map((sub) => `${key}/${sub}`)])),
     requestInfo: requestInfoFor,
     readyzChecks: [
       { name: 'ping', check: async () => undefined },

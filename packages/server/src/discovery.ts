@@ -12,7 +12,7 @@ import { encodeBody, newPathNotFound, wantsPretty, writeBody, writeObject } from
 /** What discovery lists of a resource; stored resources (with a definition) also get a storageVersionHash. */
 export type DiscoveredResource = Pick<
   ServedResource,
-  'group' | 'version' | 'resource' | 'singular' | 'kind' | 'namespaced' | 'shortNames' | 'categories' | 'verbs' | 'storageGroup' | 'storageVersion' | 'createOnly'
+  'group' | 'version' | 'resource' | 'singular' | 'kind' | 'namespaced' | 'shortNames' | 'categories' | 'verbs' | 'storageGroup' | 'storageVersion' | 'createOnly' | 'subresources'
 >;
 
 export class Discovery {
@@ -55,7 +55,7 @@ export class Discovery {
       // The core list carries no apiVersion, as kube-apiserver writes it.
       ...(group ? { apiVersion: 'v1' } : {}),
       groupVersion: group ? `${group}/${version}` : version,
-      resources: defs.map((d) => {
+      resources: defs.flatMap((d) => {
         const r: Record<string, unknown> = {
           name: d.resource,
           singularName: d.singular,
@@ -66,7 +66,16 @@ export class Discovery {
         if (d.shortNames.length) r['shortNames'] = d.shortNames;
         if (d.categories.length) r['categories'] = d.categories;
         if (!d.createOnly) r['storageVersionHash'] = storageVersionHash(d);
-        return r;
+        // Each subresource follows its resource as `<resource>/<subresource>`, with no singular
+        // name, as kube-apiserver lists `namespaces/finalize`.
+        const subs = Object.entries(d.subresources ?? {}).map(([name, sub]) => ({
+          name: `${d.resource}/${name}`,
+          singularName: '',
+          namespaced: d.namespaced,
+          kind: d.kind,
+          verbs: [...sub.verbs],
+        }));
+        return [r, ...subs];
       }),
     };
   }
@@ -83,6 +92,15 @@ export class Discovery {
       };
       if (d.shortNames.length) r['shortNames'] = d.shortNames;
       if (d.categories.length) r['categories'] = d.categories;
+      // apidiscovery's APISubresourceDiscovery: nested in the resource rather than listed beside it.
+      const subs = Object.entries(d.subresources ?? {});
+      if (subs.length) {
+        r['subresources'] = subs.map(([name, sub]) => ({
+          subresource: name,
+          responseKind: { group: d.group, version: d.version, kind: d.kind },
+          verbs: [...sub.verbs],
+        }));
+      }
       return r;
     };
     const items = legacy

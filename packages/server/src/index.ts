@@ -22,6 +22,7 @@ export {
   type ResourceDefinition,
   type ResourceStrategy,
   type ServedResource,
+  type SubresourceDefinition,
   type TableColumn,
 } from './resource.js';
 export { ageCell, ageColumn, nameColumn } from './table.js';

@@ -108,6 +108,19 @@ export interface OpenApiKind {
   definitions: Record<string, OpenApiSchema>;
 }
 
+/**
+ * A subresource served at an object's path plus `/<name>` (Kubernetes' FinalizeREST: the
+ * resource's store with another update strategy). Only `update` (PUT) is served: a PUT there
+ * walks the update path of the resource with `strategy` over the resource's own, never creates a
+ * missing object, and records managedFields under the subresource's name.
+ */
+export interface SubresourceDefinition {
+  /** Verbs served (discovery lists them); `update` is the only one there is. */
+  verbs: readonly 'update'[];
+  /** What differs from the resource's strategy for an update through the subresource. */
+  strategy: Partial<Pick<ResourceStrategy, 'prepareForUpdate' | 'validateUpdate' | 'warnings'>>;
+}
+
 /** What a create-only resource (a review) is handed: the decoded body and who asks. */
 export interface CreateOnlyRequest {
   /** The body as decoded (JSON, YAML or protobuf), kind and apiVersion checked against the path. */
@@ -181,6 +194,8 @@ export interface ResourceDefinition extends OpenApiKind {
   categories: string[];
   /** Verbs served; defaults to all of them. */
   verbs?: string[];
+  /** Subresources served, by name (`finalize` of a Namespace). */
+  subresources?: Readonly<Record<string, SubresourceDefinition>>;
   /** The kind's protobuf message (k8s.io/api generated.proto), for bodies kubectl's typed clients send. */
   protobuf?: ProtobufMessage;
   /**

@@ -21,13 +21,14 @@ export function withRequestAccounting(lifecycle: ServerLifecycle, metrics: Serve
     lifecycle.requestFinished();
     const { info } = ctx;
     // Only served resources get their own series: paths that 404 must not grow the label sets.
-    const served = info.isResourceRequest && servedResources.has(`${info.apiGroup}/${info.apiVersion}/${info.resource}`);
+    const key = `${info.apiGroup}/${info.apiVersion}/${info.resource}`;
+    const served = info.isResourceRequest && servedResources.has(key);
     const labels = {
       verb: metricVerb(ctx),
       group: served ? info.apiGroup : '',
       version: served ? info.apiVersion : '',
       resource: served ? info.resource : '',
-      subresource: served ? info.subresource : '',
+      subresource: served && info.subresource && servedResources.has(`${key}/${info.subresource}`) ? info.subresource : '',
       scope: info.isResourceRequest ? (info.name ? 'resource' : info.namespace ? 'namespace' : 'cluster') : '',
       component: 'apiserver',
     };

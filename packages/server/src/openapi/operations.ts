@@ -4,7 +4,7 @@ import type { OpenApiParameter, OpenApiSchema } from './types.js';
 import { allVerbs, type ResourceDefinition } from '../resource.js';
 
 /** What the OpenAPI documents need of a served resource (stored ones and the create-only reviews). */
-export type OpenApiResource = Pick<ResourceDefinition, 'group' | 'version' | 'resource' | 'kind' | 'namespaced' | 'definitionName' | 'definitions' | 'verbs'>;
+export type OpenApiResource = Pick<ResourceDefinition, 'group' | 'version' | 'resource' | 'kind' | 'namespaced' | 'definitionName' | 'definitions' | 'verbs' | 'subresources'>;
 
 /** One operation of the HTTP API, neutral between OpenAPI v2 and v3. */
 export interface ApiOperation {
@@ -238,6 +238,30 @@ export function resourcePaths(def: OpenApiResource): ApiPath[] {
         },
       ],
     },
+    // A subresource's PUT, as Kubernetes publishes `replaceCoreV1NamespaceFinalize`: the write
+    // options on the path, the object as body and answer.
+    ...Object.keys(def.subresources ?? {}).map((sub) => ({
+      path: `${collection}/{name}/${sub}`,
+      parameters: [...writeParams, nameParam, ...nsParams, q('pretty')],
+      operations: [
+        {
+          ...common,
+          method: 'put' as const,
+          operationId: `replace${prefix}${ns}${def.kind}${cap(sub)}`,
+          description: `replace ${sub} of the specified ${def.kind}`,
+          action: 'put',
+          parameters: [],
+          body: { ref: kindRef, required: true },
+          consumes: ['*/*'],
+          produces,
+          responses: [
+            { code: '200', description: 'OK', ref: kindRef },
+            { code: '201', description: 'Created', ref: kindRef },
+            { code: '401', description: 'Unauthorized' },
+          ],
+        },
+      ],
+    })),
     watchList(`${base}/watch${nsPath}/${def.resource}`, `watch${prefix}${ns}${def.kind}List`, nsParams),
     {
       path: `${base}/watch${nsPath}/${def.resource}/{name}`,

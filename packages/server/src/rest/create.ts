@@ -26,7 +26,9 @@ export async function createResource(scope: ResourceScope, ctx: RequestContext):
   const manager = parseFieldManager(ctx, 'CreateOptions');
   const body = await readBody(ctx, scope.maxBodyBytes);
   const obj = decodeForWrite(scope, () => {
-    const decoded = decodeObjectBody(body, contentTypeOf(ctx), mode !== 'Ignore', scope.def.kind, scope.protobufKinds);
+    // No Content-Type reads as JSON, the first type served (kube's NegotiateInputSerializerForMediaType;
+    // `kubectl create|replace --raw` sends none).
+    const decoded = decodeObjectBody(body, contentTypeOf(ctx) || 'application/json', mode !== 'Ignore', scope.def.kind, scope.protobufKinds);
     return toTypedObject(scope, ctx, decoded.value as Record<string, unknown>, mode, decoded.duplicates);
   });
   ctx.audit?.logRequestObject(obj);

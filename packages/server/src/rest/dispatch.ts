@@ -30,7 +30,7 @@ const handlers: Record<string, (scope: ResourceScope, ctx: RequestContext) => Pr
 export function dispatchResource(scopes: ReadonlyMap<string, ResourceScope>, ctx: RequestContext): Promise<void> {
   const { info } = ctx;
   const scope = scopes.get(`${info.apiGroup}/${info.apiVersion}/${info.resource}`);
-  if (!scope || info.subresource) throw newPathNotFound();
+  if (!scope) throw newPathNotFound();
   if (scope.def.namespaced) {
     // Across namespaces (`/<resource>` of a namespaced resource) Kubernetes serves list and watch
     // only; a name there is no path of the API.
@@ -43,6 +43,7 @@ export function dispatchResource(scopes: ReadonlyMap<string, ResourceScope>, ctx
     // carries its name as the namespace).
     throw newPathNotFound();
   }
+  if (info.subresource) return dispatchSubresource(scope, ctx);
   // POST to a named object is not an operation of the API.
   if (info.verb === 'create' && info.name) throw newMethodNotSupported(scope.gr, 'create');
   if ((info.verb === 'update' || info.verb === 'patch') && !info.name) throw newMethodNotSupported(scope.gr, info.verb);
@@ -52,4 +53,18 @@ export function dispatchResource(scopes: ReadonlyMap<string, ResourceScope>, ctx
   // The handler's promise as it is (no async frame of ours in between); the errors above are
   // thrown synchronously, which the caller's `await` turns into rejections alike.
   return handler(scope, ctx);
+}
+
+/**
+ * A request to `<object>/<subresource>`: 404 for a subresource the resource does not serve, 405
+ * for a verb it does not serve; an update goes through the update handler with the
+ * subresource's scope (its strategy).
+ */
+function dispatchSubresource(scope: ResourceScope, ctx: RequestContext): Promise<void> {
+  const { info } = ctx;
+  const sub = scope.subresources?.get(info.subresource);
+  const served = scope.def.subresources?.[info.subresource];
+  if (!sub || !served || ctx.info.parts.length > 3) throw newPathNotFound();
+  if (info.verb !== 'update' || !served.verbs.includes(info.verb)) throw newMethodNotSupported(scope.gr, info.verb);
+  return updateResource(sub, ctx);
 }

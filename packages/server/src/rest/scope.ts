@@ -46,6 +46,8 @@ export interface ResourceScope {
    * storage answers the same frozen object while it is unchanged, so its bytes are encoded once.
    */
   encoded: WeakMap<object, string>;
+  /** The scopes of the subresources the resource serves, by name: the resource's with their strategy. */
+  subresources?: ReadonlyMap<string, ResourceScope>;
 }
 
 /**
@@ -109,11 +111,11 @@ export function ensureObjectNamespace(scope: ResourceScope, requestNamespace: st
 
 export function newResourceScope(
   def: ServedResource,
-  rest: Omit<ResourceScope, 'def' | 'gr' | 'gk' | 'apiVersion' | 'storageGroup' | 'storageApiVersion' | 'schemaApiVersion' | 'encoded'>,
+  rest: Omit<ResourceScope, 'def' | 'gr' | 'gk' | 'apiVersion' | 'storageGroup' | 'storageApiVersion' | 'schemaApiVersion' | 'encoded' | 'subresources'>,
 ): ResourceScope {
   const apiVersion = gvString(def);
   const storageApiVersion = gvString({ group: def.storageGroup, version: def.storageVersion });
-  return {
+  const scope: ResourceScope = {
     ...rest,
     def,
     gr: { group: def.group, resource: def.resource },
@@ -124,6 +126,18 @@ export function newResourceScope(
     schemaApiVersion: lookupStrategicSchema(apiVersion, def.kind) ? apiVersion : storageApiVersion,
     encoded: new WeakMap(),
   };
+  if (def.subresources) {
+    // Kubernetes' subresource stores copy the resource's store and swap its update strategy
+    // (pkg/registry/core/namespace/storage/storage.go, NewREST); a subresource never creates a
+    // missing object (FinalizeREST.Update passes forceAllowCreate false).
+    scope.subresources = new Map(
+      Object.entries(def.subresources).map(([name, sub]) => [
+        name,
+        { ...scope, def: { ...def, strategy: { ...def.strategy, ...sub.strategy, allowCreateOnUpdate: false } } },
+      ]),
+    );
+  }
+  return scope;
 }
 
 /** The object as served: with its kind and apiVersion first, as Kubernetes encodes it. */

@@ -55,7 +55,7 @@ export async function prepareUpdate(
   ensureObjectNamespace(scope, ctx.info.namespace, next);
   carryOverSystemFields(next, current);
   scope.def.strategy.prepareForUpdate?.(next, current);
-  if (opts.managedFields !== 'keep') recordManagedFields(scope, next, current, opts.manager);
+  if (opts.managedFields !== 'keep') recordManagedFields(scope, next, current, opts.manager, ctx.info.subresource);
   validateForUpdate(scope, next, current);
   ctx.warnings.push(...(scope.def.strategy.warnings?.(next, current) ?? []));
   await runAdmission(scope, ctx, 'UPDATE', next, current, opts.dryRun);
@@ -73,7 +73,9 @@ export async function updateResource(scope: ResourceScope, ctx: RequestContext):
   const name = ctx.info.name;
   const body = await readBody(ctx, scope.maxBodyBytes);
   const obj = decodeForWrite(scope, () => {
-    const decoded = decodeObjectBody(body, contentTypeOf(ctx), mode !== 'Ignore', scope.def.kind, scope.protobufKinds);
+    // No Content-Type reads as JSON, the first type served (kube's NegotiateInputSerializerForMediaType;
+    // `kubectl create|replace --raw` sends none).
+    const decoded = decodeObjectBody(body, contentTypeOf(ctx) || 'application/json', mode !== 'Ignore', scope.def.kind, scope.protobufKinds);
     return toTypedObject(scope, ctx, decoded.value as Record<string, unknown>, mode, decoded.duplicates);
   });
   ctx.audit?.logRequestObject(obj);

@@ -73,13 +73,15 @@ export type ManagedFieldsMode = 'record' | 'keep';
  * Records an Update operation (create, PUT, JSON/merge/strategic patch) of `manager` in
  * managedFields with the structured-merge engine: `old` is the stored object as read
  * (undefined on create); `obj.metadata.managedFields` as the client left it ([] resets tracking).
+ * An update through a subresource is recorded under its name and keeps the stored entries.
  */
-export function recordManagedFields(scope: ResourceScope, obj: ApiObject, old: ApiObject | undefined, manager: string): void {
+export function recordManagedFields(scope: ResourceScope, obj: ApiObject, old: ApiObject | undefined, manager: string, subresource = ''): void {
   const { object } = recordUpdate({
     before: old as Record<string, unknown> | undefined,
     after: obj as Record<string, unknown>,
     manager,
     apiVersion: scope.apiVersion,
+    ...(subresource ? { subresource } : {}),
     now: new Date(),
     schema: applyTypeForKind(scope.schemaApiVersion, scope.def.kind),
   });

@@ -113,6 +113,7 @@ describe('core v1 discovery and OpenAPI', () => {
     expect(list.json.apiVersion).toBeUndefined();
     expect(list.json.resources).toEqual([
       expect.objectContaining({ name: 'namespaces', namespaced: false, kind: 'Namespace', shortNames: ['ns'], verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'] }),
+      expect.objectContaining({ name: 'namespaces/finalize', verbs: ['update'] }),
     ]);
     const groups = await c.req<{ groups: Array<{ name: string }> }>('admin', 'GET', '/apis');
     expect(groups.json.groups.map((g) => g.name)).not.toContain('');

@@ -8,6 +8,7 @@ import {
   newForbidden,
   systemNamespaces,
   validateNamespace,
+  validateNamespaceFinalizeUpdate,
   validateNamespaceUpdate,
   type ApiObject,
   type Namespace,
@@ -20,6 +21,7 @@ import {
   type AdmissionRequest,
   type ResourceDefinition,
   type ResourceStrategy,
+  type SubresourceDefinition,
 } from '@plat/server';
 
 const asNamespace = (obj: ApiObject) => obj as Namespace;
@@ -34,11 +36,11 @@ async function admitNamespaceDelete(req: AdmissionRequest): Promise<void> {
 
 /**
  * Kubernetes' namespace strategy: a new namespace is Active and carries the `kubernetes`
- * finalizer in its spec; spec and status do not change through updates (Kubernetes changes them
- * through the `finalize` and `status` subresources, which plat's namespace controller does in
- * storage); the `plat.io/metadata.name` label always holds the name. A deleted namespace stays,
- * Terminating, while its spec has finalizers: the namespace controller deletes its content, then
- * removes the finalizer and the namespace.
+ * finalizer in its spec; spec and status do not change through updates (spec.finalizers changes
+ * through the `finalize` subresource; status only through the server, which sets the phase); the
+ * `plat.io/metadata.name` label always holds the name. A deleted namespace stays, Terminating,
+ * while its spec has finalizers: the namespace controller deletes its content, then removes the
+ * finalizer through `finalize`, and the namespace goes with its last finalizer.
  */
 export const namespaceStrategy: ResourceStrategy = {
   prepareForCreate(obj) {
@@ -58,6 +60,9 @@ export const namespaceStrategy: ResourceStrategy = {
   canonicalize(obj) {
     const meta = obj.metadata ?? (obj.metadata = {});
     meta.labels = { ...meta.labels, [labelMetadataName]: meta.name ?? '' };
+    // NamespaceSpec.Finalizers is `omitempty`: a namespace finalized to none serves `spec: {}`.
+    const spec = asNamespace(obj).spec;
+    if (spec && !spec.finalizers?.length) delete spec.finalizers;
   },
   deletionPending: (obj) => (asNamespace(obj).spec?.finalizers?.length ?? 0) > 0,
   prepareForDeletion(obj) {
@@ -80,6 +85,26 @@ export const namespaceStrategy: ResourceStrategy = {
   tableCells: (obj) => [asNamespace(obj).status?.phase ?? '', ageCell(obj)],
 };
 
+/**
+ * Kubernetes' namespaceFinalizeStrategy (pkg/registry/core/namespace/strategy.go), served as
+ * `PUT /api/v1/namespaces/<name>/finalize`: the namespace strategy, except that the update takes
+ * spec (its finalizers) and metadata from the body and only status from the stored object
+ * (PrepareForUpdate), validated by ValidateNamespaceFinalizeUpdate. An update that leaves a
+ * Terminating namespace with no finalizer deletes it (ShouldDeleteNamespaceDuringUpdate).
+ */
+export const namespaceFinalize: SubresourceDefinition = {
+  verbs: ['update'],
+  strategy: {
+    prepareForUpdate(obj, old) {
+      const ns = asNamespace(obj);
+      const prev = asNamespace(old);
+      if (prev.status === undefined) delete ns.status;
+      else ns.status = structuredClone(prev.status);
+    },
+    validateUpdate: (obj, old) => validateNamespaceFinalizeUpdate(asNamespace(obj), asNamespace(old)),
+  },
+};
+
 /** Namespace (core `v1`, cluster-scoped) as a served resource. */
 export function namespaceResource(): ResourceDefinition {
   return {
@@ -98,5 +123,6 @@ export function namespaceResource(): ResourceDefinition {
     verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
     protobuf: coreV1NamespaceMessage,
     strategy: namespaceStrategy,
+    subresources: { finalize: namespaceFinalize },
   };
 }
