@@ -32,7 +32,7 @@ export interface ServerLimits extends Omit<ConnectionLimits, 'requestReceiveTime
   maxBodyBytes: number;
   /** --min-request-timeout: watches without timeoutSeconds end after [min, 2·min) seconds. Default 1800. */
   minRequestTimeoutSeconds: number;
-  /** Characters of served JSON kept for GET and LIST (EncodedObjects). Default 64 Mi. */
+  /** Bytes of served JSON kept for GET and LIST (EncodedObjects). Default 64 MiB. */
   encodedCacheBytes: number;
 }
 

@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { encodeJson, type ApiObject } from '@plat/api-model';
 
-/** Default bound of the encodings kept ({@link EncodedObjects}): 64 Mi characters (bytes, for ASCII objects). */
+/** Default bound of the encodings kept ({@link EncodedObjects}): 64 MiB. */
 export const defaultEncodedCacheBytes = 64 * 1024 * 1024;
 
 /** How an object is served: its kind and apiVersion, and the served form of a stored object without them. */
@@ -23,48 +23,72 @@ export interface EncodingView {
  * (see docs/performance.md for the req/s and p99 before and after); a GET skips one
  * JSON.stringify of the object (about 1.5 µs of the ~200 µs CPU per GET).
  *
- * Bounded: least recently used encodings go once the kept text passes `maxBytes` characters
- * (one byte each for the ASCII text of typical objects; docs/operations.md, limits).
+ * Bounded: least recently used encodings go once the kept JSON passes `maxBytes` (an object
+ * counts twice its UTF-8 bytes, for its list item and GET forms, plus its key; docs/operations.md,
+ * limits).
  */
 export class EncodedObjects {
-  readonly #items: LRUCache<string, string>;
+  readonly #entries: LRUCache<string, Encoding>;
 
   constructor(maxBytes = defaultEncodedCacheBytes) {
-    this.#items = new LRUCache<string, string>({ maxSize: maxBytes, sizeCalculation: (text, key) => text.length + key.length });
+    // Sized at twice the item: room for the GET form, made at the first GET.
+    this.#entries = new LRUCache<string, Encoding>({ maxSize: maxBytes, sizeCalculation: (entry, key) => 2 * entry.item.length + key.length });
   }
 
-  /** The object as a list item (no kind, apiVersion): `encodeJson(view.servedItem(stored))`. */
-  item(view: EncodingView, stored: ApiObject): string {
+  /** The object as a list item (no kind, apiVersion), as UTF-8: `encodeJson(view.servedItem(stored))`. */
+  item(view: EncodingView, stored: ApiObject): Buffer {
+    return this.#entry(view, stored).item;
+  }
+
+  /** The object as a GET answers it: `encodeJson({ kind, apiVersion, ...item }) + '\n'`, made from the kept item once. */
+  object(view: EncodingView, stored: ApiObject): string {
+    const entry = this.#entry(view, stored);
+    // A string: writeBody sends a string body with the headers in one write. V8 flattens the
+    // joined string in place at its first write; later GETs reuse it.
+    return (entry.object ??= withTypeMetaText(view, entry.item.toString('utf8')));
+  }
+
+  #entry(view: EncodingView, stored: ApiObject): Encoding {
     const key = cacheKey(view, stored);
     if (key !== undefined) {
-      const known = this.#items.get(key);
+      const known = this.#entries.get(key);
       if (known !== undefined) return known;
     }
-    const text = encodeJson(view.servedItem(stored));
-    if (key !== undefined) this.#items.set(key, text);
-    return text;
-  }
-
-  /** The object as a GET answers it: `encodeJson({ kind, apiVersion, ...item }) + '\n'`, from the kept item. */
-  object(view: EncodingView, stored: ApiObject): string {
-    return withTypeMetaText(view, this.item(view, stored));
+    const entry: Encoding = { item: Buffer.from(encodeJson(view.servedItem(stored)), 'utf8') };
+    if (key !== undefined) this.#entries.set(key, entry);
+    return entry;
   }
 
   /**
-   * A list as writeObject encodes it (`encodeJson({ kind, apiVersion, metadata, items }) + '\n'`),
-   * from the items' kept encodings joined inside the envelope.
+   * A list as writeObject encodes it (`encodeJson({ kind, apiVersion, metadata, items }) + '\n'`,
+   * as UTF-8), from the items' kept bytes copied once into the envelope: no JSON.stringify of the
+   * list, no join of a megabyte string, no UTF-8 encoding of it at the write.
    */
-  list(view: EncodingView, listKind: string, metadata: Record<string, unknown>, items: readonly ApiObject[]): string {
-    const parts = new Array<string>(items.length);
-    for (let i = 0; i < items.length; i++) parts[i] = this.item(view, items[i]!);
-    return `{"kind":${JSON.stringify(listKind)},"apiVersion":${JSON.stringify(view.apiVersion)},"metadata":${encodeJson(metadata)},"items":[${parts.join(',')}]}\n`;
+  list(view: EncodingView, listKind: string, metadata: Record<string, unknown>, items: readonly ApiObject[]): Buffer {
+    const head = Buffer.from(`{"kind":${JSON.stringify(listKind)},"apiVersion":${JSON.stringify(view.apiVersion)},"metadata":${encodeJson(metadata)},"items":[`, 'utf8');
+    const parts: Buffer[] = [head];
+    for (let i = 0; i < items.length; i++) {
+      if (i > 0) parts.push(comma);
+      parts.push(this.item(view, items[i]!));
+    }
+    parts.push(listTail);
+    return Buffer.concat(parts);
   }
 
   /** Kept encodings (for tests of the bound). */
   get size(): number {
-    return this.#items.size;
+    return this.#entries.size;
   }
 }
+
+/** One object's kept text: as a list item (UTF-8), and as a GET body once a GET asked. */
+interface Encoding {
+  readonly item: Buffer;
+  object?: string;
+}
+
+const comma = Buffer.from(',');
+const listTail = Buffer.from(']}\n');
 
 /**
  * The key of a stored object's encoding, or none for an object without uid or resourceVersion
