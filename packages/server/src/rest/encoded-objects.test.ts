@@ -108,3 +108,15 @@ describe('EncodedObjects', () => {
     expect(new EncodedObjects(100).object(view, big(0))).toContain('"o0"');
   });
 });
+
+describe('EncodedObjects with frozen stored objects', () => {
+  it('answers a frozen object from its own encoding, and a new revision from a new one', () => {
+    const encodings = new EncodedObjects();
+    const frozen = (rv: string, value: string): ApiObject => Object.freeze({ metadata: Object.freeze({ name: 'a', uid: 'u', resourceVersion: rv }), spec: Object.freeze({ value }) });
+    const first = frozen('1', 'one');
+    expect(encodings.object(view, first)).toContain('"one"');
+    expect(encodings.object(view, first)).toBe(encodings.object(view, first));
+    expect(encodings.object(view, frozen('2', 'two'))).toContain('"two"');
+    expect(encodings.object({ ...view, apiVersion: 'certificates.k8s.io/v1' }, first)).toContain('"apiVersion":"certificates.k8s.io/v1"');
+  });
+});
