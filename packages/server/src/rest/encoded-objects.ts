@@ -14,14 +14,16 @@ export interface EncodingView {
 /**
  * The compact JSON of objects as served, kept by (served apiVersion, kind, uid, resourceVersion):
  * an object at a resourceVersion never changes, so its bytes in one served version do not either,
- * and a GET or a LIST item after the first reuses them instead of encoding again (in the watch
- * cache the same frozen object is served to every reader). Only plain compact JSON is kept; Table,
- * YAML, protobuf and pretty output encode each time.
+ * and a GET or a LIST item after the first reuses them instead of encoding again. Keyed by
+ * revision, not by object: the watch cache hands each reader a fresh top level and metadata over
+ * shared frozen values. Only plain compact JSON is kept; Table, YAML, protobuf and pretty output
+ * encode each time.
  *
- * What it buys (tools/bench/apiserver, 2 shared vCPUs): a LIST of 1,000 ClusterTrustBundles
- * (930 KB) no longer runs JSON.stringify over the whole list, only joins the 1,000 kept strings
- * (see docs/performance.md for the req/s and p99 before and after); a GET skips one
- * JSON.stringify of the object (about 1.5 µs of the ~200 µs CPU per GET).
+ * What it buys (tools/bench/apiserver, 2 shared vCPUs, docs/performance.md): a LIST of 1,000
+ * ClusterTrustBundles (1.02 MB) serves 123–172 per CPU-second instead of 44–57 (bench.mjs, three
+ * pairs of runs); kept as bytes rather than joined as strings it costs 5.2 ms of CPU instead of
+ * 28 ms (profile.mjs --list 1000). A GET costs what it did (ab.mjs: 0.987x): its body was kept
+ * by frozen object before.
  *
  * Bounded: least recently used encodings go once the kept JSON passes `maxBytes` (an object
  * counts twice its UTF-8 bytes, for its list item and GET forms, plus its key; docs/operations.md,
@@ -54,8 +56,7 @@ export class EncodedObjects {
   #entry(view: EncodingView, stored: ApiObject): Encoding {
     // A frozen object (the storage read cache's, shared by every GET) finds its encoding by
     // identity: no key to build and hash, no LRU bookkeeping. What it buys: ab.mjs put the GET
-    // with only the keyed LRU at 1.11x the CPU of the build before (which kept GET bodies by
-    // object); with this, see docs/performance.md.
+    // with only the keyed LRU at 1.11x the CPU of the build before; with this, 0.987x.
     const byObject = Object.isFrozen(stored) ? this.#frozenOf(view) : undefined;
     const held = byObject?.get(stored);
     if (held !== undefined) return held;
