@@ -12,6 +12,7 @@ import { allDefinitions } from './openapi/operations.js';
 import type { OwnGroupOf } from './filters/authorization.js';
 import { requestInfoFor, type RequestInfo } from './request-info.js';
 import { servedResources, type ResourceDefinition, type ServedResource } from './resource.js';
+import { EncodedObjects, defaultEncodedCacheBytes } from './rest/encoded-objects.js';
 import { namespaceLifecycle, servesNamespaces } from './rest/namespace-lifecycle.js';
 import { newResourceScope, type ResourceScope } from './rest/scope.js';
 import { SchemaSet } from './schema-walk.js';
@@ -31,6 +32,8 @@ export interface ServerLimits extends Omit<ConnectionLimits, 'requestReceiveTime
   maxBodyBytes: number;
   /** --min-request-timeout: watches without timeoutSeconds end after [min, 2·min) seconds. Default 1800. */
   minRequestTimeoutSeconds: number;
+  /** Bytes of served JSON kept for GET and LIST (EncodedObjects). Default 64 MiB. */
+  encodedCacheBytes: number;
 }
 
 export const defaultLimits: ServerLimits = {
@@ -39,6 +42,7 @@ export const defaultLimits: ServerLimits = {
   requestTimeoutMs: 60_000,
   maxBodyBytes: 3 * 1024 * 1024,
   minRequestTimeoutSeconds: 1800,
+  encodedCacheBytes: defaultEncodedCacheBytes,
   ...defaultConnectionLimits,
 };
 
@@ -144,6 +148,7 @@ export function completeConfig(options: ApiServerOptions): CompletedConfig {
   const protobufKinds = new Map(resources.flatMap((def) => (def.protobuf ? [[def.kind, def.protobuf] as const] : [])));
   const lifecycleAdmission = servesNamespaces(resources) ? namespaceLifecycle(storage) : undefined;
   const scopes = new Map<string, ResourceScope>();
+  const encodings = new EncodedObjects(limits.encodedCacheBytes);
   for (const def of resources) {
     const type = `${def.resource}.${def.group}`;
     const instrumented = instrumentStorage(storage, metrics, type);
@@ -161,6 +166,7 @@ export function completeConfig(options: ApiServerOptions): CompletedConfig {
         minRequestTimeoutSeconds: limits.minRequestTimeoutSeconds,
         watchBookmarkIntervalMs: options.watchBookmarkIntervalMs,
         trackWatch: (stop) => lifecycle.trackWatch(stop),
+        encodings,
       }),
     );
   }

@@ -4,7 +4,10 @@
 // function.
 //
 //   node tools/bench/apiserver/profile.mjs [--duration 10] [--connections 32] [--backend sqlite|memory]
-//                                          [--top 25] [--keep DIR] [--json]
+//                                          [--top 25] [--keep DIR] [--json] [--list N]
+//
+// --list N profiles a LIST of N ClusterTrustBundles (label-selected, as bench.mjs's) instead of
+// the GET, against the bare server sending that LIST's bytes.
 //
 // Both servers run with `--cpu-prof` (V8's sampling profiler, 1 ms by default; `--interval US`
 // changes it). Only the samples taken while the measured load ran count: the profiles' timestamps
@@ -35,6 +38,7 @@ const top = Number(flag('top', '25'));
 const interval = flag('interval', '');
 const keep = flag('keep', '');
 const asJson = has('--json');
+const listSize = Number(flag('list', '0'));
 const log = (...m) => {
   if (!asJson) console.error(...m);
 };
@@ -212,7 +216,8 @@ async function main() {
     const tlsOptions = { ca: creds.ca, cert: creds.cert, key: creds.key };
     const dispatcher = new Agent({ connect: tlsOptions });
     await seedObjects(api.url, dispatcher, creds.ca, { count: 1, name: () => 'bench-get' });
-    const getPath = `${collection}/bench-get`;
+    if (listSize) await seedObjects(api.url, dispatcher, creds.ca, { count: listSize, name: (i) => `bench-list-${i}`, labels: { bench: 'list' } });
+    const getPath = listSize ? `${collection}?labelSelector=bench%3Dlist` : `${collection}/bench-get`;
     const res = await request(`${api.url}${getPath}`, { dispatcher, headers: { accept: 'application/json' } });
     const body = await res.body.text();
     await dispatcher.close();

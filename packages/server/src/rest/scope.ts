@@ -6,8 +6,8 @@ import type { ServerLogger } from '../logger.js';
 import type { ServerMetrics } from '../metrics.js';
 import type { ProtobufMessage } from '../protobuf.js';
 import { gvString, type ServedResource } from '../resource.js';
-import { encodeBody } from '../response.js';
 import type { SchemaSet } from '../schema-walk.js';
+import type { EncodedObjects, EncodingView } from './encoded-objects.js';
 import type { NamespaceLifecycle } from './namespace-lifecycle.js';
 
 /** Everything a REST handler needs about the resource it serves and the server around it. */
@@ -41,11 +41,10 @@ export interface ResourceScope {
   watchBookmarkIntervalMs?: number;
   /** Registers a watch so shutdown can end it; returns the unregister function. */
   trackWatch(stop: () => void): () => void;
-  /**
-   * Compact JSON of frozen stored objects as served (with kind and apiVersion), by object: a
-   * storage answers the same frozen object while it is unchanged, so its bytes are encoded once.
-   */
-  encoded: WeakMap<object, string>;
+  /** Compact JSON of stored objects as served, kept by resourceVersion; shared by every scope of a server. */
+  encodings: EncodedObjects;
+  /** How this scope serves an object, for `encodings`. */
+  encodingView: EncodingView;
   /** The scopes of the subresources the resource serves, by name: the resource's with their strategy. */
   subresources?: ReadonlyMap<string, ResourceScope>;
 }
@@ -111,7 +110,7 @@ export function ensureObjectNamespace(scope: ResourceScope, requestNamespace: st
 
 export function newResourceScope(
   def: ServedResource,
-  rest: Omit<ResourceScope, 'def' | 'gr' | 'gk' | 'apiVersion' | 'storageGroup' | 'storageApiVersion' | 'schemaApiVersion' | 'encoded' | 'subresources'>,
+  rest: Omit<ResourceScope, 'def' | 'gr' | 'gk' | 'apiVersion' | 'storageGroup' | 'storageApiVersion' | 'schemaApiVersion' | 'encodingView' | 'subresources'>,
 ): ResourceScope {
   const apiVersion = gvString(def);
   const storageApiVersion = gvString({ group: def.storageGroup, version: def.storageVersion });
@@ -124,7 +123,7 @@ export function newResourceScope(
     storageGroup: def.storageGroup,
     storageApiVersion,
     schemaApiVersion: lookupStrategicSchema(apiVersion, def.kind) ? apiVersion : storageApiVersion,
-    encoded: new WeakMap(),
+    encodingView: { kind: def.kind, apiVersion, servedItem: (stored) => servedItem(scope, stored) },
   };
   if (def.subresources) {
     // Kubernetes' subresource stores copy the resource's store and swap its update strategy
@@ -163,11 +162,7 @@ export function servedItem(scope: ResourceScope, stored: ApiObject): ApiObject {
   return rest;
 }
 
-/** The served compact JSON of a stored object (as writeObject encodes it); remembered for frozen objects. */
+/** The served compact JSON of a stored object (as writeObject encodes it); kept by resourceVersion. */
 export function encodedObject(scope: ResourceScope, obj: ApiObject): string {
-  const known = scope.encoded.get(obj);
-  if (known !== undefined) return known;
-  const text = encodeBody(withTypeMeta(scope, obj), 'json', false);
-  if (Object.isFrozen(obj)) scope.encoded.set(obj, text);
-  return text;
+  return scope.encodings.object(scope.encodingView, obj);
 }

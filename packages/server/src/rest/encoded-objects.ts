@@ -1,0 +1,126 @@
+import { LRUCache } from 'lru-cache';
+import { encodeJson, type ApiObject } from '@plat/api-model';
+
+/** Default bound of the encodings kept ({@link EncodedObjects}): 64 MiB. */
+export const defaultEncodedCacheBytes = 64 * 1024 * 1024;
+
+/** How an object is served: its kind and apiVersion, and the served form of a stored object without them. */
+export interface EncodingView {
+  kind: string;
+  apiVersion: string;
+  servedItem(stored: ApiObject): ApiObject;
+}
+
+/**
+ * The compact JSON of objects as served, kept by (served apiVersion, kind, uid, resourceVersion):
+ * an object at a resourceVersion never changes, so its bytes in one served version do not either,
+ * and a GET or a LIST item after the first reuses them instead of encoding again. Keyed by
+ * revision, not by object: the watch cache hands each reader a fresh top level and metadata over
+ * shared frozen values. Only plain compact JSON is kept; Table, YAML, protobuf and pretty output
+ * encode each time.
+ *
+ * What it buys (tools/bench/apiserver, 2 shared vCPUs, docs/performance.md): a LIST of 1,000
+ * ClusterTrustBundles (1.02 MB) serves 123–172 per CPU-second instead of 44–57 (bench.mjs, three
+ * pairs of runs); kept as bytes rather than joined as strings it costs 5.2 ms of CPU instead of
+ * 28 ms (profile.mjs --list 1000). A GET costs what it did (ab.mjs: 0.987x): its body was kept
+ * by frozen object before.
+ *
+ * Bounded: least recently used encodings go once the kept JSON passes `maxBytes` (an object
+ * counts twice its UTF-8 bytes, for its list item and GET forms, plus its key; docs/operations.md,
+ * limits). A frozen stored object (the storage read cache's) also holds its encodings while it
+ * lives, so those are bounded by that cache's own bound.
+ */
+export class EncodedObjects {
+  readonly #entries: LRUCache<string, Encoding>;
+  /** Encodings of frozen stored objects by object, per view: held only while the object lives. */
+  readonly #frozen = new WeakMap<EncodingView, WeakMap<object, Encoding>>();
+
+  constructor(maxBytes = defaultEncodedCacheBytes) {
+    // Sized at twice the item: room for the GET form, made at the first GET.
+    this.#entries = new LRUCache<string, Encoding>({ maxSize: maxBytes, sizeCalculation: (entry, key) => 2 * entry.item.length + key.length });
+  }
+
+  /** The object as a list item (no kind, apiVersion), as UTF-8: `encodeJson(view.servedItem(stored))`. */
+  item(view: EncodingView, stored: ApiObject): Buffer {
+    return this.#entry(view, stored).item;
+  }
+
+  /** The object as a GET answers it: `encodeJson({ kind, apiVersion, ...item }) + '\n'`, made from the kept item once. */
+  object(view: EncodingView, stored: ApiObject): string {
+    const entry = this.#entry(view, stored);
+    // A string: writeBody sends a string body with the headers in one write. V8 flattens the
+    // joined string in place at its first write; later GETs reuse it.
+    return (entry.object ??= withTypeMetaText(view, entry.item.toString('utf8')));
+  }
+
+  #entry(view: EncodingView, stored: ApiObject): Encoding {
+    // A frozen object (the storage read cache's, shared by every GET) finds its encoding by
+    // identity: no key to build and hash, no LRU bookkeeping. What it buys: ab.mjs put the GET
+    // with only the keyed LRU at 1.11x the CPU of the build before; with this, 0.987x.
+    const byObject = Object.isFrozen(stored) ? this.#frozenOf(view) : undefined;
+    const held = byObject?.get(stored);
+    if (held !== undefined) return held;
+    const key = cacheKey(view, stored);
+    let entry = key === undefined ? undefined : this.#entries.get(key);
+    if (entry === undefined) {
+      entry = { item: Buffer.from(encodeJson(view.servedItem(stored)), 'utf8') };
+      if (key !== undefined) this.#entries.set(key, entry);
+    }
+    byObject?.set(stored, entry);
+    return entry;
+  }
+
+  #frozenOf(view: EncodingView): WeakMap<object, Encoding> {
+    let byObject = this.#frozen.get(view);
+    if (byObject === undefined) this.#frozen.set(view, (byObject = new WeakMap()));
+    return byObject;
+  }
+
+  /**
+   * A list as writeObject encodes it (`encodeJson({ kind, apiVersion, metadata, items }) + '\n'`,
+   * as UTF-8), from the items' kept bytes copied once into the envelope: no JSON.stringify of the
+   * list, no join of a megabyte string, no UTF-8 encoding of it at the write.
+   */
+  list(view: EncodingView, listKind: string, metadata: Record<string, unknown>, items: readonly ApiObject[]): Buffer {
+    const head = Buffer.from(`{"kind":${JSON.stringify(listKind)},"apiVersion":${JSON.stringify(view.apiVersion)},"metadata":${encodeJson(metadata)},"items":[`, 'utf8');
+    const parts: Buffer[] = [head];
+    for (let i = 0; i < items.length; i++) {
+      if (i > 0) parts.push(comma);
+      parts.push(this.item(view, items[i]!));
+    }
+    parts.push(listTail);
+    return Buffer.concat(parts);
+  }
+
+  /** Kept encodings (for tests of the bound). */
+  get size(): number {
+    return this.#entries.size;
+  }
+}
+
+/** One object's kept text: as a list item (UTF-8), and as a GET body once a GET asked. */
+interface Encoding {
+  readonly item: Buffer;
+  object?: string;
+}
+
+const comma = Buffer.from(',');
+const listTail = Buffer.from(']}\n');
+
+/**
+ * The key of a stored object's encoding, or none for an object without uid or resourceVersion
+ * (not yet stored: its content is not fixed by them).
+ */
+function cacheKey(view: EncodingView, stored: ApiObject): string | undefined {
+  const meta = stored.metadata;
+  const uid = meta?.uid;
+  const rv = meta?.resourceVersion;
+  if (!uid || !rv) return undefined;
+  return `${view.apiVersion}\u0000${view.kind}\u0000${uid}\u0000${rv}`;
+}
+
+/** `{"kind":..,"apiVersion":..,<item's fields>}\n`: the same text as encoding the object with its type first. */
+function withTypeMetaText(view: EncodingView, item: string): string {
+  const head = `{"kind":${JSON.stringify(view.kind)},"apiVersion":${JSON.stringify(view.apiVersion)}`;
+  return item === '{}' ? `${head}}\n` : `${head},${item.slice(1)}\n`;
+}
