@@ -1,13 +1,12 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
 import { parse as parseYaml } from 'yaml';
 import { createCertificateAuthority } from '@plat/x509';
-import { bash, buildBundles, clientctlShim, startApiserver, waitUntil, walkthroughBlocks, type ApiserverProcess } from '../test/processes.js';
+import { bash, startWalkthroughServer, stopWalkthroughServer, waitUntil, walkthroughBlocks, type ApiserverProcess } from '../test/processes.js';
 
 // docs/trust-distribution.md, "Expiry dashboard and alerts", run block by block with bash against
 // a started apiserver, with a real Prometheus scraping it and loading the rules; the dashboard's
@@ -102,20 +101,13 @@ function exposedNames(text: string): Set<string> {
 }
 
 let dir: string;
-let bundles: { apiserver: string; clientctl: string };
 let apiserver: ApiserverProcess;
 let shimDir: string;
 
 beforeAll(async () => {
-  dir = mkdtempSync(path.join(os.tmpdir(), 'clientctl-trust-dashboard-'));
-  bundles = await buildBundles();
-  shimDir = clientctlShim(dir, bundles.clientctl);
-  apiserver = await startApiserver(bundles.apiserver, path.join(dir, 'data'));
+  ({ dir, shimDir, apiserver } = await startWalkthroughServer('clientctl-trust-dashboard-'));
 }, 120_000);
-afterAll(async () => {
-  await apiserver?.stop('SIGKILL');
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => stopWalkthroughServer({ dir, apiserver }));
 
 describe('promqlMetricNames', () => {
   it('finds the selected metrics and leaves out functions, keywords, labels, strings and numbers', () => {

@@ -1,12 +1,11 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer as createNetServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { decodeTrustAnchors } from '@plat/trust';
 import { readBundleCertificates } from '@plat/x509';
-import { bash, buildBundles, clientctlShim, ReloadingTlsService, startApiserver, walkthroughBlocks, type ApiserverProcess, type RunningProcess } from '../test/processes.js';
+import { bash, startWalkthroughServer, stopWalkthroughServer, ReloadingTlsService, walkthroughBlocks, type ApiserverProcess, type RunningProcess } from '../test/processes.js';
 
 // docs/trust-distribution.md, "Java and Kafka", "SPIFFE federation" and "Filtering expired
 // anchors", run block by block with bash against a started apiserver: openssl makes the CAs,
@@ -14,7 +13,6 @@ import { bash, buildBundles, clientctlShim, ReloadingTlsService, startApiserver,
 // (`java TlsGet.java`, keytool) and curl are the clients. Java walk-through blocks skip only when
 // no Java is installed (tools/install-system-packages.sh installs it).
 let dir: string;
-let bundles: { apiserver: string; clientctl: string };
 let apiserver: ApiserverProcess;
 let shimDir: string;
 const hasJava = ['java', 'keytool'].every((t) => {
@@ -76,15 +74,9 @@ async function runWalkthrough(
 }
 
 beforeAll(async () => {
-  dir = mkdtempSync(path.join(os.tmpdir(), 'clientctl-trust-formats-'));
-  bundles = await buildBundles();
-  shimDir = clientctlShim(dir, bundles.clientctl);
-  apiserver = await startApiserver(bundles.apiserver, path.join(dir, 'data'));
+  ({ dir, shimDir, apiserver } = await startWalkthroughServer('clientctl-trust-formats-'));
 }, 120_000);
-afterAll(async () => {
-  await apiserver?.stop('SIGKILL');
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => stopWalkthroughServer({ dir, apiserver }));
 
 const baseEnv = () => ({ PATH: `${shimDir}:${process.env.PATH}`, HOME: dir, KUBECONFIG: apiserver.kubeconfig });
 

@@ -1,13 +1,12 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { request } from 'undici';
 import { RestClient, loadKubeConfig, resolveRestConfig } from '@plat/client';
 import { followTrustAnchors, type FollowedTrustAnchors } from '@plat/trust';
 import { canonicalTrustBundle, createCertificateAuthority, issueServingCertificate } from '@plat/x509';
-import { bash, buildBundles, clientctlShim, ReloadingTlsService, spawnClientctl, startApiserver, waitUntil, walkthroughBlocks, type ApiserverProcess, type RunningProcess } from '../test/processes.js';
+import { bash, startWalkthroughServer, stopWalkthroughServer, ReloadingTlsService, spawnClientctl, waitUntil, walkthroughBlocks, type ApiserverProcess, type RunningProcess } from '../test/processes.js';
 
 // docs/trust-distribution.md, "Rotate a CA without downtime", run block by block with bash against
 // a started apiserver, a real TLS service (served here, reloaded when a block issues its
@@ -28,15 +27,9 @@ async function nodeConsumer(kubeconfig: string, signal: AbortSignal): Promise<{ 
 }
 
 beforeAll(async () => {
-  dir = mkdtempSync(path.join(os.tmpdir(), 'clientctl-trust-rotation-'));
-  bundles = await buildBundles();
-  shimDir = clientctlShim(dir, bundles.clientctl);
-  apiserver = await startApiserver(bundles.apiserver, path.join(dir, 'data'));
+  ({ dir, bundles, shimDir, apiserver } = await startWalkthroughServer('clientctl-trust-rotation-'));
 }, 120_000);
-afterAll(async () => {
-  await apiserver?.stop('SIGKILL');
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => stopWalkthroughServer({ dir, apiserver }));
 
 describe('Rotate a CA without downtime (docs/trust-distribution.md)', () => {
   it('runs as written: every client keeps working through the rotation', async () => {

@@ -1,7 +1,8 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -38,6 +39,29 @@ export async function startApiserver(bundle: string, dataDir: string, port = 0, 
   const script = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../tools/e2e/apiserver-process.mjs');
   const { startApiServer } = (await import(script)) as typeof import('../../../tools/e2e/apiserver-process.mjs');
   return startApiServer({ bundle, dataDir, port, args: ['--storage-backend=sqlite', ...args] });
+}
+
+/** What a walk-through test file runs against: a temporary folder, both bundles, a clientctl shim on PATH and an apiserver on SQLite in `<dir>/data`. */
+export interface WalkthroughServer {
+  dir: string;
+  bundles: { apiserver: string; clientctl: string };
+  shimDir: string;
+  apiserver: ApiserverProcess;
+}
+
+/** Sets up a WalkthroughServer in a new temporary folder named from `prefix` (a file's beforeAll). */
+export async function startWalkthroughServer(prefix: string): Promise<WalkthroughServer> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
+  const bundles = await buildBundles();
+  const shimDir = clientctlShim(dir, bundles.clientctl);
+  const apiserver = await startApiserver(bundles.apiserver, path.join(dir, 'data'));
+  return { dir, bundles, shimDir, apiserver };
+}
+
+/** Kills the apiserver the file ends with (it may have been restarted) and removes the folder (a file's afterAll). */
+export async function stopWalkthroughServer(env: { dir?: string; apiserver?: ApiserverProcess }): Promise<void> {
+  await env.apiserver?.stop('SIGKILL');
+  if (env.dir) rmSync(env.dir, { recursive: true, force: true });
 }
 
 export interface RunningProcess {
