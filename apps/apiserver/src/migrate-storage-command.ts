@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
-import { flagList, lastFlag } from './flag-values.js';
+import { commandStore } from './storage-flags.js';
 import { migrateStorage, servedResourceDefinitions, type ResourceMigration } from '@plat/control-plane';
 import { defaultSqliteFileName, openStorage, type BackendOptions } from '@plat/storage';
 
@@ -18,22 +18,9 @@ interface MigrateIO {
 }
 
 function backendFrom(argv: Record<string, unknown>): BackendOptions | string {
-  const backend = lastFlag(argv['storage-backend']) ?? 'sqlite';
-  if (backend === 'sqlite') return { backend, dataDir: lastFlag(argv['data-dir']) ?? '.plat', compactIntervalMs: 0 };
-  if (backend === 'etcd3') {
-    const servers = flagList(argv['etcd-servers']);
-    if (!servers.length) return '--etcd-servers must be specified';
-    return {
-      backend,
-      servers,
-      caFile: lastFlag(argv['etcd-cafile']),
-      certFile: lastFlag(argv['etcd-certfile']),
-      keyFile: lastFlag(argv['etcd-keyfile']),
-      prefix: lastFlag(argv['etcd-prefix']) ?? '/registry',
-      compactIntervalMs: 0,
-    };
-  }
-  return `--storage-backend invalid for a storage migration, allowed values: 'sqlite', 'etcd3'; got "${backend}"`;
+  const store = commandStore(argv, 'a storage migration');
+  // The migration compacts nothing itself: a compaction meanwhile would restart its listing.
+  return typeof store === 'string' ? store : { ...store, compactIntervalMs: 0 };
 }
 
 async function run(argv: Record<string, unknown>, io: MigrateIO): Promise<number> {

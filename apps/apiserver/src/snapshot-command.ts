@@ -4,7 +4,8 @@
  * how it is checked and why a restore bumps the revision are the storage package's rules.
  */
 import type { Argv, CommandModule } from 'yargs';
-import { flagList, lastFlag } from './flag-values.js';
+import { lastFlag } from './flag-values.js';
+import { commandStore } from './storage-flags.js';
 import { defaultRestoreRevisionBump, restoreSnapshot, saveSnapshot, type SnapshotSource } from '@plat/storage';
 
 interface SnapshotIO {
@@ -14,17 +15,8 @@ interface SnapshotIO {
 
 async function runSave(argv: Record<string, unknown>, io: SnapshotIO): Promise<number> {
   const file = String(argv.file);
-  const backend = lastFlag(argv['storage-backend']) ?? 'sqlite';
-  let source: SnapshotSource;
-  if (backend === 'sqlite') {
-    source = { backend, dataDir: lastFlag(argv['data-dir']) ?? '.plat' };
-  } else if (backend === 'etcd3') {
-    const servers = flagList(argv['etcd-servers']);
-    if (!servers.length) return fail(io, '--etcd-servers must be specified');
-    source = { backend, servers, caFile: lastFlag(argv['etcd-cafile']), certFile: lastFlag(argv['etcd-certfile']), keyFile: lastFlag(argv['etcd-keyfile']) };
-  } else {
-    return fail(io, `--storage-backend invalid for a snapshot, allowed values: 'sqlite', 'etcd3'; got "${backend}"`);
-  }
+  const source: SnapshotSource | string = commandStore(argv, 'a snapshot');
+  if (typeof source === 'string') return fail(io, source);
   try {
     const info = await saveSnapshot(source, file);
     const keys = info.keys === undefined ? '' : `, ${info.keys} objects`;
