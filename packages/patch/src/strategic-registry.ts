@@ -1,4 +1,3 @@
-import { ok as assert } from 'node:assert';
 import { kubernetesPatchSchemaTable } from './generated/kubernetes-patch-schema.js';
 import { TableSchemas, objectStrategicSchema, type StrategicSchema } from './strategic-schema.js';
 
@@ -33,7 +32,8 @@ export function builtinStrategicSchema(definition: string): StrategicSchema | un
 function requiredDefinition(name: string): StrategicSchema {
   const schema = builtinSchemas.forDefinition(name);
   // An invariant: the table is generated from the same OpenAPI document that names these definitions.
-  assert(schema, `the generated patch schema table lacks ${name}`);
+  // (Thrown by hand rather than with node:assert, which `patch --local` would otherwise load at start-up.)
+  if (!schema) throw new Error(`the generated patch schema table lacks ${name}`);
   return schema;
 }
 
@@ -71,7 +71,7 @@ for (const version of ['v1alpha1', 'v1beta1', 'v1']) {
 for (const kind of ['ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding']) {
   for (const suffix of ['', 'List']) {
     const schema = builtinSchemas.forKind('rbac.authorization.k8s.io/v1', `${kind}${suffix}`);
-    assert(schema, `the generated patch schema table lacks rbac.authorization.k8s.io/v1 ${kind}${suffix}`); // an invariant of the generated table
+    if (!schema) throw new Error(`the generated patch schema table lacks rbac.authorization.k8s.io/v1 ${kind}${suffix}`); // an invariant of the generated table
     registerStrategicSchema('rbac.authorization.plat.io/v1', `${kind}${suffix}`, schema);
   }
 }

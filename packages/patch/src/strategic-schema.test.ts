@@ -114,6 +114,31 @@ describe('TableSchemas.forKind', () => {
     expect(table.forKind('x', '__proto__')).toBeUndefined();
   });
 
+  it('reads a packed table (one JSON line per type, as tools/patch-schema writes it) as the same table unpacked', () => {
+    const types = [
+      ['io.k8s.apimachinery.pkg.apis.meta.v1.Status', { details: 0 }],
+      ['io.k8s.api.apps.v1beta1.Deployment', { spec: [0], items: [1, 1, 'name', 'merge', 'map', ['name']] }, 'atomic'],
+    ] as const;
+    const packed = new TableSchemas({
+      packedTypes: types.map((t) => JSON.stringify(t)).join('\n'),
+      packedKinds: JSON.stringify({ 'apps/v1beta1/Deployment': 1, 'v1/Status': 0 }),
+      packedUnversioned: JSON.stringify({ Status: 0 }),
+    });
+    expect(packed.forKind('apps/v1beta1', 'Deployment')?.name).toBe('Deployment');
+    expect(packed.forKind('example.com/v9', 'Status')?.name).toBe('Status');
+    expect(packed.forKind('x', '__proto__')).toBeUndefined();
+    expect(packed.forDefinition('io.k8s.api.apps.v1beta1.Deployment')?.lookupField('items')).toEqual({
+      schema: packed.forDefinition('io.k8s.api.apps.v1beta1.Deployment'),
+      shape: 'list',
+      patchStrategies: ['merge'],
+      patchMergeKey: 'name',
+      listType: 'map',
+      listMapKeys: ['name'],
+      mapType: undefined,
+    });
+    expect(packed.forDefinition('io.k8s.api.apps.v1beta1.Nope')).toBeUndefined();
+  });
+
   it('holds kubectl 1.32\'s scheme in the generated table', () => {
     expect(builtinSchemas.forKind('apps/v1beta1', 'Deployment')).toBeDefined();
     expect(builtinSchemas.forKind('extensions/v1beta1', 'Ingress')).toBeDefined();

@@ -96,13 +96,97 @@ export interface PatchSchemaTable {
   readonly unversioned?: Readonly<Record<string, number>>;
 }
 
+/**
+ * The generated table as tools/patch-schema writes it, packed so that loading it parses nothing:
+ * `packedTypes` holds one type per line (the JSON of its TableType), `packedKinds` and
+ * `packedUnversioned` the JSON of `kinds` and `unversioned`. A type's line is parsed when the type
+ * is first used, so `clientctl patch --local` on one kind does not parse a thousand types.
+ */
+export interface PackedPatchSchemaTable {
+  readonly packedTypes: string;
+  readonly packedKinds: string;
+  readonly packedUnversioned: string;
+}
+
+/** Reads a table, packed or not, one type at a time; made once per table by patchSchemaTableReader. */
+export class PatchSchemaTableReader {
+  private lines?: readonly string[];
+  private readonly parsed: (TableType | undefined)[] = [];
+  private names?: Map<string, number>;
+  private kindIndex?: Readonly<Record<string, number>>;
+  private unversionedIndex?: Readonly<Record<string, number>>;
+
+  constructor(private readonly table: PatchSchemaTable | PackedPatchSchemaTable) {}
+
+  private typeLines(): readonly string[] {
+    if (!this.lines) this.lines = 'packedTypes' in this.table ? this.table.packedTypes.split('\n') : [];
+    return this.lines;
+  }
+
+  get size(): number {
+    return 'packedTypes' in this.table ? this.typeLines().length : this.table.types.length;
+  }
+
+  type(i: number): TableType {
+    if (!('packedTypes' in this.table)) return this.table.types[i];
+    let t = this.parsed[i];
+    if (!t) {
+      t = JSON.parse(this.typeLines()[i]) as TableType;
+      this.parsed[i] = t;
+    }
+    return t;
+  }
+
+  /** The definition name of type i (`io.k8s.api.core.v1.PodSpec`), without parsing its line. */
+  name(i: number): string {
+    if (!('packedTypes' in this.table)) return this.table.types[i][0];
+    // A line starts with the JSON string of the name, which has no escapes (an OpenAPI definition name).
+    const line = this.typeLines()[i];
+    return line.slice(2, line.indexOf('"', 2));
+  }
+
+  /** The index of a definition by name. */
+  indexOf(name: string): number | undefined {
+    if (!this.names) {
+      const names = new Map<string, number>();
+      for (let i = 0; i < this.size; i++) names.set(this.name(i), i);
+      this.names = names;
+    }
+    return this.names.get(name);
+  }
+
+  /** The index of `apiVersion/Kind`, if the table has the kind. */
+  kind(key: string): number | undefined {
+    this.kindIndex ??= 'packedKinds' in this.table ? (JSON.parse(this.table.packedKinds) as Record<string, number>) : this.table.kinds;
+    return Object.hasOwn(this.kindIndex, key) ? this.kindIndex[key] : undefined;
+  }
+
+  /** The index of a kind known under every apiVersion (`Status`). */
+  unversioned(kind: string): number | undefined {
+    this.unversionedIndex ??= 'packedUnversioned' in this.table ? (JSON.parse(this.table.packedUnversioned) as Record<string, number>) : (this.table.unversioned ?? {});
+    return Object.hasOwn(this.unversionedIndex, kind) ? this.unversionedIndex[kind] : undefined;
+  }
+}
+
+const readers = new WeakMap<object, PatchSchemaTableReader>();
+
+/** The reader of a table, shared by everyone reading the same table (strategic and apply schemas). */
+export function patchSchemaTableReader(table: PatchSchemaTable | PackedPatchSchemaTable): PatchSchemaTableReader {
+  let r = readers.get(table);
+  if (!r) {
+    r = new PatchSchemaTableReader(table);
+    readers.set(table, r);
+  }
+  return r;
+}
+
 /** Resolves table entries to schemas lazily and once each. */
 export class TableSchemas {
   private readonly schemas: (StrategicSchema | undefined)[] = [];
-  private readonly byName = new Map<string, number>();
+  private readonly table: PatchSchemaTableReader;
 
-  constructor(private readonly table: PatchSchemaTable) {
-    table.types.forEach((t, i) => this.byName.set(t[0], i));
+  constructor(table: PatchSchemaTable | PackedPatchSchemaTable) {
+    this.table = patchSchemaTableReader(table);
   }
 
   /**
@@ -110,15 +194,13 @@ export class TableSchemas {
    * under any apiVersion, as runtime.Scheme.New finds it.
    */
   forKind(apiVersion: string, kind: string): StrategicSchema | undefined {
-    const key = `${apiVersion}/${kind}`;
-    const unversioned = this.table.unversioned ?? {};
-    const i = Object.hasOwn(this.table.kinds, key) ? this.table.kinds[key] : Object.hasOwn(unversioned, kind) ? unversioned[kind] : undefined;
+    const i = this.table.kind(`${apiVersion}/${kind}`) ?? this.table.unversioned(kind);
     return i === undefined ? undefined : this.at(i);
   }
 
   /** The schema of a definition by its OpenAPI name (`io.k8s.api.core.v1.PodSpec`). */
   forDefinition(name: string): StrategicSchema | undefined {
-    const i = this.byName.get(name);
+    const i = this.table.indexOf(name);
     return i === undefined ? undefined : this.at(i);
   }
 
@@ -132,7 +214,7 @@ export class TableSchemas {
   }
 
   private build(i: number): StrategicSchema {
-    const [definition, fields] = this.table.types[i];
+    const [definition, fields] = this.table.type(i);
     const name = definition.slice(definition.lastIndexOf('.') + 1);
     if (!fields) return { name, lookupField: () => undefined };
     const metas = new Map<string, StrategicFieldMeta>();

@@ -1,6 +1,6 @@
 import { kubernetesPatchSchemaTable } from '../generated/kubernetes-patch-schema.js';
 import { builtinStrategicSchema, lookupStrategicSchema } from '../strategic-registry.js';
-import type { PatchSchemaTable, StrategicFieldMeta, StrategicSchema, TableField } from '../strategic-schema.js';
+import { patchSchemaTableReader, type PackedPatchSchemaTable, type PatchSchemaTableReader, type StrategicFieldMeta, type StrategicSchema, type TableField } from '../strategic-schema.js';
 
 /**
  * The type of a value as server-side apply sees it (structured-merge-diff's schema atoms):
@@ -82,19 +82,19 @@ function fieldType(d: FieldDescription): ApplyType {
 /** Reads the generated table (tools/patch-schema) directly, keeping each type's own map type. */
 class TableTypes {
   private readonly types: (ApplyType | undefined)[] = [];
-  private readonly byName = new Map<string, number>();
+  private readonly table: PatchSchemaTableReader;
 
-  constructor(private readonly table: PatchSchemaTable) {
-    table.types.forEach((t, i) => this.byName.set(t[0], i));
+  constructor(table: PackedPatchSchemaTable) {
+    this.table = patchSchemaTableReader(table);
   }
 
   forKind(apiVersion: string, kind: string): ApplyType | undefined {
-    const i = this.table.kinds[`${apiVersion}/${kind}`];
+    const i = this.table.kind(`${apiVersion}/${kind}`);
     return i === undefined ? undefined : this.at(i);
   }
 
   forDefinition(name: string): ApplyType | undefined {
-    const i = this.byName.get(name);
+    const i = this.table.indexOf(name);
     return i === undefined ? undefined : this.at(i);
   }
 
@@ -108,7 +108,7 @@ class TableTypes {
   }
 
   private build(i: number): ApplyType {
-    const [definition, fields, mapType] = this.table.types[i];
+    const [definition, fields, mapType] = this.table.type(i);
     // A definition without properties (Quantity, Time, IntOrString, RawExtension, JSON) is
     // owned as a whole.
     if (!fields) return LEAF;
@@ -159,7 +159,9 @@ let builtinByIdentity: WeakMap<StrategicSchema, string> | undefined;
 function builtinDefinitionOf(schema: StrategicSchema): string | undefined {
   if (!builtinByIdentity) {
     builtinByIdentity = new WeakMap();
-    for (const [name] of kubernetesPatchSchemaTable.types) {
+    const table = patchSchemaTableReader(kubernetesPatchSchemaTable);
+    for (let i = 0; i < table.size; i++) {
+      const name = table.name(i);
       const s = builtinStrategicSchema(name);
       if (s) builtinByIdentity.set(s, name);
     }
