@@ -1,5 +1,4 @@
 import { JsonDecodeError, decodeJson, encodeJson } from '@plat/api-model/json';
-import { createGunzip, gunzipSync } from 'node:zlib';
 import type { Dispatcher } from 'undici';
 import { ClientError } from './client-error.js';
 import type { RestConfig } from './rest-config.js';
@@ -164,7 +163,8 @@ export class RestClient {
       } catch (err) {
         throw this.transportError(err);
       }
-      if (res.headers['content-encoding'] === 'gzip' && raw.length > 0) raw = gunzipSync(raw);
+      // zlib (and the streams it loads) only when a response is compressed: `patch --local` starts without it.
+      if (res.headers['content-encoding'] === 'gzip' && raw.length > 0) raw = (await import('node:zlib')).gunzipSync(raw);
       const text = raw.toString('utf8');
       const warnings = parseWarningHeader(res.headers.warning);
       for (const w of warnings) this.options.onWarning?.(w);
@@ -237,7 +237,7 @@ export class RestClient {
         const { decodeErrorResponse } = await import('./status-decoding.js');
         throw decodeErrorResponse(res.statusCode, text, 'GET');
       }
-      const body = res.headers['content-encoding'] === 'gzip' ? res.body.pipe(createGunzip()) : res.body;
+      const body = res.headers['content-encoding'] === 'gzip' ? res.body.pipe((await import('node:zlib')).createGunzip()) : res.body;
       armIdle();
       try {
         for await (const event of readWatchEvents<T>(body, opts.maxEventBytes)) {
