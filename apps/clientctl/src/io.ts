@@ -1,3 +1,5 @@
+import { writeSync } from 'node:fs';
+
 /** Where a command reads and writes; tests pass their own. */
 export interface Io {
   stdout(text: string): void;
@@ -12,10 +14,36 @@ export interface Io {
   stop?: AbortSignal;
 }
 
+/**
+ * Writes to stdout with fs.writeSync, as long as that works: creating process.stdout loads Node's
+ * stream modules, a good part of `clientctl patch --local`'s start-up, and for the files, pipes
+ * and terminals a CLI writes to, Node's stdout writes synchronously on Linux anyway. On the first
+ * failure (EAGAIN from a non-blocking pipe, EPIPE...) the rest, and every later write, goes through
+ * process.stdout as before, so errors surface exactly as they did.
+ */
+function stdoutWriter(): (data: string | Uint8Array) => void {
+  let useStream = false;
+  return (data) => {
+    if (!useStream) {
+      const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+      let done = 0;
+      try {
+        while (done < bytes.length) done += writeSync(1, bytes, done, bytes.length - done);
+        return;
+      } catch {
+        useStream = true;
+        data = bytes.subarray(done);
+      }
+    }
+    process.stdout.write(data);
+  };
+}
+
 export function processIo(): Io {
+  const stdout = stdoutWriter();
   return {
-    stdout: (t) => void process.stdout.write(t),
-    stdoutBytes: (b) => void process.stdout.write(b),
+    stdout: (t) => stdout(t),
+    stdoutBytes: (b) => stdout(b),
     stderr: (t) => void process.stderr.write(t),
     readStdin: async () => {
       const chunks: Buffer[] = [];
@@ -23,6 +51,9 @@ export function processIo(): Io {
       return Buffer.concat(chunks).toString('utf8');
     },
     env: process.env,
-    ...(process.stdout.isTTY ? { terminal: { columns: process.stdout.columns } } : {}),
+    // Asked only by the commands that draw (trust inspect --timeline), so others never create process.stdout.
+    get terminal() {
+      return process.stdout.isTTY ? { columns: process.stdout.columns } : undefined;
+    },
   };
 }
