@@ -1,22 +1,24 @@
 #!/usr/bin/env node
 // `npm run build:sea [-- --no-snapshot] [clientctl|apiserver|floor|floor-snapshot]`: Node single executable applications
 // of clientctl and apiserver for this platform (linux-x64 here), in dist/sea/. Each is a copy of
-// this `node` binary (about 100 MB, so dist/ stays out of git) with a blob injected by postject:
-// one CommonJS bundle of the app (a SEA main script is a single CommonJS file that can require
-// only Node's built-in modules), its V8 code cache, and for apiserver better-sqlite3's native
-// module as an asset (tools/sea/sea-addon.cjs writes it to a private cache file and dlopens it)
-// and etcd3's gRPC definitions compiled in (etcdProtoPlugin below).
-// clientctl is built with a start-up snapshot (`useSnapshot`): its modules are loaded and
-// initialised at build time, so a run skips parsing and initialising them. The alternatives
-// measured (docs/performance.md, "Single executable") do no better: a code cache made after a
-// warm-up `patch --local` run and loaded through vm.Script is level with it (1.88x `node -e 0`
-// CPU against 1.81x, n=21, load 14-19, within the run-to-run spread), and a warm-up inside the
-// snapshot builder or lazy instead of eager compilation of the snapshotted script change neither
-// its size (within 1%) nor its CPU time.
+// this `node` binary (about 100 MB, so dist/ stays out of git) with a blob injected by postject.
+// apiserver's blob holds one CommonJS bundle of the app (a SEA main script is a single CommonJS
+// file that can require only Node's built-in modules) and its V8 code cache, better-sqlite3's
+// native module as an asset (tools/sea/sea-addon.cjs writes it to a private cache file and
+// dlopens it) and etcd3's gRPC definitions compiled in (etcdProtoPlugin below).
+// clientctl is built in parts, because its start-up time is a product requirement
+// (docs/performance.md, "Single executable"): its main script is tools/sea/sea-loader.cjs, and
+// each part is a CommonJS bundle carried as an asset with a V8 code cache made here after a
+// warm-up run of that part (tools/sea/code-cache.cjs). `clientctl patch` runs a part without the
+// other commands; every other command line runs the whole app; undici is a part of its own that
+// both load when a command first talks to a server. A start-up snapshot (`useSnapshot`, used
+// for the floor-snapshot measurement only) costs more than it saves: deserializing an initialised
+// heap took longer than running the part's module initialisation from a code cache.
 // See docs/operations.md, "Single executables", and tools/bench/clientctl.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -32,9 +34,17 @@ const fuse = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 const apps = {
   clientctl: {
     entry: path.join(root, 'apps', 'clientctl', 'src', 'sea-main.ts'),
-    snapshot: true,
+    snapshot: false,
     assets: {},
     replace: {},
+    // Parts: `byCommand` picks one by the first argument, `main` is the whole app.
+    parts: {
+      // run.ts finds the command `patch` whenever it is the first argument, so this part never
+      // reaches the modules of the other commands (nor completion's yargs): they are left out.
+      patch: { command: 'patch', keepCommands: ['patch', 'local-patch', 'resource-target'], warmUp: patchWarmUp },
+      main: { warmUp: () => ['--help'] },
+    },
+    packages: ['undici'],
   },
   apiserver: {
     entry: path.join(root, 'apps', 'apiserver', 'src', 'main.ts'),
@@ -46,6 +56,35 @@ const apps = {
   floor: { entry: path.join(here, 'floor', 'empty.cjs'), snapshot: false, assets: {}, replace: {}, onRequest: true },
   'floor-snapshot': { entry: path.join(here, 'floor', 'empty-snapshot.cjs'), snapshot: true, assets: {}, replace: {}, onRequest: true },
 };
+
+/** The warm-up command line of clientctl's patch part: the benchmark's (tools/bench/clientctl). */
+function patchWarmUp(dir) {
+  const file = path.join(dir, 'deployment.yaml');
+  fs.writeFileSync(file, 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  labels: {app: web}\nspec:\n  replicas: 1\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.25\n');
+  return ['patch', '--local', '-f', file, '-p', '{"spec":{"replicas":3,"template":{"spec":{"containers":[{"name":"web","image":"nginx:1.27"}]}}}}', '-o', 'json'];
+}
+
+/**
+ * Leaves out of a part the command modules it never runs: an import of `./commands/X.js` from
+ * clientctl's command table or run.ts, X not kept, becomes a module that throws when loaded.
+ */
+function leaveOutPlugin(keep) {
+  return {
+    name: 'plat-sea-leave-out',
+    setup(b) {
+      if (!keep) return;
+      b.onResolve({ filter: /^\.\/commands\/[\w-]+\.js$/ }, (args) => {
+        if (!/[\\/]apps[\\/]clientctl[\\/]src[\\/](command-table|trust-commands|run)\.ts$/.test(args.importer)) return undefined;
+        const name = args.path.slice('./commands/'.length, -'.js'.length);
+        return keep.includes(name) ? undefined : { path: args.path, namespace: 'plat-sea-left-out' };
+      });
+      b.onLoad({ filter: /.*/, namespace: 'plat-sea-left-out' }, (args) => ({
+        contents: `throw new Error(${JSON.stringify(`internal error: ${args.path} is not in this part of the executable`)});`,
+        loader: 'js',
+      }));
+    },
+  };
+}
 
 /** Resolves the packages in `replace` to the given files (the SEA's stand-ins). */
 function replacePlugin(replace) {
@@ -99,10 +138,9 @@ const etcdProtoPlugin = {
   },
 };
 
-async function bundle(name, app) {
-  const file = path.join(out, `${name}.cjs`);
+async function bundle(name, app, { entry = app.entry, file = path.join(out, `${name}.cjs`), external = [], plugins = [] } = {}) {
   await build({
-    entryPoints: [app.entry],
+    entryPoints: [entry],
     outfile: file,
     bundle: true,
     platform: 'node',
@@ -112,17 +150,60 @@ async function bundle(name, app) {
     minify: true,
     legalComments: 'none',
     logLevel: 'error',
+    external,
     // ESM sources ask for import.meta.url (yargs, createRequire); in the executable it is the executable's own path.
     define: { 'import.meta.url': '__platSeaUrl', 'import.meta.dirname': '__dirname', 'import.meta.filename': '__filename' },
     banner: { js: "var __platSeaUrl = require('node:url').pathToFileURL(__filename).href;" },
-    plugins: [replacePlugin(app.replace), bundleSqlitePlugin, etcdProtoPlugin],
+    plugins: [...plugins, replacePlugin(app.replace), bundleSqlitePlugin, etcdProtoPlugin],
   });
   return file;
 }
 
+/**
+ * The parts of an app built in parts, as assets: for each, `PART.cjs` (the bundle wrapped as a
+ * function of exports, require, module, __filename and __dirname, as Node wraps a CommonJS
+ * module) and `PART.cache` (its code cache after the part's warm-up run); and the main script,
+ * tools/sea/sea-loader.cjs with the layout filled in.
+ */
+async function buildParts(name, app) {
+  const dir = path.join(out, `${name}.parts`);
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  // The app's own esbuild plugins (clientctl's marks its pure libraries free of side effects, as its npm bundle does).
+  const appConfig = (await import(path.join(path.dirname(app.entry), '..', 'esbuild.config.mjs'))).default;
+  const warm = fs.mkdtempSync(path.join(os.tmpdir(), `plat-sea-${name}-`));
+  const assets = {};
+  const layout = { byCommand: {}, main: 'main', packages: app.packages };
+  try {
+    const parts = [
+      ...Object.entries(app.parts).map(([part, p]) => ({ part, p, entry: app.entry, plugins: [leaveOutPlugin(p.keepCommands), ...appConfig.plugins] })),
+      ...app.packages.map((pkg) => ({ part: pkg, p: { warmUp: () => [] }, entry: require.resolve(pkg), plugins: [] })),
+    ];
+    for (const { part, p, entry, plugins } of parts) {
+      if (p.command) layout.byCommand[p.command] = part;
+      const raw = await bundle(part, app, { entry, file: path.join(dir, `${part}.bundle.cjs`), external: entry === app.entry ? app.packages : [], plugins });
+      const file = path.join(dir, `${part}.cjs`);
+      fs.writeFileSync(file, `(function (exports, require, module, __filename, __dirname) {${fs.readFileSync(raw, 'utf8')}\n})`);
+      fs.rmSync(raw);
+      const cache = path.join(dir, `${part}.cache`);
+      const env = { PATH: process.env.PATH, HOME: warm, KUBECONFIG: path.join(warm, 'none') };
+      execFileSync(process.execPath, [path.join(here, 'code-cache.cjs'), file, cache, ...p.warmUp(warm)], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+      assets[`${part}.cjs`] = file;
+      assets[`${part}.cache`] = cache;
+    }
+  } finally {
+    fs.rmSync(warm, { recursive: true, force: true });
+  }
+  const main = path.join(out, `${name}.cjs`);
+  const loader = fs.readFileSync(path.join(here, 'sea-loader.cjs'), 'utf8');
+  if (!loader.includes('__PLAT_SEA_LAYOUT__')) throw new Error('tools/sea/sea-loader.cjs lacks __PLAT_SEA_LAYOUT__');
+  fs.writeFileSync(main, loader.replace('__PLAT_SEA_LAYOUT__', JSON.stringify(layout)));
+  return { main, assets };
+}
+
 async function buildOne(name, { snapshot }) {
   const app = apps[name];
-  const main = await bundle(name, app);
+  const { main, assets } = app.parts ? await buildParts(name, app) : { main: await bundle(name, app), assets: app.assets };
   const blob = path.join(out, `${name}.blob`);
   const useSnapshot = snapshot && app.snapshot;
   const config = {
@@ -136,7 +217,7 @@ async function buildOne(name, { snapshot }) {
     // the snapshot's tag and the executable then refuses it.
     useSnapshot,
     useCodeCache: !useSnapshot,
-    assets: app.assets,
+    assets,
   };
   const configFile = path.join(out, `${name}.sea-config.json`);
   fs.writeFileSync(configFile, JSON.stringify(config, null, 2));

@@ -24,9 +24,9 @@ const kubectl = process.env.KUBECTL ?? '/usr/bin/kubectl';
 const hasKubectl = fs.existsSync(kubectl);
 if (!hasEtcd) console.warn(`single executable apiserver on etcd SKIPPED: ${etcdBinary} is missing`);
 
-function run(exe: string, args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
+function run(exe: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(exe, args, { cwd, env: noNode(cwd), timeout: 60_000 }, (err, stdout, stderr) =>
+    execFile(exe, args, { cwd, env: { ...noNode(cwd), ...env }, timeout: 60_000 }, (err, stdout, stderr) =>
       resolve({ code: err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1) : 0, stdout, stderr }),
     );
   });
@@ -56,6 +56,22 @@ function run(exe: string, args: string[], cwd: string): Promise<{ code: number; 
     fs.writeFileSync(path.join(cwd, 'd.yaml'), 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 1\n');
     const patched = await run('./clientctl', ['patch', '--local', '-f', 'd.yaml', '-p', '{"spec":{"replicas":3}}', '-o', 'jsonpath={.spec.replicas}'], cwd);
     expect(patched).toEqual({ code: 0, stdout: '3', stderr: '' });
+  });
+
+  // `clientctl patch ...` runs the part without the other commands (tools/sea/build-sea.mjs); a
+  // patch command line that starts with a flag runs the whole app: both must answer alike.
+  it('clientctl: the patch part answers as the whole app does (help, errors), and V8 takes every code cache', async () => {
+    const cwd = path.join(dir, 'clientctl');
+    for (const args of [['--help'], [], ['-f', 'missing.yaml', '-p', '{}', '--local'], ['--local', '-f', 'd.yaml', '-p', '{"spec":'], ['get', 'x']]) {
+      const part = await run('./clientctl', ['patch', ...args], cwd);
+      const whole = await run('./clientctl', ['-v=0', 'patch', ...args], cwd);
+      expect(part).toEqual(whole);
+    }
+    expect((await run('./clientctl', ['patch', '--help'], cwd)).stdout).toMatch(/^Update fields of a resource\.\n/);
+    for (const args of [['patch', '--local', '-f', 'd.yaml', '-p', '{"spec":{"replicas":3}}'], ['version', '--client']]) {
+      const { code, stderr } = await run('./clientctl', args, cwd, { PLAT_SEA_DEBUG: '1' });
+      expect({ code, stderr }).toEqual({ code: 0, stderr: expect.stringMatching(/^sea cpu ms: start [\d.]+, (patch|main) compile [\d.]+, (patch|main) load [\d.]+, exit [\d.]+\n$/) });
+    }
   });
 
   /** Starts the executable apiserver in cwd and waits until it serves; stop it with the returned function. */
@@ -91,6 +107,9 @@ function run(exe: string, args: string[], cwd: string): Promise<{ code: number; 
       expect(fs.readdirSync(cache)).toEqual([expect.stringMatching(/^better_sqlite3-[0-9a-f]{16}\.node$/)]);
       const get = await run(path.join(dir, 'clientctl', 'clientctl'), ['--kubeconfig', 'data/admin.conf', 'get', 'namespaces', '-o', 'name'], cwd);
       expect(get).toEqual({ code: 0, stdout: 'namespace/default\nnamespace/plat-public\nnamespace/plat-system\n', stderr: '' });
+      // The patch part talking to a server: undici, a part of its own, is loaded on demand.
+      const patched = await run(path.join(dir, 'clientctl', 'clientctl'), ['patch', '--kubeconfig', 'data/admin.conf', 'namespace', 'default', '-p', '{"metadata":{"labels":{"sea":"yes"}}}'], cwd, { PLAT_SEA_DEBUG: '1' });
+      expect(patched).toEqual({ code: 0, stdout: 'namespace/default patched\n', stderr: expect.stringMatching(/^sea cpu ms: start [\d.]+, patch compile [\d.]+, patch load [\d.]+, undici compile [\d.]+, undici load [\d.]+, exit [\d.]+\n$/) });
     } finally {
       expect(await server.stop()).toBe(0);
     }
