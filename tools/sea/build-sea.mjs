@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run build:sea [-- --no-snapshot] [clientctl|apiserver|floor|floor-snapshot]`: Node single executable applications
+// `npm run build:sea [-- clientctl|apiserver|floor|floor-snapshot...]`: Node single executable applications
 // of clientctl and apiserver for this platform (linux-x64 here), in dist/sea/. Each is a copy of
 // this `node` binary (about 100 MB, so dist/ stays out of git) with a blob injected by postject.
 // apiserver's blob holds one CommonJS bundle of the app (a SEA main script is a single CommonJS
@@ -138,7 +138,7 @@ const etcdProtoPlugin = {
   },
 };
 
-async function bundle(name, app, { entry = app.entry, file = path.join(out, `${name}.cjs`), external = [], plugins = [] } = {}) {
+async function bundle(name, app, { entry = app.entry, file = path.join(out, `${name}.cjs`), external = [], plugins = [], supported = {} } = {}) {
   await build({
     entryPoints: [entry],
     outfile: file,
@@ -151,6 +151,7 @@ async function bundle(name, app, { entry = app.entry, file = path.join(out, `${n
     legalComments: 'none',
     logLevel: 'error',
     external,
+    supported,
     // ESM sources ask for import.meta.url (yargs, createRequire); in the executable it is the executable's own path.
     define: { 'import.meta.url': '__platSeaUrl', 'import.meta.dirname': '__dirname', 'import.meta.filename': '__filename' },
     banner: { js: "var __platSeaUrl = require('node:url').pathToFileURL(__filename).href;" },
@@ -181,7 +182,10 @@ async function buildParts(name, app) {
     ];
     for (const { part, p, entry, plugins } of parts) {
       if (p.command) layout.byCommand[p.command] = part;
-      const raw = await bundle(part, app, { entry, file: path.join(dir, `${part}.bundle.cjs`), external: entry === app.entry ? app.packages : [], plugins });
+      // import() becomes require(): a part runs in a vm.Script, which has no dynamic import (and
+      // it would not find the package parts or Node's modules through it).
+      const raw = await bundle(part, app, { entry, file: path.join(dir, `${part}.bundle.cjs`), external: entry === app.entry ? app.packages : [], plugins, supported: { 'dynamic-import': false } });
+      if (/\bimport\(/.test(fs.readFileSync(raw, 'utf8').replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`(?:[^`\\]|\\.)*`/g, '""'))) throw new Error(`${part}: an import() is left in the bundle; a part cannot run it`);
       const file = path.join(dir, `${part}.cjs`);
       fs.writeFileSync(file, `(function (exports, require, module, __filename, __dirname) {${fs.readFileSync(raw, 'utf8')}\n})`);
       fs.rmSync(raw);
@@ -201,11 +205,11 @@ async function buildParts(name, app) {
   return { main, assets };
 }
 
-async function buildOne(name, { snapshot }) {
+async function buildOne(name) {
   const app = apps[name];
   const { main, assets } = app.parts ? await buildParts(name, app) : { main: await bundle(name, app), assets: app.assets };
   const blob = path.join(out, `${name}.blob`);
-  const useSnapshot = snapshot && app.snapshot;
+  const useSnapshot = app.snapshot;
   const config = {
     main,
     output: blob,
@@ -233,10 +237,10 @@ async function buildOne(name, { snapshot }) {
   return { exe, snapshot: useSnapshot };
 }
 
-export async function buildSea({ names = Object.keys(apps).filter((n) => !apps[n].onRequest), snapshot = true } = {}) {
+export async function buildSea({ names = Object.keys(apps).filter((n) => !apps[n].onRequest) } = {}) {
   fs.mkdirSync(out, { recursive: true });
   const built = {};
-  for (const name of names) built[name] = await buildOne(name, { snapshot });
+  for (const name of names) built[name] = await buildOne(name);
   return built;
 }
 
@@ -249,7 +253,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     process.exit(2);
   }
   const started = Date.now();
-  const built = await buildSea({ names: names.length ? names : undefined, snapshot: !process.argv.includes('--no-snapshot') });
+  const built = await buildSea({ names: names.length ? names : undefined });
   for (const { exe, snapshot } of Object.values(built)) {
     console.log(`${path.relative(process.cwd(), exe)}: ${(fs.statSync(exe).size / 1e6).toFixed(1)} MB${snapshot ? ', start-up snapshot' : ', code cache'}`);
   }

@@ -2,8 +2,8 @@
 // Start-up benchmark of `clientctl patch --local ... -o json` against `kubectl patch --local` in the
 // same run: each command runs RUNS times (interleaved, after warm-up), the medians are compared,
 // with the range (fastest–slowest). The single executable (dist/sea/clientctl, `npm run build:sea`)
-// runs too when it exists; `--sea LABEL=PATH` adds another build of it (for example one made with
-// `npm run build:sea -- --no-snapshot clientctl` and copied aside), and so do the floors when built.
+// runs too when it exists; `--sea LABEL=PATH` adds another build of it (a variant of
+// tools/sea/build-sea.mjs built and copied aside), and so do the floors when built.
 // Usage: node tools/bench/clientctl/bench.mjs [--runs 20] [--sea LABEL=PATH]...   (build first: npx nx run clientctl:build)
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
