@@ -308,9 +308,14 @@ export class WatchCache implements Storage {
     this.waiters = still;
   }
 
+  /** The cache has applied every change up to `revision`. */
+  private caughtUp(revision: number): boolean {
+    return this.isReady && revision <= this.rev;
+  }
+
   /** Resolves true once the cache has applied `revision`, false after the freshness timeout. */
   private waitFresh(revision: number): Promise<boolean> {
-    if (this.isReady && revision <= this.rev) return Promise.resolve(true);
+    if (this.caughtUp(revision)) return Promise.resolve(true);
     // The revision may have been written outside the cached range: ask for a progress bookmark.
     const now = Date.now();
     if (this.backend.requestProgress && now - this.lastProgressRequest > 50) {
@@ -393,7 +398,11 @@ export class WatchCache implements Storage {
     if (opts.continue || exact || !this.isReady) return this.backend.list(prefixIn, opts);
     if (rv === undefined) {
       // A consistent read: serve from memory once the cache has caught up with the backend.
+      // Without trusted progress only an event moves the cache, and one written outside its
+      // range never comes: the backend answers, as kube-apiserver's cacher delegates a
+      // consistent list when etcd lacks RequestWatchProgress (cacher/delegator.go shouldDelegateList).
       const current = await this.backend.currentRevision();
+      if (!this.caughtUp(current) && !this.confirmsProgress()) return this.backend.list(prefixIn, opts);
       if (!(await this.waitFresh(current))) return this.backend.list(prefixIn, opts);
     } else if (rv > 0) {
       await this.requireFresh(rv);
@@ -436,6 +445,8 @@ export class WatchCache implements Storage {
     let current: number | undefined;
     if (rv === undefined) {
       current = await this.backend.currentRevision();
+      // As a consistent list: a revision nothing will confirm is the backend's to watch from.
+      if (!this.caughtUp(current) && !this.confirmsProgress()) return this.backend.watch(prefixIn, opts);
       await this.requireFresh(current);
     } else if (rv > 0) await this.requireFresh(rv);
     if (!initial && rv !== undefined && rv > 0 && rv < this.floor) throw tooOldResourceVersion(rv, this.floor);
@@ -513,6 +524,10 @@ export class WatchCache implements Storage {
   /** Watchers of the cache always see the cache's latest revision in their bookmarks. */
   async requestProgress(): Promise<void> {
     await this.backend.requestProgress?.();
+  }
+
+  confirmsProgress(): boolean {
+    return this.backend.confirmsProgress?.() ?? true;
   }
 
   async ready(): Promise<boolean> {
