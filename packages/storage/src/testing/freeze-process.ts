@@ -3,7 +3,13 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 
 /** Whether every thread of `pid` is stopped, by the state field of /proc/<pid>/task/<tid>/stat. */
 function allThreadsStopped(pid: number): boolean {
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+  let tids: string[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return true; // the process ended and was reaped: nothing runs
+  }
+  for (const tid of tids) {
     let stat: string;
     try {
       stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
@@ -26,11 +32,13 @@ function allThreadsStopped(pid: number): boolean {
  */
 export async function freezeProcess(proc: ChildProcess, timeoutMs = 10_000): Promise<void> {
   const pid = proc.pid;
-  if (pid === undefined || proc.exitCode !== null || proc.signalCode !== null) throw new Error('cannot freeze a process that is not running');
+  // A process that ended has nothing to freeze (its calls fail rather than hang).
+  if (pid === undefined || proc.exitCode !== null || proc.signalCode !== null) return;
   proc.kill('SIGSTOP');
   if (!existsSync(`/proc/${pid}/task`)) return;
   const deadline = Date.now() + timeoutMs;
   while (!allThreadsStopped(pid)) {
+    if (proc.exitCode !== null || proc.signalCode !== null) return;
     if (Date.now() > deadline) throw new Error(`process ${pid} did not stop within ${timeoutMs} ms of SIGSTOP`);
     await new Promise((r) => setTimeout(r, 2));
   }
