@@ -107,7 +107,7 @@ describeEtcd('etcd3 under faults', () => {
         await etcd.stop('SIGKILL');
         await etcd.start();
         // Frozen while the watch reconnects: its create requests go unanswered and time out.
-        etcd.pause();
+        await etcd.pause();
         await sleep(2500);
         etcd.resume();
         const made = await createEventually(s, 'after');
@@ -133,9 +133,9 @@ describeEtcd('etcd3 under faults', () => {
         await s.create(key('c'), obj('c', { count: 0 }));
         let started = 0;
         const answer = await s
-          .guaranteedUpdate(key('c'), (cur) => {
+          .guaranteedUpdate(key('c'), async (cur) => {
             // Frozen after the read: the transaction goes into an etcd that does not answer.
-            etcd.pause();
+            await etcd.pause();
             started = Date.now();
             return { ...cur, spec: { ...(cur.spec as object), count: ((cur.spec as { count: number }).count ?? 0) + 1 } };
           })

@@ -66,6 +66,17 @@ async function writeNotSent(err: unknown): Promise<boolean> {
   return /etcdserver: (too many requests|request is too large)|the etcd3 storage is closed/.test(err.message);
 }
 
+/** etcd 3.4.31+ and 3.5.13+ (and any later minor) send a requested progress notification after the events it covers. */
+export function progressInOrder(version: string): boolean {
+  const m = /^(\d+)\.(\d+)\.(\d+)/.exec(version);
+  if (!m) return false;
+  const [major, minor, patch] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (major !== 3) return major > 3;
+  if (minor === 4) return patch >= 31;
+  if (minor === 5) return patch >= 13;
+  return minor > 5;
+}
+
 function buf(s: string): Buffer {
   return Buffer.from(s, 'utf8');
 }
@@ -86,6 +97,9 @@ export class Etcd3Kv implements Kv {
   private knownCompacted = 0;
   private compactTimer: NodeJS.Timeout | undefined;
   private readonly requestTimeoutMs: number;
+  /** Every member sends requested progress notifications in order with its events (see confirmsProgress). */
+  private progressOrdered = false;
+  private progressCheck: Promise<void> | undefined;
 
   constructor(opts: Etcd3KvOptions) {
     if (!opts.servers.length) throw new TypeError('etcd3 storage needs at least one server URL');
@@ -408,7 +422,45 @@ export class Etcd3Kv implements Kv {
   }
 
   requestProgress(): void {
+    if (!this.confirmsProgress()) return;
     for (const w of this.watches) w.requestProgress();
+  }
+
+  /**
+   * Whether a requested progress notification can be trusted: etcd before 3.4.31, and 3.5
+   * before 3.5.13, may send one with a revision whose events are still queued behind it on the
+   * stream (etcd-io/etcd#15220, #17507), and a watch cache taking it as caught up serves lists
+   * missing those changes. As kube-apiserver decides RequestWatchProgress support
+   * (staging/src/k8s.io/apiserver/pkg/storage/feature/feature_support_checker.go), it is false
+   * until every member has told its version and all are fixed ones; until then no progress is
+   * requested (etcd's own timed notifications, sent in order, still arrive).
+   */
+  confirmsProgress(): boolean {
+    if (!this.closed) this.progressCheck ??= this.checkProgressOrder();
+    return this.progressOrdered;
+  }
+
+  /** Asks each member its version (retrying unreachable ones with backoff, up to 15 s apart). */
+  private async checkProgressOrder(): Promise<void> {
+    const [{ Etcd3 }, { noop }] = await Promise.all([loadEtcd3(), import('cockatiel')]);
+    const hosts = this.clientOptions.hosts;
+    const pending = new Set(typeof hosts === 'string' ? [hosts] : hosts);
+    for (let delay = 10; pending.size && !this.closed; delay = Math.min(delay * 2, 15_000)) {
+      for (const host of [...pending]) {
+        const one = new Etcd3({ ...this.clientOptions, hosts: [host], faultHandling: { global: noop } });
+        try {
+          const { version } = await one.maintenance.status({ deadline: Date.now() + 2000 });
+          pending.delete(host);
+          if (!progressInOrder(version)) return;
+        } catch {
+          // Unreachable for now: asked again after the delay.
+        } finally {
+          one.close();
+        }
+      }
+      if (pending.size) await new Promise((r) => setTimeout(r, delay).unref());
+    }
+    if (!pending.size && !this.closed) this.progressOrdered = true;
   }
 
   async compact(revision: number): Promise<void> {
@@ -559,6 +611,7 @@ class EtcdWatch implements KvWatch {
   }
 
   requestProgress(): void {
+    if (!this.kv.confirmsProgress()) return;
     try {
       this.stream?.write({ progress_request: {} });
     } catch {
@@ -580,10 +633,10 @@ class EtcdWatch implements KvWatch {
       this.last = Math.max(this.last, events[events.length - 1].revision);
       this.handlers.onEvents(events);
     } else {
-      // A progress notification: every change up to the header revision has been sent. It does
-      // not move `last`: etcd before 3.4.24 may send a requested one ahead of events still on the
-      // stream (etcd-io/etcd#15220), and a reconnect from it would skip them. A reconnect from
-      // the last event is always complete (or 410 once compacted, and the caller relists).
+      // A progress notification: every change up to the header revision has been sent (progress
+      // is requested only from members that keep that order: Etcd3Kv.confirmsProgress). It does
+      // not move `last`: a reconnect from the last event is complete either way (or 410 once
+      // compacted, and the caller relists), and needs no trust in the notification.
       this.handlers.onProgress(Number(res.header.revision));
     }
   }

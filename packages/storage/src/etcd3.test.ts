@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { isStatusError } from '@plat/api-model';
 import { createCertificateAuthority, issueClientCertificate, issueServingCertificate } from '@plat/x509';
-import type { Storage, Watch, WatchEvent } from './index.js';
+import type { Storage, StoredObject, Watch, WatchEvent } from './index.js';
 import { Etcd3Storage, openStorage } from './index.js';
 import { TestEtcd, etcdBinary, hasEtcd, runStorageContract } from './testing.js';
 
@@ -173,12 +173,110 @@ describeEtcd('etcd3 backend', () => {
     });
   });
 
+  describe('watch progress and consistent reads through the watch cache', () => {
+    // etcd before 3.4.31 and 3.5.13 may answer a requested progress notification with a revision
+    // whose events are still queued behind it on the stream (etcd-io/etcd#15220, #17507). A cache
+    // taking that revision as caught up would serve a list at N without a change made at or below N.
+    it('a watch never sends a BOOKMARK ahead of an event it has still to send, however often progress is requested', async () => {
+      const s = new Etcd3Storage({ servers: [etcd.url], prefix: freshPrefix(), progressIntervalMs: 0 });
+      const dir = '/certificates.plat.io/clustertrustbundles';
+      const w = await s.watch(dir, { resourceVersion: String(await s.currentRevision()), allowWatchBookmarks: true, bookmarkIntervalMs: 3_600_000 });
+      const ahead: string[] = [];
+      const reader = (async () => {
+        let bookmark = 0;
+        for await (const e of w) {
+          const rv = Number((e.object as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion);
+          if (e.type === 'BOOKMARK') {
+            bookmark = Math.max(bookmark, rv);
+          } else if (rv <= bookmark && ahead.length < 5) ahead.push(`${e.type} at ${rv} after a BOOKMARK at ${bookmark}`);
+        }
+      })();
+      const asker = setInterval(() => void s.requestProgress(), 1);
+      try {
+        await Promise.all(
+          Array.from({ length: 16 }, async (_, n) => {
+            for (let i = 0; i < 100; i++) await s.create(key(`p${n}-${i}`), obj(`p${n}-${i}`));
+          }),
+        );
+      } finally {
+        clearInterval(asker);
+        w.stop();
+        await reader;
+        await s.close();
+      }
+      expect(ahead).toEqual([]);
+    }, 60_000);
+
+    it('answer reads and watches at a revision written under another prefix of the same etcd, which no event of theirs carries', async () => {
+      const other = new Etcd3Storage({ servers: [etcd.url], prefix: freshPrefix() });
+      const cached = await openStorage({ backend: 'etcd3', servers: [etcd.url], prefix: freshPrefix() }, { watchCache: true });
+      const dir = '/certificates.plat.io/clustertrustbundles';
+      try {
+        const mine = await cached.create(key('mine'), obj('mine'));
+        const elsewhere = Number((await other.create(key('elsewhere'), obj('elsewhere'))).metadata?.resourceVersion);
+        // Each read is answered (by the cache once caught up, or by etcd), never with 504 Too large resource version.
+        const list = await cached.list(dir);
+        expect(list.items.map((o) => o.metadata?.name)).toEqual(['mine']);
+        expect(Number(list.resourceVersion)).toBeGreaterThanOrEqual(elsewhere);
+        expect((await cached.get(key('mine'), { resourceVersion: String(elsewhere) })).metadata?.resourceVersion).toBe(mine.metadata?.resourceVersion);
+        expect((await cached.list(dir, { resourceVersion: String(elsewhere) })).items).toHaveLength(1);
+        const w = await cached.watch(dir, { resourceVersion: String(elsewhere) });
+        const after = await cached.create(key('after'), obj('after'));
+        expect((await next(w)).value?.object).toEqual(after);
+        w.stop();
+      } finally {
+        await cached.close();
+        await other.close();
+      }
+    }, 30_000);
+
+    it('hold every write acknowledged before them and exactly etcd\'s state at their resourceVersion, under concurrent writes', async () => {
+      const prefix = freshPrefix();
+      const direct = new Etcd3Storage({ servers: [etcd.url], prefix });
+      const cached = await openStorage({ backend: 'etcd3', servers: [etcd.url], prefix }, { watchCache: true, watchCacheOptions: { freshnessTimeoutMs: 1000 } });
+      const dir = '/certificates.plat.io/clustertrustbundles';
+      const writers = 12;
+      // The revision of each writer's last acknowledged write (each writer updates its own object).
+      const acked: number[] = [];
+      for (let w = 0; w < writers; w++) acked.push(Number((await direct.create(key(`w${w}`), obj(`w${w}`))).metadata?.resourceVersion));
+      let stop = false;
+      const writing = acked.map(async (_, w) => {
+        for (let i = 0; !stop; i++) {
+          const done = await direct.guaranteedUpdate(key(`w${w}`), (cur) => ({ ...cur, spec: { i } }));
+          acked[w] = Number(done.metadata?.resourceVersion);
+        }
+      });
+      // Progress asked for as often as a busy server's reads and watches may ask.
+      const asker = setInterval(() => void cached.requestProgress?.(), 1);
+      const problems: string[] = [];
+      const at = (items: readonly StoredObject[]) => items.map((o) => `${o.metadata?.name}@${o.metadata?.resourceVersion}`).join(' ');
+      try {
+        const until = Date.now() + 25_000;
+        for (let round = 0; round < 400 && problems.length < 3 && Date.now() < until; round++) {
+          const before = [...acked];
+          const list = await cached.list(dir);
+          const stale = list.items.filter((o) => Number(o.metadata?.resourceVersion) < before[Number(o.metadata?.name?.slice(1))]!);
+          if (stale.length) problems.push(`list at ${list.resourceVersion} holds ${at(stale)}, older than writes acknowledged before it`);
+          const exact = await direct.list(dir, { resourceVersion: list.resourceVersion, resourceVersionMatch: 'Exact' });
+          if (at(exact.items) !== at(list.items)) problems.push(`list at ${list.resourceVersion}: ${at(list.items)}; etcd there: ${at(exact.items)}`);
+        }
+      } finally {
+        clearInterval(asker);
+        stop = true;
+        await Promise.all(writing);
+        await cached.close();
+        await direct.close();
+      }
+      expect(problems).toEqual([]);
+    }, 60_000);
+  });
+
   describe('cancellation', () => {
     it('cancels a get and a list in flight when their signal aborts, while etcd hangs', async () => {
       const s = await openStorage({ backend: 'etcd3', servers: [etcd.url], prefix: freshPrefix() });
       try {
         await s.create(key('held'), obj('held'));
-        etcd.pause();
+        await etcd.pause();
         try {
           for (const read of [(signal: AbortSignal) => s.get(key('held'), { signal }), (signal: AbortSignal) => s.list('/certificates.plat.io/clustertrustbundles', { signal })]) {
             const ac = new AbortController();

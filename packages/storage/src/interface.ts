@@ -168,6 +168,12 @@ export interface Storage {
    * synchronously do not need it.
    */
   requestProgress?(): Promise<void>;
+  /**
+   * Optional (true when missing): false while the backend cannot prove that its watches caught
+   * up with a revision unless an event at or past it arrived (etcd before 3.4.31 and 3.5.13).
+   * The watch cache then answers a consistent read it has not caught up with from the backend.
+   */
+  confirmsProgress?(): boolean;
   /** Reports whether the backend is reachable (for /readyz). */
   ready(): Promise<boolean>;
   /** Optional: what the store keeps in memory and its bounds (for /metrics). */

@@ -122,6 +122,11 @@ export interface Kv {
   compact(revision: number): Promise<void>;
   /** Asks every watch for a progress notification (backends with asynchronous watches). */
   requestProgress?(): void;
+  /**
+   * Optional (true when missing): false while a progress notification may arrive ahead of
+   * events still to be delivered, so a revision it reports does not prove a watch caught up.
+   */
+  confirmsProgress?(): boolean;
   currentRevision(): Promise<number>;
   /** The oldest revision still readable (revisions below it answer 410). */
   compactedRevision(): Promise<number>;

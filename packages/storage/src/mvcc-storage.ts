@@ -466,6 +466,10 @@ export class MvccStorage implements Storage {
     this.kv.requestProgress();
   }
 
+  confirmsProgress(): boolean {
+    return this.kv.confirmsProgress?.() ?? true;
+  }
+
   async count(prefix: string): Promise<number> {
     const p = normalizePrefix(prefix);
     return this.call(() => this.kv.count(p, prefixEnd(p)));

@@ -31,6 +31,8 @@ import { WatchEventDrops, type WatchDropLogger } from './watch-event-drops.js';
 export const defaultWatchCacheCapacity = 10_000;
 /** Bytes the window keeps by default: 64 MiB of objects' stored JSON. */
 export const defaultWatchCacheCapacityBytes = 64 * 1024 * 1024;
+/** How long a read waits for the cache's events when the backend confirms no progress (see waitMs). */
+const unconfirmedWaitMs = 250;
 
 export interface WatchCacheOptions {
   /** Recent events kept for watchers resuming from a revision (default 10 000). */
@@ -308,8 +310,8 @@ export class WatchCache implements Storage {
     this.waiters = still;
   }
 
-  /** Resolves true once the cache has applied `revision`, false after the freshness timeout. */
-  private waitFresh(revision: number): Promise<boolean> {
+  /** Resolves true once the cache has applied `revision`, false after `timeoutMs`. */
+  private waitFresh(revision: number, timeoutMs = this.freshnessTimeoutMs): Promise<boolean> {
     if (this.isReady && revision <= this.rev) return Promise.resolve(true);
     // The revision may have been written outside the cached range: ask for a progress bookmark.
     const now = Date.now();
@@ -328,7 +330,7 @@ export class WatchCache implements Storage {
       const timer = setTimeout(() => {
         this.waiters = this.waiters.filter((w) => w !== waiter);
         resolve(false);
-      }, this.freshnessTimeoutMs);
+      }, timeoutMs);
       timer.unref();
       this.waiters.push(waiter);
     });
@@ -337,6 +339,27 @@ export class WatchCache implements Storage {
   /** Waits for `revision` or answers 504 Too large resource version, as the cacher does. */
   private async requireFresh(revision: number): Promise<void> {
     if (!(await this.waitFresh(revision))) throw tooLargeResourceVersion(revision, this.rev);
+  }
+
+  /**
+   * How long a read waits for the cache to reach a revision. A backend that cannot confirm
+   * progress (etcd before 3.4.31 and 3.5.13: Storage.confirmsProgress) moves the cache only with
+   * events, and a revision written outside the cached range never comes: such a wait is short,
+   * and the backend answers after it.
+   */
+  private waitMs(): number {
+    return this.confirmsProgress() ? this.freshnessTimeoutMs : unconfirmedWaitMs;
+  }
+
+  /**
+   * Waits for `revision`: true once the cache holds it; false when the backend should answer
+   * instead (it confirms no progress); 504 Too large resource version after the freshness timeout
+   * otherwise, as the cacher answers.
+   */
+  private async reach(revision: number): Promise<boolean> {
+    if (this.confirmsProgress()) await this.requireFresh(revision);
+    else if (!(await this.waitFresh(revision, unconfirmedWaitMs))) return false;
+    return true;
   }
 
   private deliver(w: CacheWatcher, ev: CachedEvent): void {
@@ -375,7 +398,7 @@ export class WatchCache implements Storage {
     const rv = parseResourceVersion(opts.resourceVersion);
     // resourceVersion "" asks for the most recent state: a quorum read from the backend.
     if (rv === undefined || !this.isReady) return this.backend.get(key, opts);
-    if (rv > 0) await this.requireFresh(rv);
+    if (rv > 0 && !(await this.reach(rv))) return this.backend.get(key, opts);
     const e = this.objects.get(key);
     if (!e) throw notFound(key);
     return copy(e);
@@ -392,11 +415,13 @@ export class WatchCache implements Storage {
       opts.resourceVersionMatch === 'Exact' || (rv !== undefined && rv > 0 && opts.resourceVersionMatch === undefined && limit !== undefined);
     if (opts.continue || exact || !this.isReady) return this.backend.list(prefixIn, opts);
     if (rv === undefined) {
-      // A consistent read: serve from memory once the cache has caught up with the backend.
+      // A consistent read: serve from memory once the cache has caught up with the backend, or
+      // from the backend (kube-apiserver's cacher delegates a consistent list to etcd when etcd
+      // lacks RequestWatchProgress: cacher/delegator.go shouldDelegateList).
       const current = await this.backend.currentRevision();
-      if (!(await this.waitFresh(current))) return this.backend.list(prefixIn, opts);
-    } else if (rv > 0) {
-      await this.requireFresh(rv);
+      if (!(await this.waitFresh(current, this.waitMs()))) return this.backend.list(prefixIn, opts);
+    } else if (rv > 0 && !(await this.reach(rv))) {
+      return this.backend.list(prefixIn, opts);
     }
     const prefix = normalizePrefix(prefixIn);
     const end = prefixEnd(prefix);
@@ -436,8 +461,8 @@ export class WatchCache implements Storage {
     let current: number | undefined;
     if (rv === undefined) {
       current = await this.backend.currentRevision();
-      await this.requireFresh(current);
-    } else if (rv > 0) await this.requireFresh(rv);
+      if (!(await this.reach(current))) return this.backend.watch(prefixIn, opts);
+    } else if (rv > 0 && !(await this.reach(rv))) return this.backend.watch(prefixIn, opts);
     if (!initial && rv !== undefined && rv > 0 && rv < this.floor) throw tooOldResourceVersion(rv, this.floor);
 
     // From here on everything is synchronous: the snapshot, the catch-up and the registration
@@ -513,6 +538,10 @@ export class WatchCache implements Storage {
   /** Watchers of the cache always see the cache's latest revision in their bookmarks. */
   async requestProgress(): Promise<void> {
     await this.backend.requestProgress?.();
+  }
+
+  confirmsProgress(): boolean {
+    return this.backend.confirmsProgress?.() ?? true;
   }
 
   async ready(): Promise<boolean> {

@@ -144,6 +144,14 @@ describe('the chaos history checker', () => {
     expect(kinds(h)).toEqual({ 'stale-read': 1, 'list-mismatch': 1 });
   });
 
+  it('reports a paginated list whose pages are not all at the first page\'s resourceVersion', () => {
+    const h = baseline();
+    h.lists[0]!.pageRvs = [12, 12];
+    expect(kinds(h)).toEqual({});
+    h.lists[0]!.pageRvs = [12, 13];
+    expect(kinds(h)).toEqual({ 'list-mismatch': 1 });
+  });
+
   it('reports replicas that disagree with each other or with etcd at the end', () => {
     const h = baseline();
     h.final[1]!.objects.push({ name: 'b', rv: 11 });

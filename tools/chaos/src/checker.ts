@@ -88,7 +88,8 @@ function checkCounters(h: History, out: Violation[]): void {
 
 /**
  * Consistent lists: they see every write acknowledged before they started, hold exactly etcd's
- * state at their resourceVersion, and one client's resourceVersions never go back.
+ * state at their resourceVersion (every page of a continued list at it), and one client's
+ * resourceVersions never go back.
  */
 function checkLists(h: History, out: Violation[]): void {
   const acked = h.writes.filter((w) => w.outcome.kind === 'ok').sort((a, b) => a.end - b.end);
@@ -96,6 +97,8 @@ function checkLists(h: History, out: Violation[]): void {
   for (const l of [...h.lists].sort((a, b) => a.start - b.start)) {
     const newest = acked.filter((w) => w.end < l.start).reduce((m, w) => Math.max(m, (w.outcome as { rv: number }).rv), 0);
     if (newest > l.rv) out.push({ kind: 'stale-read', detail: `list on replica ${l.replica} at ${l.start} ms answered rv ${l.rv}, older than acknowledged write rv ${newest}` });
+    const torn = l.pageRvs?.find((rv) => rv !== l.rv);
+    if (torn !== undefined) out.push({ kind: 'list-mismatch', detail: `list on replica ${l.replica}: a page at rv ${torn}, the first at ${l.rv} (pages of one list are one snapshot)` });
     const expected = [...stateAt(h.etcd, l.rv).keys()].sort();
     const got = [...l.names].sort();
     if (expected.join(',') !== got.join(',')) {

@@ -30,7 +30,7 @@ export async function injectFault(name: FaultName, t: FaultTarget): Promise<void
     case 'leader-pause': {
       const leader = (await t.cluster.leader()) ?? 0;
       t.log(`SIGSTOP etcd leader m${leader} for 5 s`);
-      t.cluster.pause(leader);
+      await t.cluster.pause(leader);
       await sleep(5000);
       t.cluster.resume(leader);
       return;

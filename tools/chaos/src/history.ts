@@ -40,6 +40,8 @@ export interface ListOp {
   end: number;
   rv: number;
   names: string[];
+  /** Each page's resourceVersion: a continued list is one snapshot, every page at the first page's. */
+  pageRvs?: number[];
 }
 
 export interface WatchEventRecord {

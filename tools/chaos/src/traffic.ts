@@ -116,15 +116,19 @@ async function runClient(o: TrafficOptions, rec: Recorded, client: string, rand:
     } else {
       const start = o.now();
       const listed = await listAll(replica, 7);
-      if (listed) rec.lists.push({ client, replica: replica.index, start, end: o.now(), rv: listed.rv, names: listed.names });
+      if (listed) rec.lists.push({ client, replica: replica.index, start, end: o.now(), rv: listed.rv, names: listed.names, pageRvs: listed.pageRvs });
     }
     await new Promise((res) => setTimeout(res, 5 + rand() * 20));
   }
 }
 
 /** A consistent list (resourceVersion "") in pages of `limit`; undefined when a page failed. */
-export async function listAll(replica: Replica, limit?: number): Promise<{ rv: number; names: string[]; objects: Array<{ name: string; rv: number }> } | undefined> {
+export async function listAll(
+  replica: Replica,
+  limit?: number,
+): Promise<{ rv: number; names: string[]; objects: Array<{ name: string; rv: number }>; pageRvs: number[] } | undefined> {
   const objects: Array<{ name: string; rv: number }> = [];
+  const pageRvs: number[] = [];
   let cont = '';
   let rv = 0;
   for (;;) {
@@ -134,10 +138,11 @@ export async function listAll(replica: Replica, limit?: number): Promise<{ rv: n
     const r = await replica.request('GET', `${resourcePath}?${q}`);
     if (!('status' in r) || r.status !== 200 || !r.body) return undefined;
     const list = r.body as { metadata: { resourceVersion: string; continue?: string }; items: ObjectBody[] };
-    if (!rv) rv = Number(list.metadata.resourceVersion);
+    pageRvs.push(Number(list.metadata.resourceVersion));
+    if (!rv) rv = pageRvs[0]!;
     for (const item of list.items) objects.push({ name: item.metadata!.name!, rv: Number(item.metadata!.resourceVersion) });
     cont = list.metadata.continue ?? '';
-    if (!cont) return { rv, names: objects.map((x) => x.name), objects };
+    if (!cont) return { rv, names: objects.map((x) => x.name), objects, pageRvs };
   }
 }
 

@@ -65,7 +65,7 @@ describeEtcd('a request against a hanging etcd', () => {
 
   async function held(path: string, dispatcher: Agent, op: Read['op'], abort: (ac: AbortController) => void): Promise<{ read: Read; response: unknown }> {
     reads.length = 0;
-    etcd.pause();
+    await etcd.pause();
     try {
       const ac = new AbortController();
       const response = request(`${c.url}${path}`, { dispatcher, signal: ac.signal }).then(

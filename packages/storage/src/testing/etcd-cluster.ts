@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { etcdBinary } from './etcd-server.js';
 import { freeLoopbackPort } from './free-port.js';
+import { freezeProcess } from './freeze-process.js';
 
 
 interface Member {
@@ -139,9 +140,11 @@ export class TestEtcdCluster {
     if (waitHealthy) await this.waitHealthy(i);
   }
 
-  pause(i: number): void {
-    this.members[i]!.proc?.kill('SIGSTOP');
+  /** Freezes member `i` (SIGSTOP); resolves once all its threads have stopped. */
+  async pause(i: number): Promise<void> {
+    const proc = this.members[i]!.proc;
     this.members[i]!.paused = true;
+    if (proc) await freezeProcess(proc);
   }
 
   resume(i: number): void {

@@ -5,6 +5,7 @@ import { connect } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { freeLoopbackPort } from './free-port.js';
+import { freezeProcess } from './freeze-process.js';
 
 export const etcdBinary = process.env.PLAT_ETCD_BINARY ?? '/usr/bin/etcd';
 export const hasEtcd = existsSync(etcdBinary);
@@ -102,11 +103,12 @@ export class TestEtcd {
   }
 
   /**
-   * Freezes etcd (SIGSTOP): connections stay open and calls hang unanswered, as with an etcd
-   * stuck on a slow disk. {@link resume} (SIGCONT) lets it go on.
+   * Freezes etcd (SIGSTOP) and resolves once every one of its threads has stopped: from then on
+   * connections stay open and calls hang unanswered, as with an etcd stuck on a slow disk.
+   * {@link resume} (SIGCONT) lets it go on.
    */
-  pause(): void {
-    this.proc?.kill('SIGSTOP');
+  async pause(): Promise<void> {
+    if (this.proc) await freezeProcess(this.proc);
   }
 
   resume(): void {
