@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // What a filter's way of wrapping the next handler costs per request, in one process (ns): an
 // async function with try/await, a rejection handler on the handler's promise (`.then`), an
-// async function that returns the handler's promise on its fast path, and a plain function that
-// returns it. The figures behind the request path's wrappers (panic recovery, routes, max
+// async function that returns the handler's promise on its fast path, a plain function that
+// returns it, and, for filters that await a check first, an async function awaiting the check
+// and the handler against reactions on the check's promise. The figures behind the request path's wrappers (panic recovery, routes, max
 // in-flight, instrumented storage; docs/performance.md, "apiserver").
 //
 //   node tools/bench/apiserver/promise-hops.mjs [--requests 300000] [--rounds 5]
@@ -13,6 +14,7 @@ const requests = Number(flag('requests', '300000'));
 const rounds = Number(flag('rounds', '5'));
 
 const leaf = () => Promise.resolve();
+const check = () => Promise.resolve(true);
 const wrappers = {
   'async function, try/await': (next) => async (ctx) => {
     try {
@@ -38,6 +40,22 @@ const wrappers = {
     await next(ctx);
   },
   'plain function returning the promise': (next) => (ctx) => next(ctx),
+  // The authentication and authorization filters: a check (the authenticator, the authorizer) first.
+  'async function awaiting a check, then the next': (next) => async (ctx) => {
+    let ok;
+    try {
+      ok = await check(ctx);
+    } catch {
+      return;
+    }
+    if (!ok) return;
+    await next(ctx);
+  },
+  'reactions on the check, returning the next': (next) => (ctx) =>
+    check(ctx).then(
+      (ok) => (ok ? next(ctx) : undefined),
+      () => undefined,
+    ),
 };
 
 async function nsPerRequest(handler) {

@@ -39,9 +39,9 @@ export function withMaxInFlight(limits: InFlightLimits, metrics: ServerMetrics):
   let mutating = 0;
   const gauges = { readOnly: metrics.inflight.labels('readOnly'), mutating: metrics.inflight.labels('mutating') };
   // No async function around the handler's promise: exempt requests get it as it is (an async
-  // function returning it cost 0.40 µs a request), the others with one reaction that gives the
-  // budget back (0.13 µs instead of try/await's 0.25; tools/bench/apiserver/promise-hops.mjs,
-  // load 15; docs/performance.md, "apiserver").
+  // function returning it cost 45-61 ns a request), the others with one reaction that gives the
+  // budget back (35-38 ns instead of try/await's 79-84; promise-hops.mjs, load 12;
+  // docs/performance.md, "apiserver").
   return (next) => (ctx) => (isExempt(ctx) ? next(ctx) : limited(next, ctx));
 
   function limited(next: Handler, ctx: RequestContext): Promise<void> {
