@@ -89,7 +89,13 @@ export function buildRoutes(config: CompletedConfig): Handler {
     try {
       pending = route(ctx);
     } catch (err) {
-      failed(ctx, err);
+      // As an async function would: what the handler threw, and anything this throws, settle
+      // the returned promise; nothing is thrown to the caller.
+      try {
+        failed(ctx, err);
+      } catch (failure) {
+        return Promise.reject(failure as Error);
+      }
       return Promise.resolve();
     }
     return pending.then(undefined, (err: unknown) => failed(ctx, err));

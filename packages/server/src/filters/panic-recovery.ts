@@ -37,7 +37,13 @@ export function withPanicRecovery(logger: ServerLogger): Filter {
     try {
       pending = next(ctx);
     } catch (err) {
-      recover(ctx, err);
+      // As an async function would: what the handler threw, and anything this throws, settle
+      // the returned promise; nothing is thrown to the caller.
+      try {
+        recover(ctx, err);
+      } catch (failure) {
+        return Promise.reject(failure as Error);
+      }
       return Promise.resolve();
     }
     return pending.then(undefined, (err: unknown) => recover(ctx, err));
