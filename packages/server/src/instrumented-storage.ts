@@ -11,13 +11,29 @@ export function instrumentStorage(storage: Storage, metrics: ServerMetrics, type
     const original = storage[op].bind(storage) as (...args: unknown[]) => Promise<unknown>;
     // The label child is looked up once: prom-client validates and hashes label objects per call.
     const series = metrics.storageDuration.labels({ operation: op, type });
-    (wrapped as unknown as Record<string, unknown>)[op] = async (...args: unknown[]) => {
+    // One reaction on the backend's promise instead of an async function with try/await around
+    // it: 35-38 ns a call over the backend's own instead of 79-84 (promise-hops.mjs, load 12;
+    // docs/performance.md, "apiserver"). A synchronous throw still reaches the caller as a
+    // rejection.
+    (wrapped as unknown as Record<string, unknown>)[op] = (...args: unknown[]) => {
       const end = series.startTimer();
+      let pending: Promise<unknown>;
       try {
-        return await original(...args);
-      } finally {
+        pending = original(...args);
+      } catch (err) {
         end();
+        return Promise.reject(err);
       }
+      return pending.then(
+        (value) => {
+          end();
+          return value;
+        },
+        (err: unknown) => {
+          end();
+          throw err;
+        },
+      );
     };
   }
   for (const op of ['watch', 'compact', 'currentRevision', 'ready', 'close'] as const) {

@@ -19,7 +19,9 @@
 // the requests autocannon completed; the profile gives each part's share of it. V8 samples on a
 // wall-clock timer, so a process that waits for a CPU has that wait charged to whatever is on top
 // of its stack (often `writev`): run it on a quiet machine (`uptime` load well under 1) for
-// shares worth reading.
+// shares worth reading. Even there the server is preempted by the client it wakes with each
+// response, inside `writev`: perf-native.mjs splits the CPU time itself (perf) and finds that
+// write costing what the bare server's does (docs/performance.md, "apiserver").
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { SourceMap } from 'node:module';

@@ -1,0 +1,92 @@
+#!/usr/bin/env node
+// Bisection of the gap between the apiserver and the bare node:https server: bare servers that
+// take on the apiserver's traits one at a time (bare-variant-server.mjs lists them), and the
+// apiserver itself, run at once and measured in alternating slices; CPU per GET of each, and as a
+// ratio of the bare server's in the same round.
+//
+//   node tools/bench/apiserver/bare-variants.mjs [--variants "tls,http2,limits,headers,peer,v8,heap,promises,all"]
+//                                                [--rounds 4] [--duration 3] [--connections 16] [--pin]
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Agent, request } from 'undici';
+import { adminCredentials, benchFlags, buildApiServerBundle, cannonWith, measuredSlice, mergeSlices, pinning, root, seedObjects, startApiServer } from '../lib/apiserver-harness.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const { flag, has } = benchFlags();
+const allTraits = ['tls', 'http2', 'limits', 'headers', 'peer', 'v8', 'heap', 'promises'];
+const variants = flag('variants', [...allTraits, 'all'].join(',')).split(',').filter(Boolean);
+const rounds = Number(flag('rounds', '4'));
+const cannon = cannonWith({ connections: Number(flag('connections', '16')), duration: Number(flag('duration', '3')) });
+const pin = has('--pin');
+const getPath = '/apis/certificates.plat.io/v1alpha1/clustertrustbundles/bench-get';
+
+function startVariant(serving, traits) {
+  const child = spawn(process.execPath, [path.join(here, 'bare-variant-server.mjs')], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const exited = new Promise((r) => child.once('exit', r));
+  child.stdin.end(JSON.stringify({ ...serving, traits }));
+  const port = new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (c) => {
+      out += c;
+      const m = /^(\d+)\n/.exec(out);
+      if (m) resolve(Number(m[1]));
+    });
+    void exited.then((code) => reject(new Error(`variant ${traits.join('+')} exited with ${code}`)));
+  });
+  return { child, port, stop: async () => (child.kill('SIGTERM'), await exited) };
+}
+
+if (pin) pinning.loadGenerator();
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'plat-bare-variants-'));
+const servers = [];
+try {
+  const bundle = await buildApiServerBundle();
+  const api = await startApiServer({ bundle, dataDir, args: ['--storage-backend=sqlite', '--v=0'], cwd: root, timeoutMs: 60_000 });
+  servers.push({ name: 'apiserver', child: api.child, stop: () => api.stop() });
+  const creds = adminCredentials(path.join(dataDir, 'admin.conf'));
+  const tlsOptions = { ca: creds.ca, cert: creds.cert, key: creds.key };
+  const dispatcher = new Agent({ connect: tlsOptions });
+  await seedObjects(api.url, dispatcher, creds.ca, { count: 1, name: () => 'bench-get' });
+  const res = await request(`${api.url}${getPath}`, { dispatcher, headers: { accept: 'application/json' } });
+  const body = await res.body.text();
+  await dispatcher.close();
+  servers[0].target = { url: `${api.url}${getPath}`, tlsOptions, headers: { accept: 'application/json' } };
+  const serving = {
+    cert: fs.readFileSync(path.join(dataDir, 'pki/apiserver.crt'), 'utf8'),
+    key: fs.readFileSync(path.join(dataDir, 'pki/apiserver.key'), 'utf8'),
+    ca: creds.ca,
+    body,
+    contentType: res.headers['content-type'],
+  };
+  for (const v of ['bare', ...variants]) {
+    const traits = v === 'bare' ? [] : v === 'all' ? allTraits : v.split('+');
+    const s = startVariant(serving, traits);
+    const port = await s.port;
+    servers.push({ name: v, child: s.child, stop: s.stop, target: { url: `https://127.0.0.1:${port}${getPath}`, tlsOptions, headers: { accept: 'application/json' } } });
+  }
+  for (const s of servers) {
+    if (pin) pinning.server(s.child.pid);
+    s.runs = [];
+    await cannon({ ...s.target, duration: 2 });
+  }
+  for (let r = 0; r < rounds; r++) {
+    for (const s of r % 2 ? [...servers].reverse() : servers) s.runs.push(await measuredSlice(cannon, s.child.pid, s.target));
+  }
+  const bare = servers.find((s) => s.name === 'bare');
+  const perRound = (s) => s.runs.map((x) => (1e6 * x.cpu) / x.total);
+  const ratios = (s) => perRound(s).map((us, i) => perRound(bare)[i] / us).sort((a, b) => a - b);
+  console.log(`load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}; ${rounds} rounds`);
+  console.log('| server | µs CPU per GET | bare ÷ this per round, median [range] |');
+  console.log('|---|---:|---|');
+  for (const s of servers) {
+    const m = mergeSlices(s.runs);
+    const r = ratios(s);
+    console.log(`| ${s.name} | ${(1e6 / m.perCpuSecond).toFixed(1)} | ${r[Math.floor(r.length / 2)].toFixed(2)} [${r[0].toFixed(2)}–${r[r.length - 1].toFixed(2)}] |`);
+  }
+} finally {
+  await Promise.all(servers.map((s) => s.stop()));
+  fs.rmSync(dataDir, { recursive: true, force: true });
+}
