@@ -44,7 +44,7 @@ export interface AuditEvent {
   verb: string;
   user: AuditUserInfo;
   impersonatedUser?: AuditUserInfo;
-  sourceIPs?: string[];
+  sourceIPs?: readonly string[];
   userAgent?: string;
   objectRef?: AuditObjectReference;
   responseStatus?: AuditResponseStatus;

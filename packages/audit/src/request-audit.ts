@@ -26,7 +26,7 @@ export interface RequestAuditInit {
   verb: string;
   requestURI: string;
   user?: AuditUserInfo;
-  sourceIPs: string[];
+  sourceIPs: readonly string[];
   userAgent?: string;
   objectRef?: AuditObjectReference;
 }
@@ -98,7 +98,8 @@ export class RequestAudit {
     const received = microTime(init.requestReceivedMicros);
     let userAgent = init.userAgent;
     if (userAgent !== undefined && userAgent.length > maxUserAgentLength) userAgent = userAgent.slice(0, maxUserAgentLength) + userAgentTruncateSuffix;
-    this.event = {
+    // Assigned one by one rather than spread from conditional literals: no throw-away objects.
+    const event: AuditEvent = {
       kind: 'Event',
       apiVersion: 'audit.k8s.io/v1',
       level: config.level,
@@ -108,11 +109,12 @@ export class RequestAudit {
       verb: init.verb,
       user: init.user ?? {},
       sourceIPs: init.sourceIPs,
-      ...(userAgent !== undefined ? { userAgent } : {}),
-      ...(init.objectRef ? { objectRef: init.objectRef } : {}),
-      requestReceivedTimestamp: received,
-      stageTimestamp: received,
-    };
+    } as AuditEvent;
+    if (userAgent !== undefined) event.userAgent = userAgent;
+    if (init.objectRef) event.objectRef = init.objectRef;
+    event.requestReceivedTimestamp = received;
+    event.stageTimestamp = received;
+    this.event = event;
   }
 
   get level() {
