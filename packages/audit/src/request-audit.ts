@@ -128,6 +128,23 @@ export class RequestAudit {
     if (!(key in annotations)) annotations[key] = value;
   }
 
+  /**
+   * Kubernetes' authorization annotations (filters/authorization.go): the decision and the
+   * authorizer's reason, each unless already there. Both in one object literal when the event has
+   * no annotations yet (as for every request the authorizer sees): adding them one by one cost a
+   * megamorphic keyed store each, about 0.7 µs a GET on the server (perf, load 15).
+   */
+  addAuthorizationAnnotations(decision: string, reason: string): void {
+    if (this.sealed) return;
+    if (this.event.annotations === undefined) {
+      // Literal keys (decisionAnnotationKey, reasonAnnotationKey): computed ones are keyed stores again.
+      this.event.annotations = { 'authorization.k8s.io/decision': decision, 'authorization.k8s.io/reason': reason };
+      return;
+    }
+    this.addAnnotation(decisionAnnotationKey, decision);
+    this.addAnnotation(reasonAnnotationKey, reason);
+  }
+
   logImpersonatedUser(user: AuditUserInfo): void {
     if (this.sealed) return;
     this.event.impersonatedUser = user;

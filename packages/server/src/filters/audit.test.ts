@@ -6,7 +6,7 @@ import { createAuditMetrics, newPolicyRuleEvaluator, type AuditBackend, type Aud
 import { AuthenticationError, type Authenticator } from '@plat/auth';
 import { ServerRequestContext, splitRequestTarget, type RequestContext } from '../context.js';
 import { silentLogger } from '../logger.js';
-import { auditFailedAuthentication, sourceIPs, withAudit, type ServerAudit } from './audit.js';
+import { auditFailedAuthentication, readClientHeaders, sourceIPs, withAudit, type ServerAudit } from './audit.js';
 import { withAuthentication } from './authentication.js';
 
 /** A backend that keeps what it is given, in memory (what a test reads back). */
@@ -173,6 +173,21 @@ describe('source IPs of an event (X-Forwarded-For, X-Real-Ip, the peer)', () => 
     expect(sourceIPs(ctxWith({}, '::1'))).toEqual(['::1']);
     // What is not an IP address is left out: the header is the client's to write.
     expect(sourceIPs(ctxWith({ 'x-forwarded-for': '<script>, unknown, 198.51.100.1' }, '127.0.0.1'))).toEqual(['198.51.100.1', '127.0.0.1']);
+  });
+
+  it('reads User-Agent, X-Forwarded-For and X-Real-Ip from the raw headers, the first of each, any case (Go Header.Get)', () => {
+    const out = { userAgent: undefined, forwardedFor: undefined, realIP: undefined };
+    const req = (rawHeaders: string[]) => ({ rawHeaders, headers: {} }) as unknown as RequestContext['req'];
+    expect(readClientHeaders(req(['Host', 'h', 'USER-AGENT', 'kubectl/v1.32', 'x-forwarded-for', '203.0.113.7', 'X-Forwarded-For', '10.0.0.9', 'X-Real-IP', '10.0.0.2', 'User-Agent', 'second']), out)).toEqual({
+      userAgent: 'kubectl/v1.32',
+      forwardedFor: '203.0.113.7',
+      realIP: '10.0.0.2',
+    });
+    // The same object, cleared for the next request.
+    expect(readClientHeaders(req(['Host', 'h', 'X-Real-Ix', 'no', 'User-Agenx', 'no']), out)).toEqual({ userAgent: undefined, forwardedFor: undefined, realIP: undefined });
+    // Requests without raw headers (the server's loopback requests): by name.
+    const loopback = { headers: { 'user-agent': 'plat-apiserver', 'x-real-ip': ['10.0.0.3', '10.0.0.4'] } } as unknown as RequestContext['req'];
+    expect(readClientHeaders(loopback, out)).toEqual({ userAgent: 'plat-apiserver', forwardedFor: undefined, realIP: '10.0.0.3' });
   });
 
   it("gives a direct client's list again for the same peer, frozen, and another peer its own", () => {
