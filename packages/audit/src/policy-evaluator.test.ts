@@ -1,5 +1,6 @@
+import v8 from 'node:v8';
 import fc from 'fast-check';
-import type { AuditPolicyRule, AuditStage } from '@plat/config';
+import { loadAuditPolicy, type AuditPolicyRule, type AuditStage } from '@plat/config';
 import { maxCachedShapes, newPolicyRuleEvaluator, type AuditAttributes } from './policy-evaluator.js';
 
 // The requests and rules of k8s.io/apiserver pkg/audit/policy/checker_test.go (TestChecker,
@@ -182,5 +183,17 @@ describe('outcomes remembered by request shape', () => {
     for (let i = 0; i < maxCachedShapes + 10; i++) expect(evaluator.evaluate({ ...requests.cluster!, resource: `r${i}` }).level).toBe('Metadata');
     expect(evaluator.evaluate({ ...requests.cluster!, apiGroup: '', resource: 'secrets' }).level).toBe('None');
     expect(evaluator.evaluate({ ...requests.cluster!, apiGroup: '', resource: 'secrets' }).level).toBe('None');
+  });
+});
+
+describe('levels of a policy file', () => {
+  it('are one-byte strings even when the file is not ASCII, so that events encode one-byte', () => {
+    const loaded = loadAuditPolicy('apiVersion: audit.k8s.io/v1\nkind: Policy\n# Lectures — tout le reste\nrules:\n- level: Metadata\n');
+    if (!loaded.ok) throw new Error(JSON.stringify(loaded.errors));
+    const level = newPolicyRuleEvaluator(loaded.config).evaluate(requests.cluster!).level;
+    expect(level).toBe('Metadata');
+    // V8's serializer tags a one-byte string '"' and a two-byte one 'c'.
+    const tag = (s: string) => String.fromCharCode(v8.serialize(s)[2]!);
+    expect(tag(level)).toBe('"');
   });
 });
