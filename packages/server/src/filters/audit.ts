@@ -55,16 +55,16 @@ export function readClientHeaders(req: RequestContext['req'], out: ClientHeaders
   out.realIP = undefined;
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = raw[i]!;
-    // By length first: most names are none of the three.
+    // By length first: most names are none of the three; the usual spelling before a lower-cased copy.
     switch (name.length) {
       case 10:
-        if (out.userAgent === undefined && name.toLowerCase() === 'user-agent') out.userAgent = raw[i + 1];
+        if (out.userAgent === undefined && (name === 'User-Agent' || name === 'user-agent' || name.toLowerCase() === 'user-agent')) out.userAgent = raw[i + 1];
         break;
       case 15:
-        if (out.forwardedFor === undefined && name.toLowerCase() === 'x-forwarded-for') out.forwardedFor = raw[i + 1];
+        if (out.forwardedFor === undefined && (name === 'X-Forwarded-For' || name.toLowerCase() === 'x-forwarded-for')) out.forwardedFor = raw[i + 1];
         break;
       case 9:
-        if (out.realIP === undefined && name.toLowerCase() === 'x-real-ip') out.realIP = raw[i + 1];
+        if (out.realIP === undefined && (name === 'X-Real-Ip' || name.toLowerCase() === 'x-real-ip')) out.realIP = raw[i + 1];
         break;
     }
   }
