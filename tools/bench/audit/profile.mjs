@@ -144,7 +144,7 @@ try {
   for (const s of servers) s.perf?.kill('SIGINT');
   await Promise.all(perfs);
   await Promise.all(servers.map((s) => s.stop()));
-  // The symbol maps --perf-basic-prof-only-functions wrote.
-  for (const s of servers) fs.rmSync(path.join(os.tmpdir(), `perf-${s.child.pid}.map`), { force: true });
+  // The symbol maps --perf-basic-prof-only-functions wrote (V8 always writes them to /tmp).
+  for (const s of servers) fs.rmSync(`/tmp/perf-${s.child.pid}.map`, { force: true });
   fs.rmSync(dir, { recursive: true, force: true });
 }
