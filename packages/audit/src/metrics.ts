@@ -68,7 +68,12 @@ export function createAuditMetrics(registry: Registry): AuditMetrics {
     },
     error: (plugin, count) => errors.inc({ plugin }, count),
     level: (level) => {
-      counts.levels[level]++;
+      // By name rather than counts.levels[level]++: a keyed load and store for each request.
+      const levels = counts.levels;
+      if (level === 'Metadata') levels.Metadata++;
+      else if (level === 'None') levels.None++;
+      else if (level === 'RequestResponse') levels.RequestResponse++;
+      else levels.Request++;
     },
     requestRejected: () => rejected.inc(),
   };

@@ -1,5 +1,7 @@
-import type { AuditPolicyRule, AuditStage } from '@plat/config';
-import { newPolicyRuleEvaluator, type AuditAttributes } from './policy-evaluator.js';
+import v8 from 'node:v8';
+import fc from 'fast-check';
+import { loadAuditPolicy, type AuditPolicyRule, type AuditStage } from '@plat/config';
+import { maxCachedShapes, newPolicyRuleEvaluator, type AuditAttributes } from './policy-evaluator.js';
 
 // The requests and rules of k8s.io/apiserver pkg/audit/policy/checker_test.go (TestChecker,
 // TestCheckerPolicyOmitStages), written as our own table.
@@ -116,5 +118,82 @@ describe('policy rule evaluation (checker_test.go TestChecker)', () => {
     expect(newPolicyRuleEvaluator({ rules: [nsRule] }).evaluate(requests.namespaced!).level).toBe('Metadata');
     expect(newPolicyRuleEvaluator({ rules: [nsRule] }).evaluate(requests.cluster!).level).toBe('None');
     expect(newPolicyRuleEvaluator({ rules: [nsRule] }).evaluate(requests.nonResource!).level).toBe('None');
+  });
+});
+
+describe('outcomes remembered by request shape', () => {
+  const verbs = ['get', 'list', 'create', 'update'];
+  const groups = ['', 'certificates.plat.io', 'rbac.authorization.k8s.io'];
+  const resources = ['pods', 'clustertrustbundles', 'clusterroles'];
+  const subresources = ['', 'status', 'log'];
+  const attrs = fc.record({
+    user: fc.option(fc.record({ username: fc.constantFrom('alice', 'bob'), groups: fc.subarray(['admins', 'humans']) }), { nil: undefined }),
+    verb: fc.constantFrom(...verbs),
+    resourceRequest: fc.boolean(),
+    apiGroup: fc.constantFrom(...groups),
+    resource: fc.constantFrom(...resources),
+    subresource: fc.constantFrom(...subresources),
+    namespace: fc.constantFrom('', 'default', 'kube-system'),
+    name: fc.constantFrom('', 'a', 'edit'),
+    path: fc.constantFrom('/healthz', '/logs/x', '/apis'),
+  });
+  const rule = fc.record(
+    {
+      level: fc.constantFrom('None', 'Metadata', 'Request', 'RequestResponse'),
+      verbs: fc.subarray(verbs),
+      resources: fc.array(fc.record({ group: fc.constantFrom(...groups, '*'), resources: fc.subarray(['pods', 'pods/log', '*/status', 'clusterroles', 'clusterroles/*', '*']) }), { maxLength: 2 }),
+      nonResourceURLs: fc.subarray(['/healthz', '/logs*', '*']),
+      // Rules that look at who asks, where or at which object: the outcome is then never remembered by shape.
+      users: fc.subarray(['alice']),
+      userGroups: fc.subarray(['humans']),
+      namespaces: fc.subarray(['default', '']),
+      omitStages: fc.subarray(['RequestReceived', 'ResponseStarted'] as AuditStage[]),
+    },
+    { requiredKeys: ['level'] },
+  ) as fc.Arbitrary<AuditPolicyRule>;
+
+  it('gives every request what walking the rules gives it, whatever came before (property)', () => {
+    fc.assert(
+      fc.property(fc.array(rule, { minLength: 1, maxLength: 4 }), fc.array(attrs, { minLength: 1, maxLength: 30 }), (policyRules, seen) => {
+        const longLived = newPolicyRuleEvaluator({ rules: policyRules });
+        for (const a of seen) {
+          const remembered = longLived.evaluate(a);
+          const walked = newPolicyRuleEvaluator({ rules: policyRules }).evaluate(a);
+          expect([remembered.level, remembered.omitManagedFields, [...remembered.omitStages].sort()]).toEqual([walked.level, walked.omitManagedFields, [...walked.omitStages].sort()]);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("never gives one user another's level when rules name users or groups", () => {
+    const evaluator = newPolicyRuleEvaluator({ rules: [{ level: 'RequestResponse', users: ['alice'] }, { level: 'None', userGroups: ['quiet'] }, { level: 'Metadata' }] });
+    const get = (user: AuditAttributes['user']) => evaluator.evaluate({ ...requests.cluster!, user }).level;
+    expect([get({ username: 'alice' }), get({ username: 'bob', groups: ['quiet'] }), get({ username: 'bob' }), get({ username: 'alice' }), get(undefined)]).toEqual([
+      'RequestResponse',
+      'None',
+      'Metadata',
+      'RequestResponse',
+      'Metadata',
+    ]);
+  });
+
+  it('stays right past its bound', () => {
+    const evaluator = newPolicyRuleEvaluator({ rules: [{ level: 'None', resources: [{ group: '', resources: ['secrets'] }] }, { level: 'Metadata' }] });
+    for (let i = 0; i < maxCachedShapes + 10; i++) expect(evaluator.evaluate({ ...requests.cluster!, resource: `r${i}` }).level).toBe('Metadata');
+    expect(evaluator.evaluate({ ...requests.cluster!, apiGroup: '', resource: 'secrets' }).level).toBe('None');
+    expect(evaluator.evaluate({ ...requests.cluster!, apiGroup: '', resource: 'secrets' }).level).toBe('None');
+  });
+});
+
+describe('levels of a policy file', () => {
+  it('are one-byte strings even when the file is not ASCII, so that events encode one-byte', () => {
+    const loaded = loadAuditPolicy('apiVersion: audit.k8s.io/v1\nkind: Policy\n# Lectures — tout le reste\nrules:\n- level: Metadata\n');
+    if (!loaded.ok) throw new Error(JSON.stringify(loaded.errors));
+    const level = newPolicyRuleEvaluator(loaded.config).evaluate(requests.cluster!).level;
+    expect(level).toBe('Metadata');
+    // V8's serializer tags a one-byte string '"' and a two-byte one 'c'.
+    const tag = (s: string) => String.fromCharCode(v8.serialize(s)[2]!);
+    expect(tag(level)).toBe('"');
   });
 });

@@ -81,6 +81,21 @@ describe('RequestAudit', () => {
     expect(seen.map((e) => e.stage)).toEqual(['ResponseComplete']);
   });
 
+  it("adds the authorizer's decision and reason, each unless already there", () => {
+    const { ra } = recorder('Metadata');
+    ra.addAuthorizationAnnotations('allow', 'RBAC: allowed by ClusterRoleBinding "x"');
+    expect(ra.event.annotations).toEqual({ 'authorization.k8s.io/decision': 'allow', 'authorization.k8s.io/reason': 'RBAC: allowed by ClusterRoleBinding "x"' });
+    const other = recorder('Metadata').ra;
+    other.addAnnotation('authorization.k8s.io/decision', 'forbid');
+    other.addAnnotation('attest.plat.io/signer', 'example.com/a');
+    other.addAuthorizationAnnotations('allow', '');
+    expect(other.event.annotations).toEqual({ 'authorization.k8s.io/decision': 'forbid', 'attest.plat.io/signer': 'example.com/a', 'authorization.k8s.io/reason': '' });
+    const sealed = recorder('Metadata').ra;
+    sealed.processStage('ResponseComplete');
+    sealed.addAuthorizationAnnotations('allow', '');
+    expect(sealed.event.annotations).toBeUndefined();
+  });
+
   it('keeps the first value of an annotation', () => {
     const { ra } = recorder('Metadata');
     ra.addAnnotation('k', 'first');

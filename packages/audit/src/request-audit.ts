@@ -26,7 +26,7 @@ export interface RequestAuditInit {
   verb: string;
   requestURI: string;
   user?: AuditUserInfo;
-  sourceIPs: string[];
+  sourceIPs: readonly string[];
   userAgent?: string;
   objectRef?: AuditObjectReference;
 }
@@ -98,7 +98,8 @@ export class RequestAudit {
     const received = microTime(init.requestReceivedMicros);
     let userAgent = init.userAgent;
     if (userAgent !== undefined && userAgent.length > maxUserAgentLength) userAgent = userAgent.slice(0, maxUserAgentLength) + userAgentTruncateSuffix;
-    this.event = {
+    // Assigned one by one rather than spread from conditional literals: no throw-away objects.
+    const event: AuditEvent = {
       kind: 'Event',
       apiVersion: 'audit.k8s.io/v1',
       level: config.level,
@@ -108,11 +109,12 @@ export class RequestAudit {
       verb: init.verb,
       user: init.user ?? {},
       sourceIPs: init.sourceIPs,
-      ...(userAgent !== undefined ? { userAgent } : {}),
-      ...(init.objectRef ? { objectRef: init.objectRef } : {}),
-      requestReceivedTimestamp: received,
-      stageTimestamp: received,
-    };
+    } as AuditEvent;
+    if (userAgent !== undefined) event.userAgent = userAgent;
+    if (init.objectRef) event.objectRef = init.objectRef;
+    event.requestReceivedTimestamp = received;
+    event.stageTimestamp = received;
+    this.event = event;
   }
 
   get level() {
@@ -124,6 +126,23 @@ export class RequestAudit {
     if (this.sealed) return;
     const annotations = (this.event.annotations ??= {});
     if (!(key in annotations)) annotations[key] = value;
+  }
+
+  /**
+   * Kubernetes' authorization annotations (filters/authorization.go): the decision and the
+   * authorizer's reason, each unless already there. Both in one object literal when the event has
+   * no annotations yet (as for every request the authorizer sees): adding them one by one cost a
+   * megamorphic keyed store each, about 0.7 µs a GET on the server (perf, load 15).
+   */
+  addAuthorizationAnnotations(decision: string, reason: string): void {
+    if (this.sealed) return;
+    if (this.event.annotations === undefined) {
+      // Literal keys (decisionAnnotationKey, reasonAnnotationKey): computed ones are keyed stores again.
+      this.event.annotations = { 'authorization.k8s.io/decision': decision, 'authorization.k8s.io/reason': reason };
+      return;
+    }
+    this.addAnnotation(decisionAnnotationKey, decision);
+    this.addAnnotation(reasonAnnotationKey, reason);
   }
 
   logImpersonatedUser(user: AuditUserInfo): void {

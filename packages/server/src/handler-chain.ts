@@ -17,7 +17,7 @@
  */
 import type { CompletedConfig } from './config.js';
 import type { Filter, Handler } from './context.js';
-import { withAudit, withFailedAuthenticationAudit } from './filters/audit.js';
+import { auditFailedAuthentication, withAudit } from './filters/audit.js';
 import { withAuthentication } from './filters/authentication.js';
 import { withAuthorization } from './filters/authorization.js';
 import { withImpersonation } from './filters/impersonation.js';
@@ -48,10 +48,9 @@ export function buildHandlerChain(config: CompletedConfig, handler: Handler): Ha
     withRequestLog(logger),
     // --request-timeout: a 504 and an aborted signal for what runs too long (watches exempt).
     withRequestTimeout(limits.requestTimeoutMs),
-    // A 401 is audited too (without a user), as kube-apiserver's failed-authentication audit.
-    config.audit && withFailedAuthenticationAudit(config.audit),
-    // Who is asking: 401 for bad credentials.
-    withAuthentication(authenticator, logger),
+    // Who is asking: 401 for bad credentials, audited too (without a user), as kube-apiserver's
+    // failed-authentication audit does from a filter just outside its authentication filter.
+    withAuthentication(authenticator, logger, config.audit && auditFailedAuthentication(config.audit)),
     // Audit right after authentication, as kube-apiserver: the policy sees the user who asked
     // (before impersonation), and 403s, 429s and impersonation refusals are recorded too.
     config.audit && withAudit(config.audit),

@@ -120,6 +120,12 @@ try {
   console.log(`| configuration | GET req per CPU-second | ÷ off | CREATE per CPU-second | ÷ off |`);
   console.log('|---|---:|---:|---:|---:|');
   for (const s of servers) console.log(`| ${s.name} | ${fmt(s.get)} | ${s === off ? '1' : ratio(s, 'get')} | ${fmt(s.create)} | ${s === off ? '1' : ratio(s, 'create')} |`);
+  // What auditing adds to a GET, in server CPU microseconds (per round: on less off, then the median).
+  const extraUs = (s) => {
+    const v = s.get.map((x, i) => 1e6 / x - 1e6 / off.get[i]);
+    return `${median(v).toFixed(1)} [${Math.min(...v).toFixed(1)}–${Math.max(...v).toFixed(1)}]`;
+  };
+  console.log(`GET CPU µs added by auditing (on − off per round): ${servers.slice(1).map((s) => `${s.name} ${extraUs(s)}`).join('; ')}; audit off ${median(off.get.map((x) => 1e6 / x)).toFixed(1)} µs a GET; load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
   const logBytes = servers.slice(1).map((s) => fs.statSync(path.join(dir, `s${servers.indexOf(s)}`, 'audit.log')).size);
   console.log(`median [range] of ${rounds} rounds; GET: autocannon slices; CREATE: ${creates} stored creates at concurrency ${concurrency} a slice; audit log bytes written: ${logBytes.join(', ')}`);
 } finally {

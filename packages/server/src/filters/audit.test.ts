@@ -1,9 +1,13 @@
-import { isIP } from 'node:net';
+import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
+import { isIP, type AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { Registry } from 'prom-client';
 import { createAuditMetrics, newPolicyRuleEvaluator, type AuditBackend, type AuditEvent } from '@plat/audit';
-import type { RequestContext } from '../context.js';
-import { sourceIPs, withAudit, type ServerAudit } from './audit.js';
+import { AuthenticationError, type Authenticator } from '@plat/auth';
+import { ServerRequestContext, splitRequestTarget, type RequestContext } from '../context.js';
+import { silentLogger } from '../logger.js';
+import { auditFailedAuthentication, readClientHeaders, sourceIPs, withAudit, type ServerAudit } from './audit.js';
+import { withAuthentication } from './authentication.js';
 
 /** A backend that keeps what it is given, in memory (what a test reads back). */
 function memoryBackend(): AuditBackend & { events: AuditEvent[] } {
@@ -80,10 +84,84 @@ describe('audit filter stages', () => {
     expect(stage - received).toBeGreaterThanOrEqual(49);
   });
 
+  it("evaluates the policy for each request's own user and keeps each user's fields apart", async () => {
+    const backend = memoryBackend();
+    const audit: ServerAudit = {
+      evaluator: newPolicyRuleEvaluator({ rules: [{ level: 'RequestResponse', users: ['alice'] }, { level: 'None', userGroups: ['quiet'] }, { level: 'Metadata' }] }),
+      backend,
+      metrics: createAuditMetrics(new Registry()),
+    };
+    const handler = withAudit(audit)(async () => undefined);
+    const users = [
+      { username: 'alice', groups: ['system:authenticated'] },
+      { username: 'bob', groups: ['system:authenticated'] },
+      { username: 'carol', groups: ['quiet'] },
+      { username: 'alice', uid: 'u-2', groups: ['admins'] },
+    ];
+    await Promise.all(users.map((user) => handler({ ...context(), user } as RequestContext)));
+    const completed = backend.events.filter((e) => e.stage === 'ResponseComplete');
+    expect(completed.map((e) => [e.user, e.level])).toEqual([
+      [{ username: 'alice', groups: ['system:authenticated'] }, 'RequestResponse'],
+      [{ username: 'bob', groups: ['system:authenticated'] }, 'Metadata'],
+      [{ username: 'alice', uid: 'u-2', groups: ['admins'] }, 'RequestResponse'],
+    ]);
+  });
+
   it('records a faked success when the handler wrote nothing (the client went away)', async () => {
     const backend = memoryBackend();
     await withAudit(serverAudit(backend, 'Metadata'))(async () => undefined)(context());
     expect(backend.events[1]!.responseStatus).toEqual({ metadata: {}, code: 200, status: 'Success', message: 'Connection closed early' });
+  });
+});
+
+// k8s.io/apiserver pkg/endpoints/filters/audit_test.go TestFailedAuthnAudit: a refused request is
+// recorded once, at ResponseStarted, with the 401 and the credentials tried, and without a user.
+describe('failed-authentication audit', () => {
+  async function serve(authenticator: Authenticator, audit: ServerAudit, headers: Record<string, string>) {
+    const inner: string[] = [];
+    const filter = withAuthentication(authenticator, silentLogger, auditFailedAuthentication(audit))(async (ctx) => {
+      inner.push(ctx.user!.username);
+      ctx.res.end('ok');
+    });
+    const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+      const ctx = new ServerRequestContext(req, res, req.method!, splitRequestTarget(req.url!), 'audit-id-1', process.hrtime.bigint());
+      ctx.info = { verb: 'get', isResourceRequest: true, apiGroup: 'certificates.plat.io', apiVersion: 'v1alpha1', resource: 'clustertrustbundles', name: 'a', path: '/apis/certificates.plat.io/v1alpha1/clustertrustbundles/a' } as RequestContext['info'];
+      void filter(ctx);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const code = await new Promise<number>((resolve, reject) => {
+      request({ port, host: '127.0.0.1', path: '/apis/certificates.plat.io/v1alpha1/clustertrustbundles/a', headers }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode!));
+      }).on('error', reject).end();
+    });
+    await new Promise((resolve) => server.close(resolve));
+    return { code, inner };
+  }
+
+  it('records a refused bearer token at ResponseStarted without a user or the token', async () => {
+    const backend = memoryBackend();
+    const refuse: Authenticator = { authenticate: async () => { throw new AuthenticationError('invalid bearer token'); } };
+    const { code, inner } = await serve(refuse, serverAudit(backend, 'Metadata'), { authorization: 'Bearer secret-token-value', 'user-agent': 'kubectl/v1.32' });
+    expect(code).toBe(401);
+    expect(inner).toEqual([]);
+    expect(backend.events).toHaveLength(1);
+    const ev = backend.events[0]!;
+    expect(ev).toMatchObject({ stage: 'ResponseStarted', level: 'Metadata', auditID: 'audit-id-1', verb: 'get', user: {}, sourceIPs: ['127.0.0.1'], userAgent: 'kubectl/v1.32' });
+    expect(ev.objectRef).toEqual({ resource: 'clustertrustbundles', name: 'a', apiGroup: 'certificates.plat.io', apiVersion: 'v1alpha1' });
+    expect(ev.responseStatus).toEqual({ metadata: {}, message: 'Authentication failed, attempted: bearer', code: 401 });
+    expect(JSON.stringify(ev)).not.toContain('secret-token-value');
+  });
+
+  it('records nothing of its own for an authenticated request, nor for a refused one the policy leaves out', async () => {
+    const backend = memoryBackend();
+    const admit: Authenticator = { authenticate: async () => ({ user: { username: 'alice', groups: [] } }) };
+    expect(await serve(admit, serverAudit(backend, 'Metadata'), {})).toEqual({ code: 200, inner: ['alice'] });
+    expect(backend.events).toEqual([]);
+    const none: ServerAudit = { ...serverAudit(backend), evaluator: newPolicyRuleEvaluator({ rules: [{ level: 'None' }] }) };
+    expect((await serve({ authenticate: async () => null }, none, {})).code).toBe(401);
+    expect(backend.events).toEqual([]);
   });
 });
 
@@ -95,6 +173,32 @@ describe('source IPs of an event (X-Forwarded-For, X-Real-Ip, the peer)', () => 
     expect(sourceIPs(ctxWith({}, '::1'))).toEqual(['::1']);
     // What is not an IP address is left out: the header is the client's to write.
     expect(sourceIPs(ctxWith({ 'x-forwarded-for': '<script>, unknown, 198.51.100.1' }, '127.0.0.1'))).toEqual(['198.51.100.1', '127.0.0.1']);
+  });
+
+  it('reads User-Agent, X-Forwarded-For and X-Real-Ip from the raw headers, the first of each, any case (Go Header.Get)', () => {
+    const out = { userAgent: undefined, forwardedFor: undefined, realIP: undefined };
+    const req = (rawHeaders: string[]) => ({ rawHeaders, headers: {} }) as unknown as RequestContext['req'];
+    expect(readClientHeaders(req(['Host', 'h', 'USER-AGENT', 'kubectl/v1.32', 'x-forwarded-for', '203.0.113.7', 'X-Forwarded-For', '10.0.0.9', 'X-Real-IP', '10.0.0.2', 'User-Agent', 'second']), out)).toEqual({
+      userAgent: 'kubectl/v1.32',
+      forwardedFor: '203.0.113.7',
+      realIP: '10.0.0.2',
+    });
+    // The same object, cleared for the next request.
+    expect(readClientHeaders(req(['Host', 'h', 'X-Real-Ix', 'no', 'User-Agenx', 'no']), out)).toEqual({ userAgent: undefined, forwardedFor: undefined, realIP: undefined });
+    // Requests without raw headers (the server's loopback requests): by name.
+    const loopback = { headers: { 'user-agent': 'plat-apiserver', 'x-real-ip': ['10.0.0.3', '10.0.0.4'] } } as unknown as RequestContext['req'];
+    expect(readClientHeaders(loopback, out)).toEqual({ userAgent: 'plat-apiserver', forwardedFor: undefined, realIP: '10.0.0.3' });
+  });
+
+  it("gives a direct client's list again for the same peer, frozen, and another peer its own", () => {
+    const first = sourceIPs(ctxWith({}, '::ffff:10.1.2.3'));
+    expect(first).toEqual(['10.1.2.3']);
+    expect(sourceIPs(ctxWith({}, '::ffff:10.1.2.3'))).toBe(first);
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(sourceIPs(ctxWith({}, '10.9.9.9'))).toEqual(['10.9.9.9']);
+    expect(sourceIPs(ctxWith({}, 'not-an-ip'))).toEqual([]);
+    expect(sourceIPs(ctxWith({}, undefined))).toEqual([]);
+    expect(sourceIPs(ctxWith({}, '::ffff:10.1.2.3'))).toEqual(['10.1.2.3']);
   });
 
   it('stays bounded and never throws for any header (property)', () => {

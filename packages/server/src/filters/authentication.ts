@@ -68,9 +68,10 @@ class LazyAuthenticationRequest implements AuthenticationRequest {
 
 /**
  * Runs the authenticator: a recognised user continues (with `system:authenticated`), anything
- * else is 401 Unauthorized. The Authorization header is not passed further down.
+ * else is 401 Unauthorized, after which `onUnauthenticated` runs (the failed-authentication audit,
+ * filters/audit.ts). The Authorization header is not passed further down.
  */
-export function withAuthentication(authenticator: Authenticator, logger: ServerLogger): Filter {
+export function withAuthentication(authenticator: Authenticator, logger: ServerLogger, onUnauthenticated?: (ctx: RequestContext) => Promise<void>): Filter {
   const tlsInfoCache: TlsInfoCache = new WeakMap();
   return (next) => async (ctx) => {
     let user;
@@ -86,6 +87,7 @@ export function withAuthentication(authenticator: Authenticator, logger: ServerL
     }
     if (!user) {
       writeError(ctx, newUnauthorized('Unauthorized'));
+      if (onUnauthenticated) await onUnauthenticated(ctx);
       return;
     }
     delete ctx.req.headers.authorization;

@@ -1,5 +1,4 @@
 import { newForbidden, newForbiddenMessage, newInternalError, type StatusError } from '@plat/api-model';
-import { decisionAnnotationKey, reasonAnnotationKey } from '@plat/audit';
 import { forbiddenMessage, type Attributes, type Authorizer, type UserInfo } from '@plat/auth';
 import type { Filter } from '../context.js';
 import type { RequestInfo } from '../request-info.js';
@@ -54,8 +53,7 @@ export function withAuthorization(authorizer: Authorizer, ownGroupOf: OwnGroupOf
       return;
     }
     // Kubernetes' annotations (filters/authorization.go): the decision and the authorizer's reason.
-    ctx.audit?.addAnnotation(decisionAnnotationKey, result.decision === 'Allow' ? 'allow' : 'forbid');
-    ctx.audit?.addAnnotation(reasonAnnotationKey, result.reason ?? '');
+    ctx.audit?.addAuthorizationAnnotations(result.decision === 'Allow' ? 'allow' : 'forbid', result.reason ?? '');
     if (result.decision !== 'Allow') {
       writeError(ctx, forbiddenError(attrs, result.reason));
       return;
