@@ -4,6 +4,7 @@ import type { Storage } from '@plat/storage';
 import { ensureSystemNamespaces, reconcileBootstrapPolicy } from './bootstrap-policy.js';
 import { ClusterRoleAggregationController } from './clusterrole-aggregation-controller.js';
 import type { ControllerLogger } from './controller-logger.js';
+import { CustomResourceDefinitionController, type CustomResourceDefinitionControllerOptions } from './crd-controller.js';
 import { NamespaceController, type NamespacedResource } from './namespace-controller.js';
 import { RbacPolicyFeed } from './rbac-policy-feed.js';
 
@@ -32,6 +33,11 @@ export interface ControllersOptions {
   logger?: ControllerLogger;
   /** Reconcile the bootstrap policy and create the system namespaces first (default true). */
   bootstrap?: boolean;
+  /**
+   * Run the CustomResourceDefinition controller (names, Established, deletion of the custom
+   * resources), serving each Established CRD's resource through `serve`.
+   */
+  customResourceDefinitions?: Pick<CustomResourceDefinitionControllerOptions, 'serve'>;
 }
 
 export interface Controllers {
@@ -66,11 +72,12 @@ export async function startControllers(opts: ControllersOptions): Promise<Contro
   const feed = new RbacPolicyFeed(storage, opts.rbacPolicy, { logger }).start();
   const aggregation = new ClusterRoleAggregationController(storage, client, { logger });
   const namespaces = new NamespaceController(storage, client, { namespacedResources: namespacedResources(opts.resources), logger });
+  const crds = opts.customResourceDefinitions ? new CustomResourceDefinitionController(storage, client, { ...opts.customResourceDefinitions, logger }) : undefined;
   const stop = async () => {
-    await Promise.all([feed.stop(), aggregation.stop(), namespaces.stop()]);
+    await Promise.all([feed.stop(), aggregation.stop(), namespaces.stop(), crds?.stop()]);
   };
   try {
-    await Promise.all([feed.synced, aggregation.start(), namespaces.start()]);
+    await Promise.all([feed.synced, aggregation.start(), namespaces.start(), crds?.start()]);
   } catch (err) {
     await stop();
     throw err;
