@@ -95,6 +95,8 @@ export function createServedResources(storage: Storage, opts: ServedResourcesOpt
           resources,
           logger: opts.logger,
           bootstrap: opts.bootstrap,
+          // A custom resource is listed in a served version (its storage version may be unserved).
+          runtimeResources: () => dynamicResources.all().map((def) => ({ ...def, version: def.servedVersions?.[def.group]?.[0] ?? def.version })),
           customResourceDefinitions: {
             serve: (name, crd) => {
               if (crd) dynamicResources.set(name, customResourceDefinitions(crd as CustomResourceDefinition));

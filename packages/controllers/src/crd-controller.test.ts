@@ -4,6 +4,8 @@ import { DynamicResources, type ApiServer } from '@plat/server';
 import { MemoryStorage } from '@plat/storage';
 import { loopbackServer } from '../test/loopback-server.js';
 import { CustomResourceDefinitionController } from './crd-controller.js';
+import { startControllers } from './start-controllers.js';
+import { RbacPolicyStore } from '@plat/auth';
 
 const crds = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 const gadgets = '/apis/example.com/v1/gadgets';
@@ -86,5 +88,27 @@ describe('CustomResourceDefinitionController', () => {
     expect(await storage.list('/example.com/gadgets/')).toMatchObject({ items: [] });
     await eventually(async () => expect(dynamic.has('gadgets.example.com')).toBe(false));
     expect(await server.loopback.request({ method: 'GET', path: gadgets })).toMatchObject({ status: 404 });
+  });
+
+  it('has the namespace controller delete the custom resources of a deleted namespace (startControllers’ runtimeResources)', async () => {
+    const controllers = await startControllers({
+      storage,
+      client: server.loopback,
+      rbacPolicy: new RbacPolicyStore(),
+      resources: [],
+      bootstrap: false,
+      runtimeResources: () => dynamic.all(),
+    });
+    try {
+      await server.loopback.create('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-x' } });
+      await server.loopback.create(crds, { ...crd('tools', 'Tool'), spec: { ...(crd('tools', 'Tool')['spec'] as object), scope: 'Namespaced' } });
+      await eventually(async () => expect(dynamic.has('tools.example.com')).toBe(true));
+      await server.loopback.create('/apis/example.com/v1/namespaces/team-x/tools', { apiVersion: 'example.com/v1', kind: 'Tool', metadata: { name: 't1' } });
+      await server.loopback.delete('/api/v1/namespaces/team-x');
+      await eventually(async () => expect(await storage.list('//namespaces/')).toMatchObject({ items: [] }));
+      expect(await storage.list('/example.com/tools/')).toMatchObject({ items: [] });
+    } finally {
+      await controllers.stop();
+    }
   });
 });

@@ -30,6 +30,8 @@ export interface ControllersOptions {
   rbacPolicy: RbacPolicyStore;
   /** The resources the server serves; deleting a namespace deletes the namespaced ones in it. */
   resources: readonly ServedResource[];
+  /** The resources served from a point in the run on (custom resources), read at each namespace deletion. */
+  runtimeResources?: () => readonly ServedResource[];
   logger?: ControllerLogger;
   /** Reconcile the bootstrap policy and create the system namespaces first (default true). */
   bootstrap?: boolean;
@@ -71,7 +73,12 @@ export async function startControllers(opts: ControllersOptions): Promise<Contro
   }
   const feed = new RbacPolicyFeed(storage, opts.rbacPolicy, { logger }).start();
   const aggregation = new ClusterRoleAggregationController(storage, client, { logger });
-  const namespaces = new NamespaceController(storage, client, { namespacedResources: namespacedResources(opts.resources), logger });
+  const fixed = namespacedResources(opts.resources);
+  const runtime = opts.runtimeResources;
+  const namespaces = new NamespaceController(storage, client, {
+    namespacedResources: runtime ? () => [...fixed, ...namespacedResources(runtime())] : fixed,
+    logger,
+  });
   const crds = opts.customResourceDefinitions ? new CustomResourceDefinitionController(storage, client, { ...opts.customResourceDefinitions, logger }) : undefined;
   const stop = async () => {
     await Promise.all([feed.stop(), aggregation.stop(), namespaces.stop(), crds?.stop()]);

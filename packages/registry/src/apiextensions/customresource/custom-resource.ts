@@ -1,4 +1,12 @@
-import { nameIsDNSSubdomain, validateObjectMeta, validateObjectMetaUpdate, type ApiObject, type FieldError } from '@plat/api-model';
+import {
+  StatusError,
+  StatusReason,
+  nameIsDNSSubdomain,
+  validateObjectMeta,
+  validateObjectMetaUpdate,
+  type ApiObject,
+  type FieldError,
+} from '@plat/api-model';
 import {
   ageCell,
   ageColumn,
@@ -108,7 +116,22 @@ function customResourceStrategy(crd: CustomResourceDefinition, namespaced: boole
         ...(c.priority ? { priority: c.priority } : {}),
       }))
     : [ageColumn];
+  const terminating = !!crd.metadata?.deletionTimestamp;
   return {
+    // kube-apiserver's crdHandler: no new objects while the CRD's are being deleted.
+    ...(terminating
+      ? {
+          async admit(req) {
+            if (req.operation !== 'CREATE') return;
+            throw new StatusError({
+              code: 405,
+              reason: StatusReason.MethodNotAllowed,
+              message: 'create not allowed while custom resource definition is terminating',
+              details: { group, kind: req.request.resource },
+            });
+          },
+        }
+      : {}),
     prepareForCreate(obj) {
       if (hasStatus(obj)) delete (obj as Record<string, unknown>)['status'];
       (obj.metadata ??= {}).generation = 1;

@@ -1,4 +1,5 @@
-import { DynamicResources, type ApiObject } from '@plat/server';
+import type { ApiObject } from '@plat/api-model';
+import { DynamicResources } from '@plat/server';
 import { customResourceDefinitionResource, customResourceDefinitions, namespaceResource, setCondition, type CustomResourceDefinition } from '../../../src/index.js';
 import { startCluster, type TestCluster } from '../../cluster.js';
 
@@ -184,6 +185,10 @@ describe('CustomResourceDefinitions and their custom resources over HTTPS', () =
     expect(del.json).toMatchObject({ metadata: { finalizers: ['customresourcecleanup.apiextensions.k8s.io'] } });
     const conditions = (del.json as CustomResourceDefinition).status?.conditions ?? [];
     expect(conditions.find((x) => x.type === 'Terminating')).toMatchObject({ status: 'True', reason: 'InstanceDeletionPending' });
+    // Served as Terminating (as the CRD controller serves it): no new objects.
+    dynamic.set('widgets.stable.example.com', customResourceDefinitions(del.json as CustomResourceDefinition));
+    const refused = await c.req('admin', 'POST', widgets, { body: widget('late', { size: 'small' }) });
+    expect([refused.status, (refused.json as { message: string }).message]).toEqual([405, 'create not allowed while custom resource definition is terminating']);
     const list = (await c.req('admin', 'GET', widgets)).json as { items: ApiObject[] };
     for (const item of list.items) expect((await c.req('admin', 'DELETE', `${widgets}/${item.metadata?.name}`)).status).toBe(200);
     const crd = (await c.req('admin', 'GET', `${crdsPath}/widgets.stable.example.com`)).json as ApiObject;
