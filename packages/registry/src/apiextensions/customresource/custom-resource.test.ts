@@ -64,6 +64,10 @@ describe('validateAgainstSchema', () => {
     ]);
   });
 
+  it('reads only the schema’s own properties (a field named constructor is no schema)', () => {
+    expect(validateAgainstSchema({ spec: { name: 'n', constructor: 1, __proto__: 2 } }, schema)).toEqual([]);
+  });
+
   it('never throws, whatever the value (fast-check)', () => {
     fc.assert(
       fc.property(fc.jsonValue({ maxDepth: 6 }), (spec) => {

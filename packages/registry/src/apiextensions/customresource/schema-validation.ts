@@ -82,7 +82,7 @@ function validateValue(v: unknown, s: JsonSchemaProps, path: FieldPath | undefin
     }
     for (const [key, child] of Object.entries(o)) {
       const childPath = path ? path.child(key) : FieldPath.root(key);
-      const prop = s.properties?.[key];
+      const prop = s.properties && Object.prototype.hasOwnProperty.call(s.properties, key) ? s.properties[key] : undefined;
       if (prop) validateValue(child, prop, childPath, depth + 1, errs);
       else if (s.additionalProperties && typeof s.additionalProperties === 'object') validateValue(child, s.additionalProperties, childPath, depth + 1, errs);
     }

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { FieldPath } from '@plat/api-model';
 import type { CustomResourceDefinition } from './crd-types.js';
 import { validateCustomResourceDefinition, validateCustomResourceDefinitionUpdate, validateStructuralSchema } from './crd-validation.js';
@@ -108,5 +109,14 @@ describe('validateStructuralSchema', () => {
     let deep: Record<string, unknown> = { type: 'string' };
     for (let i = 0; i < 200; i++) deep = { type: 'object', properties: { x: deep } };
     expect(messages(validateStructuralSchema(deep, root)).some((m) => m.includes('must not nest more than 64 levels'))).toBe(true);
+  });
+
+  it('answers field errors, never throws, for any JSON as a schema (fast-check)', () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 8 }), (schema) => {
+        const spec = { versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: schema } }] };
+        expect(Array.isArray(validateCustomResourceDefinition(crd(spec as Record<string, unknown>)))).toBe(true);
+      }),
+    );
   });
 });

@@ -172,6 +172,13 @@ describe('CustomResourceDefinitions and their custom resources over HTTPS', () =
     expect((smp.json as { message: string }).message).toBe(
       'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml',
     );
+    // Server-side apply: the deduced type of a kind without a patch schema (as Kubernetes' for custom resources).
+    const applied = await c.req('admin', 'PATCH', `${widgets}/applied?fieldManager=tool`, {
+      raw: 'apiVersion: stable.example.com/v1\nkind: Widget\nmetadata:\n  name: applied\nspec:\n  size: small\n',
+      contentType: 'application/apply-patch+yaml',
+    });
+    expect(applied.status).toBe(201);
+    expect(applied.json).toMatchObject({ spec: { size: 'small' }, metadata: { managedFields: [{ manager: 'tool', operation: 'Apply' }] } });
     const current = (await c.req('admin', 'GET', `${widgets}/w1`)).json as Record<string, unknown>;
     const status = await c.req('admin', 'PUT', `${widgets}/w1/status`, { body: { ...current, spec: { size: 'small' }, status: { ready: true } } });
     expect(status.status).toBe(200);
