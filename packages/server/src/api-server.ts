@@ -39,6 +39,9 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     loopback,
     listen: (opts) => serving.listen(opts),
     address: () => config.lifecycle.address,
-    close: () => serving.close(),
+    close: () => {
+      config.stopDynamic();
+      return serving.close();
+    },
   };
 }

@@ -113,6 +113,8 @@ export interface CompletedConfig {
   resources: ServedResource[];
   /** The resources served at run time; its `version` says when what is built from `resources` is stale. */
   dynamic?: DynamicResources;
+  /** Stops following `dynamic` (the server closed). */
+  stopDynamic(): void;
   storage: Storage;
   limits: ServerLimits;
   logger: ServerLogger;
@@ -208,6 +210,7 @@ export function completeConfig(options: ApiServerOptions): CompletedConfig {
     discovery.reset(resources);
   };
   const dynamic = options.dynamicResources;
+  let stopDynamic = () => {};
   if (dynamic) {
     const own = new Set(resources.map((def) => `${def.group}/${def.version}/${def.resource}`));
     const staticResources = [...resources];
@@ -218,7 +221,7 @@ export function completeConfig(options: ApiServerOptions): CompletedConfig {
       resources.splice(0, resources.length, ...staticResources, ...added);
       build();
     };
-    dynamic.onChange(refresh);
+    stopDynamic = dynamic.onChange(refresh);
     refresh();
   } else build();
 
@@ -237,6 +240,7 @@ export function completeConfig(options: ApiServerOptions): CompletedConfig {
     audit: options.audit,
     discovery,
     dynamic,
+    stopDynamic: () => stopDynamic(),
     scopes,
     servedResources: served,
     requestInfo: requestInfoFor,

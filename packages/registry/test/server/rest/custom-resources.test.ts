@@ -124,6 +124,10 @@ describe('CustomResourceDefinitions and their custom resources over HTTPS', () =
     const v3 = await c.req('admin', 'GET', '/openapi/v3/apis/stable.example.com/v1');
     expect(v3.status).toBe(200);
     expect((v3.json as { components: { schemas: Record<string, unknown> } }).components.schemas['com.example.stable.v1.Widget']).toBeDefined();
+    // kubectl reads v2 in gnostic's protobuf form: the custom kind's schema encodes too.
+    const v2 = await c.req('admin', 'GET', '/openapi/v2', { headers: { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' } });
+    expect(v2.status).toBe(200);
+    expect(v2.text).toContain('com.example.stable.v1.Widget');
 
     const created = await c.req('admin', 'POST', widgets, { body: widget('w1', { size: 'small', replicas: 2, port: 'http', extra: { anything: [1] } }) });
     expect(created.status).toBe(201);
