@@ -495,6 +495,21 @@ for (const gv of served) {
     `/** The same as served in ${platDoc}, under plat's definition names, io.plat.api.… */\nexport const ${gv.key}Definitions: Record<string, OpenApiSchema> = ${json(plat)};`,
   );
 }
+// apiextensions.k8s.io/v1 (CustomResourceDefinition): k8s.io/apiextensions-apiserver's types
+// carry hand-written OpenAPI (JSONSchemaProps is recursive, JSON and the *Or* types have their own
+// schemas), so its definitions are taken as Kubernetes publishes them (api/openapi-spec/swagger.json,
+// vendored in inputs/k8s.io/apiextensions-apiserver), under plat's names as the others are.
+{
+  const from = 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.';
+  const to = 'io.plat.apiextensions-apiserver.pkg.apis.apiextensions.v1.';
+  const k8s = JSON.parse(readFileSync(join(inputsDir, 'k8s.io/apiextensions-apiserver/openapi-v2-definitions.json'), 'utf8'));
+  const text = JSON.stringify(k8s).replaceAll(`#/definitions/${from}`, `#/definitions/${to}`).replaceAll('apiextensions.k8s.io', 'apiextensions.plat.io');
+  const plat = Object.fromEntries(Object.entries(JSON.parse(text)).map(([k, v]) => [k.replace(from, to), v]));
+  kindExports.push(
+    `/** apiextensions.k8s.io/v1 (CustomResourceDefinition, CustomResourceDefinitionList) under Kubernetes' definition names, io.k8s.apiextensions-apiserver.… */\nexport const apiextensionsV1KubernetesDefinitions: Record<string, OpenApiSchema> = ${json(k8s)};`,
+    `/** The same as served in apiextensions.plat.io/v1, under plat's definition names, io.plat.apiextensions-apiserver.… */\nexport const apiextensionsV1Definitions: Record<string, OpenApiSchema> = ${json(plat)};`,
+  );
+}
 files['packages/registry/src/kind-definitions.generated.ts'] = `${header('The OpenAPI v2 definitions of the served kinds.')}import type { OpenApiSchema } from '@plat/server';
 
 ${kindExports.join('\n\n')}

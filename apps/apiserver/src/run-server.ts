@@ -195,6 +195,7 @@ export async function runServer(o: ServerRunOptions, deps: { logger: Logger; ver
       authenticator: identity.authenticator,
       authorizer: identity.authorizer,
       resources: served.resources,
+      dynamicResources: served.dynamicResources,
       tls: { cert: tls.cert, key: tls.key, ...(tls.clientCA ? { clientCA: tls.clientCA } : {}) },
       limits: {
         maxRequestsInFlight: o.maxRequestsInflight,

@@ -137,7 +137,7 @@ if (!hasKubectl) {
       expect(review.stdout).toContain('   resourceAttributes\t<Object>\n');
     });
 
-    it('answers every OpenAPI fetch of client-side validation of a kind without PATCH (a review)', async () => {
+    it('creates a review from a manifest with client-side validation on (every OpenAPI fetch answered, CRDs listed)', async () => {
       const ssar = JSON.stringify({
         apiVersion: 'authorization.k8s.io/v1',
         kind: 'SelfSubjectAccessReview',
@@ -156,9 +156,15 @@ if (!hasKubectl) {
       expect(fetches.map(([p]) => p)).toEqual(['/openapi/v3', '/openapi/v3/apis/authorization.k8s.io/v1', '/openapi/v2']);
       expect(fetches.every(([, status]) => status === '200' || status === '304')).toBe(true);
       expect(r.stderr).toContain('Accept: application/com.github.proto-openapi.spec.v2@v1.0+protobuf');
-      // kubectl's next step lists CRDs (cli-runtime QueryParamVerifier.HasSupport), and plat
-      // serves no apiextensions.k8s.io: the review still needs --validate=false (docs/authentication-authorization.md).
-      expect(r.stderr).toContain('failed to check CRD: failed to list CRDs: the server could not find the requested resource');
+      // kubectl's next step lists CRDs (cli-runtime query_param_verifier.go, HasSupport →
+      // hasGVKInCRDs), as against kube-apiserver; the review is no CRD, so kubectl validates it
+      // client-side and creates it.
+      expect(r.stderr).toMatch(/GET https:\/\/\S+\/apis\/apiextensions\.k8s\.io\/v1\/customresourcedefinitions/);
+      expect(r.stderr).not.toContain('failed to check CRD');
+      expect(r.code).toBe(0);
+      const plain = await kubectl(env, ['create', '-f', '-', '-o', 'json'], ssar);
+      expect([plain.code, plain.stderr]).toEqual([0, '']);
+      expect(JSON.parse(plain.stdout)).toMatchObject({ kind: 'SelfSubjectAccessReview', status: { allowed: true } });
     });
 
     it('receives a watch event with get -w', async () => {

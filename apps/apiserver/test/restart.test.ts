@@ -89,4 +89,38 @@ describe('restart on the same SQLite data directory', () => {
     expect(await server.stop('SIGTERM')).toBe(0);
     server = undefined;
   });
+
+  it('serves the custom resources of an Established CRD again after a restart, before it listens', async () => {
+    server = await startApiServer({ dataDir, args: ['--storage-backend=sqlite'] });
+    let creds = adminCredentials(server.kubeconfig);
+    const crds = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'gizmos.example.com' },
+      spec: {
+        group: 'example.com',
+        scope: 'Cluster',
+        names: { plural: 'gizmos', kind: 'Gizmo' },
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { size: { type: 'integer' } } } } }],
+      },
+    };
+    expect((await call(server, creds, 'POST', crds, crd)).status).toBe(201);
+    const gizmos = '/apis/example.com/v1/gizmos';
+    let created = { status: 0 };
+    for (let i = 0; i < 100 && created.status !== 201; i++) {
+      created = await call(server, creds, 'POST', gizmos, { apiVersion: 'example.com/v1', kind: 'Gizmo', metadata: { name: 'g1' }, size: 3 });
+      if (created.status !== 201) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(created.status).toBe(201);
+    expect(await server.stop('SIGTERM')).toBe(0);
+
+    server = await startApiServer({ dataDir, args: ['--storage-backend=sqlite'] });
+    creds = adminCredentials(server.kubeconfig);
+    // The first request after "serving" finds the resource: the CRD controller served it at start.
+    const got = await call(server, creds, 'GET', `${gizmos}/g1`);
+    expect([got.status, got.body['size']]).toEqual([200, 3]);
+    expect(await server.stop('SIGTERM')).toBe(0);
+    server = undefined;
+  });
 });

@@ -1,3 +1,4 @@
+import { apiextensionsGroup, apiextensionsKubernetesGroup } from './custom-resource-definition-names.js';
 import { certificatesGroup, certificatesKubernetesGroup } from './cluster-trust-bundle-names.js';
 import { rbacGroup, rbacKubernetesGroup } from './rbac.js';
 import { authenticationGroup } from './self-subject-review.js';
@@ -13,6 +14,7 @@ export const kubernetesGroupAliases: ReadonlyMap<string, string> = new Map([
   [certificatesKubernetesGroup, certificatesGroup],
   ['authorization.k8s.io', authorizationGroup],
   ['authentication.k8s.io', authenticationGroup],
+  [apiextensionsKubernetesGroup, apiextensionsGroup],
 ]);
 
 /** The plat group a group name stands for: the alias target, or the name itself. */

@@ -252,6 +252,13 @@ export {
 } from './rbac-validation.js';
 export { apiGroupNames, canonicalApiGroup, kubernetesGroupAliases } from './api-group-aliases.js';
 export {
+  apiextensionsGroup,
+  apiextensionsKubernetesGroup,
+  customResourceCleanupFinalizer,
+  customResourceDefinitionKind,
+  customResourceDefinitionsResource,
+} from './custom-resource-definition-names.js';
+export {
   NamespacePhase,
   finalizerKubernetes,
   labelMetadataName,

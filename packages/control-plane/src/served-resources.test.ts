@@ -58,10 +58,12 @@ describe('createServedResources with type RBAC', () => {
     await storage.close();
   });
 
-  it('serves ClusterTrustBundle (in every version under both certificates groups), Namespace and the RBAC kinds under both RBAC groups', () => {
+  it('serves ClusterTrustBundle (in every version under both certificates groups), Namespace, the RBAC kinds under both RBAC groups and CustomResourceDefinition under both apiextensions groups', () => {
     const stored = servedResources(served.resources).filter((r) => !r.createOnly);
     expect(stored.map((r) => `${r.group}/${r.version}/${r.resource}`).sort()).toEqual([
       '/v1/namespaces',
+      'apiextensions.k8s.io/v1/customresourcedefinitions',
+      'apiextensions.plat.io/v1/customresourcedefinitions',
       'certificates.k8s.io/v1/clustertrustbundles',
       'certificates.k8s.io/v1beta1/clustertrustbundles',
       'certificates.plat.io/v1/clustertrustbundles',

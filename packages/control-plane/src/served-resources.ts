@@ -1,7 +1,16 @@
 import { RbacPolicyStore, RbacRuleResolver } from '@plat/auth';
 import { startControllers, type ControllerLogger, type Controllers } from '@plat/controllers';
-import { ClusterTrustBundleCache, clusterTrustBundleResource, namespaceResource, rbacResources, reviewResources } from '@plat/registry';
-import type { LoopbackClient, ResourceDefinition } from '@plat/server';
+import {
+  ClusterTrustBundleCache,
+  clusterTrustBundleResource,
+  customResourceDefinitionResource,
+  customResourceDefinitions,
+  namespaceResource,
+  rbacResources,
+  reviewResources,
+  type CustomResourceDefinition,
+} from '@plat/registry';
+import { DynamicResources, type LoopbackClient, type ResourceDefinition } from '@plat/server';
 import type { Storage } from '@plat/storage';
 
 /** The bootstrap policy or the first list of the RBAC objects failed at start (storage refused them). */
@@ -18,6 +27,8 @@ export class BootstrapPolicyError extends Error {
 export interface ServedResources {
   /** For createApiServer: ClusterTrustBundle, core v1 Namespace, the four RBAC resources (under both RBAC group names) and the review APIs. */
   readonly resources: ResourceDefinition[];
+  /** For createApiServer's `dynamicResources`: the custom resources of the Established CustomResourceDefinitions. */
+  readonly dynamicResources: DynamicResources;
   /**
    * The rules the stored RBAC objects grant, kept current from storage: the RBAC authorizer's
    * (startIdentity's `rbacResolver`) and the escalation checks' source.
@@ -45,7 +56,7 @@ export interface ServedResourcesOptions {
 }
 
 function resourceDefinitions(cache: ClusterTrustBundleCache, resolver: RbacRuleResolver): ResourceDefinition[] {
-  return [clusterTrustBundleResource({ cache }), namespaceResource(), ...rbacResources({ resolver }), ...reviewResources()];
+  return [clusterTrustBundleResource({ cache }), namespaceResource(), ...rbacResources({ resolver }), customResourceDefinitionResource(), ...reviewResources()];
 }
 
 /**
@@ -68,14 +79,31 @@ export function createServedResources(storage: Storage, opts: ServedResourcesOpt
   const rbacResolver = new RbacRuleResolver(rbacPolicy);
   const clusterTrustBundleCache = new ClusterTrustBundleCache();
   const resources = resourceDefinitions(clusterTrustBundleCache, rbacResolver);
+  const dynamicResources = new DynamicResources();
   let controllers: Controllers | undefined;
   return {
     resources,
+    dynamicResources,
     rbacResolver,
     clusterTrustBundleCache,
     async startControllers(client) {
       try {
-        controllers = await startControllers({ storage, client, rbacPolicy, resources, logger: opts.logger, bootstrap: opts.bootstrap });
+        controllers = await startControllers({
+          storage,
+          client,
+          rbacPolicy,
+          resources,
+          logger: opts.logger,
+          bootstrap: opts.bootstrap,
+          // A custom resource is listed in a served version (its storage version may be unserved).
+          runtimeResources: () => dynamicResources.all().map((def) => ({ ...def, version: def.servedVersions?.[def.group]?.[0] ?? def.version })),
+          customResourceDefinitions: {
+            serve: (name, crd) => {
+              if (crd) dynamicResources.set(name, customResourceDefinitions(crd as CustomResourceDefinition));
+              else dynamicResources.delete(name);
+            },
+          },
+        });
       } catch (err) {
         throw new BootstrapPolicyError(`cannot reconcile the bootstrap RBAC policy: ${(err as Error).message}`);
       }

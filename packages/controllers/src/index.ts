@@ -5,3 +5,4 @@ export { apiserverFieldManager, ensureSystemNamespaces, reconcileBootstrapPolicy
 export { ClusterRoleAggregationController, aggregatedRules, aggregationFieldManager } from './clusterrole-aggregation-controller.js';
 export { NamespaceController, type NamespaceControllerOptions, type NamespacedResource } from './namespace-controller.js';
 export { namespacedResources, startControllers, type Controllers, type ControllersOptions, type ServedResource } from './start-controllers.js';
+export { CustomResourceDefinitionController, type CustomResourceDefinitionControllerOptions } from './crd-controller.js';

@@ -16,8 +16,11 @@ function namespacedPath({ group, version, resource }: NamespacedResource, namesp
 }
 
 export interface NamespaceControllerOptions {
-  /** What a namespace holds: every namespaced resource the server stores. */
-  namespacedResources: readonly NamespacedResource[];
+  /**
+   * What a namespace holds: every namespaced resource the server stores (a function when the set
+   * changes while running: custom resources).
+   */
+  namespacedResources: readonly NamespacedResource[] | (() => readonly NamespacedResource[]);
   logger?: ControllerLogger;
   /** How soon a namespace whose content is still held (by finalizers) is looked at again. Default 5 s. */
   retryAfterMs?: number;
@@ -136,7 +139,8 @@ export class NamespaceController {
    */
   private async deleteContent(namespace: string): Promise<number> {
     let remaining = 0;
-    for (const resource of this.opts.namespacedResources) {
+    const resources = this.opts.namespacedResources;
+    for (const resource of typeof resources === 'function' ? resources() : resources) {
       const collection = namespacedPath(resource, namespace);
       const listed = (await this.client.get(collection)) as { items?: ApiObject[] };
       for (const obj of listed.items ?? []) {

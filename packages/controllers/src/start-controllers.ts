@@ -4,6 +4,7 @@ import type { Storage } from '@plat/storage';
 import { ensureSystemNamespaces, reconcileBootstrapPolicy } from './bootstrap-policy.js';
 import { ClusterRoleAggregationController } from './clusterrole-aggregation-controller.js';
 import type { ControllerLogger } from './controller-logger.js';
+import { CustomResourceDefinitionController, type CustomResourceDefinitionControllerOptions } from './crd-controller.js';
 import { NamespaceController, type NamespacedResource } from './namespace-controller.js';
 import { RbacPolicyFeed } from './rbac-policy-feed.js';
 
@@ -29,9 +30,16 @@ export interface ControllersOptions {
   rbacPolicy: RbacPolicyStore;
   /** The resources the server serves; deleting a namespace deletes the namespaced ones in it. */
   resources: readonly ServedResource[];
+  /** The resources served from a point in the run on (custom resources), read at each namespace deletion. */
+  runtimeResources?: () => readonly ServedResource[];
   logger?: ControllerLogger;
   /** Reconcile the bootstrap policy and create the system namespaces first (default true). */
   bootstrap?: boolean;
+  /**
+   * Run the CustomResourceDefinition controller (names, Established, deletion of the custom
+   * resources), serving each Established CRD's resource through `serve`.
+   */
+  customResourceDefinitions?: Pick<CustomResourceDefinitionControllerOptions, 'serve'>;
 }
 
 export interface Controllers {
@@ -65,12 +73,18 @@ export async function startControllers(opts: ControllersOptions): Promise<Contro
   }
   const feed = new RbacPolicyFeed(storage, opts.rbacPolicy, { logger }).start();
   const aggregation = new ClusterRoleAggregationController(storage, client, { logger });
-  const namespaces = new NamespaceController(storage, client, { namespacedResources: namespacedResources(opts.resources), logger });
+  const fixed = namespacedResources(opts.resources);
+  const runtime = opts.runtimeResources;
+  const namespaces = new NamespaceController(storage, client, {
+    namespacedResources: runtime ? () => [...fixed, ...namespacedResources(runtime())] : fixed,
+    logger,
+  });
+  const crds = opts.customResourceDefinitions ? new CustomResourceDefinitionController(storage, client, { ...opts.customResourceDefinitions, logger }) : undefined;
   const stop = async () => {
-    await Promise.all([feed.stop(), aggregation.stop(), namespaces.stop()]);
+    await Promise.all([feed.stop(), aggregation.stop(), namespaces.stop(), crds?.stop()]);
   };
   try {
-    await Promise.all([feed.synced, aggregation.start(), namespaces.start()]);
+    await Promise.all([feed.synced, aggregation.start(), namespaces.start(), crds?.start()]);
   } catch (err) {
     await stop();
     throw err;

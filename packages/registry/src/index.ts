@@ -32,3 +32,20 @@ export { selfSubjectAccessReviewResource } from './authorization/selfsubjectacce
 export { selfSubjectRulesReviewResource } from './authorization/selfsubjectrulesreview/self-subject-rules-review.js';
 export { subjectAccessReviewResource } from './authorization/subjectaccessreview/subject-access-review.js';
 export { reviewResources } from './review-resources.js';
+export {
+  customResourceDefinitionOpenApi,
+  customResourceDefinitionResource,
+  customResourceDefinitionStrategy,
+  setCondition,
+} from './apiextensions/customresourcedefinition/custom-resource-definition.js';
+export {
+  isConditionTrue,
+  storageVersionOf,
+  type CustomResourceDefinition,
+  type CustomResourceDefinitionCondition,
+  type CustomResourceDefinitionNames,
+  type CustomResourceDefinitionVersion,
+  type JsonSchemaProps,
+} from './apiextensions/customresourcedefinition/crd-types.js';
+export { validateCustomResourceDefinition, validateCustomResourceDefinitionUpdate } from './apiextensions/customresourcedefinition/crd-validation.js';
+export { compareKubeAwareVersions, customResourceDefinitionName, customResourceDefinitions } from './apiextensions/customresource/custom-resource.js';

@@ -7,6 +7,7 @@ import { serve, type ServerAddress } from './serving.js';
 
 export { defaultLimits, type ApiServerOptions, type ServerLimits } from './config.js';
 export type { ServerAddress } from './serving.js';
+export { DynamicResources, maxDynamicResources } from './dynamic-resources.js';
 
 export interface ApiServer {
   listen(opts?: { host?: string; port?: number }): Promise<ServerAddress>;
@@ -38,6 +39,9 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     loopback,
     listen: (opts) => serving.listen(opts),
     address: () => config.lifecycle.address,
-    close: () => serving.close(),
+    close: () => {
+      config.stopDynamic();
+      return serving.close();
+    },
   };
 }

@@ -3,6 +3,7 @@ import type { Authenticator, Authorizer } from '@plat/auth';
 import type { Storage } from '@plat/storage';
 import type { Tracing } from '@plat/telemetry';
 import { Discovery } from './discovery.js';
+import type { DynamicResources } from './dynamic-resources.js';
 import type { ServerAudit } from './filters/audit.js';
 import { HealthCheckError, type HealthCheck } from './health.js';
 import { instrumentStorage } from './instrumented-storage.js';
@@ -88,6 +89,12 @@ export interface ApiServerOptions {
    * the metrics (createAuditMetrics on the same registry). Without it, no filter is installed.
    */
   audit?: ServerAudit;
+  /**
+   * Resources served from a point in the run on (CustomResourceDefinitions' resources): each
+   * change rebuilds the REST scopes, discovery and OpenAPI. A resource whose group, version and
+   * name the server already serves from `resources` is not served.
+   */
+  dynamicResources?: DynamicResources;
 }
 
 /**
@@ -99,8 +106,15 @@ export interface CompletedConfig {
   /** The authenticator and authorizer as the filters and handlers call them (traced if tracing is on). */
   authenticator: Authenticator;
   authorizer: Authorizer;
-  /** The resources as served under each of their group names (their admission traced if tracing is on). */
+  /**
+   * The resources as served under each of their group names (their admission traced if tracing is
+   * on). With `dynamic`, this array, `scopes`, `servedResources` and `discovery` change in place.
+   */
   resources: ServedResource[];
+  /** The resources served at run time; its `version` says when what is built from `resources` is stale. */
+  dynamic?: DynamicResources;
+  /** Stops following `dynamic` (the server closed). */
+  stopDynamic(): void;
   storage: Storage;
   limits: ServerLimits;
   logger: ServerLogger;
@@ -144,43 +158,72 @@ export function completeConfig(options: ApiServerOptions): CompletedConfig {
   if (storage.memoryStats) registerStorageMemoryMetrics(metrics.registry, () => storage.memoryStats!());
   const lifecycle = new ServerLifecycle();
 
-  const schemas = new SchemaSet(allDefinitions(resources));
-  const protobufKinds = new Map(resources.flatMap((def) => (def.protobuf ? [[def.kind, def.protobuf] as const] : [])));
-  const lifecycleAdmission = servesNamespaces(resources) ? namespaceLifecycle(storage) : undefined;
   const scopes = new Map<string, ResourceScope>();
+  const served = new Set<string>();
   const encodings = new EncodedObjects(limits.encodedCacheBytes);
-  for (const def of resources) {
-    const type = `${def.resource}.${def.group}`;
-    const instrumented = instrumentStorage(storage, metrics, type);
-    scopes.set(
-      `${def.group}/${def.version}/${def.resource}`,
-      newResourceScope(def, {
-        storage: tracing ? traceStorage(tracing, instrumented, type) : instrumented,
-        authorizer,
-        schemas,
-        protobufKinds,
-        metrics,
-        logger: options.logger,
-        namespaceLifecycle: def.namespaced ? lifecycleAdmission : undefined,
-        maxBodyBytes: limits.maxBodyBytes,
-        minRequestTimeoutSeconds: limits.minRequestTimeoutSeconds,
-        watchBookmarkIntervalMs: options.watchBookmarkIntervalMs,
-        trackWatch: (stop) => lifecycle.trackWatch(stop),
-        encodings,
-      }),
-    );
-  }
-
   // The group authorization sees for a request under another name: the resource's own where it
   // declares authorizedAsOwnGroup (the reviews), else the name the client wrote.
   const aliases = new Map<string, Map<string, string>>();
-  for (const def of resources) {
-    if (def.group === def.storageGroup || !def.authorizedAsOwnGroup) continue;
-    const byResource = aliases.get(def.group) ?? new Map<string, string>();
-    byResource.set(def.resource, def.storageGroup);
-    aliases.set(def.group, byResource);
-  }
   const ownGroupOf: OwnGroupOf = (group, resource) => aliases.get(group)?.get(resource) ?? group;
+  const discovery = new Discovery(resources);
+
+  // Fills the scopes, metric labels, aliases and discovery from `resources` (again after each
+  // change of the dynamic resources: every scope is rebuilt, with one schema set for all).
+  const build = () => {
+    const schemas = new SchemaSet(allDefinitions(resources));
+    const protobufKinds = new Map(resources.flatMap((def) => (def.protobuf ? [[def.kind, def.protobuf] as const] : [])));
+    const lifecycleAdmission = servesNamespaces(resources) ? namespaceLifecycle(storage) : undefined;
+    scopes.clear();
+    for (const def of resources) {
+      const type = `${def.resource}.${def.group}`;
+      const instrumented = instrumentStorage(storage, metrics, type);
+      scopes.set(
+        `${def.group}/${def.version}/${def.resource}`,
+        newResourceScope(def, {
+          storage: tracing ? traceStorage(tracing, instrumented, type) : instrumented,
+          authorizer,
+          schemas,
+          protobufKinds,
+          metrics,
+          logger: options.logger,
+          namespaceLifecycle: def.namespaced ? lifecycleAdmission : undefined,
+          maxBodyBytes: limits.maxBodyBytes,
+          minRequestTimeoutSeconds: limits.minRequestTimeoutSeconds,
+          watchBookmarkIntervalMs: options.watchBookmarkIntervalMs,
+          trackWatch: (stop) => lifecycle.trackWatch(stop),
+          encodings,
+        }),
+      );
+    }
+    served.clear();
+    for (const [key, scope] of scopes) {
+      served.add(key);
+      for (const sub of scope.subresources?.keys() ?? []) served.add(`${key}/${sub}`);
+    }
+    aliases.clear();
+    for (const def of resources) {
+      if (def.group === def.storageGroup || !def.authorizedAsOwnGroup) continue;
+      const byResource = aliases.get(def.group) ?? new Map<string, string>();
+      byResource.set(def.resource, def.storageGroup);
+      aliases.set(def.group, byResource);
+    }
+    discovery.reset(resources);
+  };
+  const dynamic = options.dynamicResources;
+  let stopDynamic = () => {};
+  if (dynamic) {
+    const own = new Set(resources.map((def) => `${def.group}/${def.version}/${def.resource}`));
+    const staticResources = [...resources];
+    const refresh = () => {
+      const added = servedResources(dynamic.all().map((def) => (tracing ? traceAdmission(tracing, def) : def))).filter(
+        (def) => !own.has(`${def.group}/${def.version}/${def.resource}`),
+      );
+      resources.splice(0, resources.length, ...staticResources, ...added);
+      build();
+    };
+    stopDynamic = dynamic.onChange(refresh);
+    refresh();
+  } else build();
 
   return {
     authenticator,
@@ -195,9 +238,11 @@ export function completeConfig(options: ApiServerOptions): CompletedConfig {
     tracing,
     impersonation: options.impersonation !== false,
     audit: options.audit,
-    discovery: new Discovery(resources),
+    discovery,
+    dynamic,
+    stopDynamic: () => stopDynamic(),
     scopes,
-    servedResources: new Set([...scopes].flatMap(([key, scope]) => [key, ...[...(scope.subresources?.keys() ?? [])].map((sub) => `${key}/${sub}`)])),
+    servedResources: served,
     requestInfo: requestInfoFor,
     readyzChecks: [
       { name: 'ping', check: async () => undefined },

@@ -20,6 +20,12 @@ export class Discovery {
 
   /** `resources` in servedResources' order (create-only ones, such as the review APIs, after the stored ones). */
   constructor(resources: readonly DiscoveredResource[]) {
+    this.reset(resources);
+  }
+
+  /** Lists `resources` in place of what it listed (the served set changed while running). */
+  reset(resources: readonly DiscoveredResource[]): void {
+    this.groups.clear();
     for (const def of resources) {
       const versions = this.groups.get(def.group) ?? new Map<string, DiscoveredResource[]>();
       versions.set(def.version, [...(versions.get(def.version) ?? []), def]);

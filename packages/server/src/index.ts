@@ -1,6 +1,8 @@
 export {
+  DynamicResources,
   createApiServer,
   defaultLimits,
+  maxDynamicResources,
   type ApiServer,
   type ApiServerOptions,
   type ServerAddress,

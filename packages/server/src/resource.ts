@@ -180,6 +180,13 @@ export interface ResourceDefinition extends OpenApiKind {
    * Reads decode with it, so every stored object is served in every version.
    */
   toStorageVersion?(obj: ApiObject): ApiObject;
+  /**
+   * Objects are decoded as unstructured, as Kubernetes serves custom resources: a value of the
+   * wrong type is the strategy's validation error (422), not a decoding error (400); unknown
+   * fields are still pruned (kept under `x-kubernetes-preserve-unknown-fields`); strategic merge
+   * patch is refused (415).
+   */
+  unstructured?: boolean;
   /** Plural, lower case: `clustertrustbundles`. */
   resource: string;
   singular: string;

@@ -19,7 +19,16 @@ const healthKinds = new Set(['healthz', 'livez', 'readyz']);
 /** The paths outside the resource API, tried in order (GET and HEAD only; anything else is 404). */
 function nonResourceRoutes(config: CompletedConfig): NonResourceRoute[] {
   const { metrics, versionInfo, discovery, lifecycle } = config;
-  const openApi = openApiHandler(config.resources, versionInfo);
+  // Built again on the first request after the served resources changed (a CRD established).
+  let openApi = openApiHandler(config.resources, versionInfo);
+  let openApiVersion = config.dynamic?.version ?? 0;
+  const currentOpenApi = () => {
+    if (config.dynamic && config.dynamic.version !== openApiVersion) {
+      openApiVersion = config.dynamic.version;
+      openApi = openApiHandler(config.resources, versionInfo);
+    }
+    return openApi;
+  };
   return [
     {
       name: 'health',
@@ -39,7 +48,7 @@ function nonResourceRoutes(config: CompletedConfig): NonResourceRoute[] {
       matches: (s) => s.length === 1 && s[0] === 'metrics',
       serve: async (ctx) => writeBody(ctx, 200, metrics.registry.contentType, Buffer.from(await metrics.registry.metrics())),
     },
-    { name: 'openapi', matches: (s) => s[0] === 'openapi', serve: (ctx, s) => openApi(ctx, s.slice(1)) },
+    { name: 'openapi', matches: (s) => s[0] === 'openapi', serve: (ctx, s) => currentOpenApi()(ctx, s.slice(1)) },
     {
       name: 'discovery',
       matches: (_, ctx) => ctx.info.apiPrefix !== '',

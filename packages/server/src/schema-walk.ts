@@ -69,6 +69,8 @@ function walkObject(
 ): void {
   const props = schema.properties;
   const additional = schema.additionalProperties;
+  // A custom resource's schema keeps what it does not name below this marker (structural schemas).
+  const preserve = schema['x-kubernetes-preserve-unknown-fields'] === true;
   for (const key of Object.keys(obj)) {
     const childPath = path ? `${path}.${key}` : key;
     const v = obj[key];
@@ -81,6 +83,7 @@ function walkObject(
     else if (additional && typeof additional === 'object') child = additional;
     else if (!props && (additional === undefined || additional === true)) continue; // free-form object (FieldsV1)
     if (!child) {
+      if (preserve) continue;
       problems.unknown.push(childPath);
       delete obj[key];
       continue;

@@ -43,8 +43,12 @@ const patchMediaTypes: Record<string, PatchType | 'apply'> = {
 export async function patchResource(scope: ResourceScope, ctx: RequestContext): Promise<void> {
   const choice = negotiateOutput(ctx.req.headers.accept, { allowedAs: [] });
   const mediaType = contentTypeOf(ctx);
-  const type = patchMediaTypes[mediaType];
-  if (!type) throw newUnsupportedMediaType(mediaType, Object.keys(patchMediaTypes));
+  // Custom resources have no strategic merge schema: kube-apiserver's crdHandler lists the other three.
+  const type = scope.def.unstructured && patchMediaTypes[mediaType] === 'strategic' ? undefined : patchMediaTypes[mediaType];
+  if (!type) {
+    const accepted = Object.keys(patchMediaTypes).filter((t) => !scope.def.unstructured || patchMediaTypes[t] !== 'strategic');
+    throw newUnsupportedMediaType(mediaType, accepted);
+  }
 
   // Kubernetes' ValidatePatchOptions.
   const errs: FieldError[] = [];

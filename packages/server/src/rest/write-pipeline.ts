@@ -53,7 +53,7 @@ export function toTypedObject(
   if (exceedsNestingDepth(value)) throw newBadRequest(`the object nests arrays and objects more than ${maxNestingDepth} levels deep: exceeded max depth`);
   const schema = scope.schemas.get(scope.def.definitionName)!;
   const problems = pruneToSchema(value, schema, scope.schemas);
-  if (problems.typeErrors.length) throw newBadRequest(`json: ${problems.typeErrors[0]}`);
+  if (problems.typeErrors.length && !scope.def.unstructured) throw newBadRequest(`json: ${problems.typeErrors[0]}`);
   applyFieldValidation(ctx, mode, problems.unknown, duplicates);
   const obj = value as ApiObject;
   obj.apiVersion = scope.apiVersion;
