@@ -32,11 +32,12 @@ export function loadTrustPackages() {
 
 /**
  * Starts the bundled apiserver (SQLite or memory backend) on a free port with a fresh data
- * directory (`nodeArgs` go to node before the bundle), and an undici Agent with its admin credentials. `stop()` ends both and removes the
+ * directory (`nodeArgs` go to node before the bundle; `bundle`: one built elsewhere instead of
+ * this tree's), and an undici Agent with its admin credentials. `stop()` ends both and removes the
  * directory.
  */
-export async function startServer({ backend, args = [], nodeArgs = [] }) {
-  const bundle = await buildApiServerBundle();
+export async function startServer({ backend, args = [], nodeArgs = [], bundle: prebuilt }) {
+  const bundle = prebuilt ?? (await buildApiServerBundle());
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'plat-bench-trust-data-'));
   let api;
   try {

@@ -3,7 +3,7 @@
 //
 //   node tools/bench/trust/watch-10k.mjs [--watchers 10000] [--streams-per-session 100] [--sessions N]
 //        [--clients 4] [--updates 5] [--rounds 3] [--interval 1000] [--get-rate 200]
-//        [--backend sqlite|memory] [--pin main|all|none] [--heap-snapshot DIR] [--json]
+//        [--backend sqlite|memory] [--pin main|all|none] [--heap-snapshot DIR] [--bundle path/to/main.mjs] [--json]
 //
 // What a trust sync client asks for (apps/clientctl `trust sync --signer S`: watchTrustAnchors in
 // @plat/trust): one LIST of the signer's ClusterTrustBundles (`fieldSelector=spec.signerName=S`),
@@ -32,6 +32,7 @@
 // During each round an open-loop GET of one bundle at --get-rate requests/s (lib/open-loop.mjs,
 // HTTP/1.1, 8 connections, in a child process) measures GET latency; the same load runs once
 // before any watch exists, as the baseline.
+// --bundle runs an apiserver bundle built elsewhere (for a before/after, as bench.mjs's --bundle).
 // Targets: fan-out p99 < 2 s, memory per idle watch <= 20 KiB, GET p99 < 100 ms during fan-out.
 import { fork } from 'node:child_process';
 import fs from 'node:fs';
@@ -156,7 +157,8 @@ async function clientProcess() {
     },
     arrivals({ rv }) {
       const times = arrivals.get(rv);
-      return { times: times ? Array.from(times) : Array.from({ length: lastRv.length }, () => NaN) };
+      // null for a watch that has not seen it (NaN would cross IPC's JSON as null anyway).
+      return { times: Array.from({ length: lastRv.length }, (_, w) => (times && !Number.isNaN(times[w]) ? times[w] : null)) };
     },
     async close() {
       closing = true;
@@ -244,7 +246,7 @@ async function main() {
   const serverArgs = streamsPerSession > 100 ? [`--http2-max-streams-per-connection=${streamsPerSession}`] : [];
   const nodeArgs = snapshotDir ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${path.resolve(snapshotDir)}`] : [];
   if (snapshotDir) fs.mkdirSync(snapshotDir, { recursive: true });
-  const server = await startServer({ backend, args: serverArgs, nodeArgs });
+  const server = await startServer({ backend, args: serverArgs, nodeArgs, bundle: flag('bundle') ? path.resolve(flag('bundle')) : undefined });
   const pid = server.child.pid;
   pinning.serverAs(pin, pid);
   const clients = [];
@@ -314,7 +316,7 @@ async function main() {
     // A warm-up change, not measured: every watch's first event.
     const warmCa = (await makeCertificates(trust.x509, 1, 'bench-watch-10k-warm'))[0];
     const warm = await writeBundle(server, { name: rotatingName, signerName, trustBundle: warmCa });
-    await waitFor('the warm-up change to reach every watch', async () => (await arrivalsOf(warm.resourceVersion)).every((t) => !Number.isNaN(t)), 120_000);
+    await waitFor('the warm-up change to reach every watch', async () => (await arrivalsOf(warm.resourceVersion)).every((t) => t !== null), 120_000);
 
     const perRound = [];
     const cas = await makeCertificates(trust.x509, rounds * updates, 'bench-watch-10k');
@@ -334,12 +336,12 @@ async function main() {
       for (const { rv, answeredAt } of writes) {
         let times = [];
         try {
-          await waitFor(`round ${r + 1}'s update at ${rv} to reach every watch`, async () => (times = await arrivalsOf(rv)).every((t) => !Number.isNaN(t)), 60_000);
+          await waitFor(`round ${r + 1}'s update at ${rv} to reach every watch`, async () => (times = await arrivalsOf(rv)).every((t) => t !== null), 60_000);
         } catch {
           // Counted below.
         }
         for (const t of times) {
-          if (Number.isNaN(t)) missed++;
+          if (t === null) missed++;
           else delays.push(t - answeredAt);
         }
       }
