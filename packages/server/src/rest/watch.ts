@@ -4,8 +4,10 @@ import type { RequestContext } from '../context.js';
 import { negotiateOutput } from '../negotiation.js';
 import { setCommonHeaders, toStatusError } from '../response.js';
 import { parseIncludeObject, toTable } from '../table.js';
+import { fanOutCost, fanOutTurn } from './fan-out-turns.js';
 import { parseListOptions } from './list-options.js';
 import { scopePrefix, withTypeMeta, type ResourceScope } from './scope.js';
+import { WatchEventLines } from './watch-event-lines.js';
 
 interface OutEvent {
   type: string;
@@ -57,6 +59,15 @@ export function setLongTimeout(fn: () => void, ms: number, stepMs = maxTimerDela
   return () => clearTimeout(timer);
 }
 
+/** The event lines of each server's scopes (one bounded cache per server's EncodedObjects). */
+const eventLines = new WeakMap<object, WatchEventLines>();
+
+function eventLinesOf(scope: ResourceScope): WatchEventLines {
+  let lines = eventLines.get(scope.encodings);
+  if (lines === undefined) eventLines.set(scope.encodings, (lines = new WatchEventLines()));
+  return lines;
+}
+
 /** GET .../<resource>?watch=true: a chunked stream of JSON watch events. */
 export async function watchResource(scope: ResourceScope, ctx: RequestContext): Promise<void> {
   const choice = negotiateOutput(ctx.req.headers.accept, { allowedAs: ['Table'] });
@@ -67,8 +78,11 @@ export async function watchResource(scope: ResourceScope, ctx: RequestContext): 
 
   const { res } = ctx;
   let firstTable = true;
-  const encode = (ev: OutEvent): string => {
-    let object = ev.object;
+  const lines = choice.as === 'Table' ? undefined : eventLinesOf(scope);
+  const encode = (ev: OutEvent): string | Buffer => {
+    // Every watcher of a change writes the same line: encoded once (WatchEventLines).
+    if (lines && (ev.type === 'ADDED' || ev.type === 'MODIFIED')) return lines.line(scope, ev.type, ev.object as ApiObject);
+    let object = ev.type === 'ERROR' ? ev.object : withTypeMeta(scope, ev.object as ApiObject);
     if (choice.as === 'Table' && (ev.type === 'ADDED' || ev.type === 'MODIFIED' || ev.type === 'DELETED')) {
       object = toTable(scope.def, [object as ApiObject], { choice, includeObject, withColumns: firstTable });
       firstTable = false;
@@ -131,7 +145,9 @@ export async function watchResource(scope: ResourceScope, ctx: RequestContext): 
   }
 
   startStream();
+  let stopped = false;
   const stop = () => {
+    stopped = true;
     watch.stop();
     unblock?.();
   };
@@ -147,6 +163,12 @@ export async function watchResource(scope: ResourceScope, ctx: RequestContext): 
   let lastSent = 0;
   try {
     for await (const ev of watch) {
+      // Many watchers woken by one change take turns with the rest of the server (fanOutTurn).
+      const turn = fanOutTurn();
+      if (turn) await turn;
+      // The stream may have closed while this watcher waited for its turn: nothing to write to.
+      if (stopped) break;
+      const started = performance.now();
       if (ev.type === 'ADDED' || ev.type === 'MODIFIED' || ev.type === 'DELETED') {
         const rv = Number((ev.object as ApiObject).metadata?.resourceVersion);
         if (!ev.initial && rv <= lastSent) {
@@ -158,8 +180,9 @@ export async function watchResource(scope: ResourceScope, ctx: RequestContext): 
       }
       const out = filterEvent(ev, opts.matches);
       if (!out) continue;
-      if (out.type !== 'ERROR') out.object = withTypeMeta(scope, out.object as ApiObject);
-      await send(out);
+      const sending = send(out);
+      fanOutCost(performance.now() - started);
+      await sending;
       sent.inc();
       if (out.type === 'ERROR' || res.writableEnded || stuck) break;
     }
