@@ -32,7 +32,9 @@
 // performance.now()). Missed events (a watch that has not seen an update 60 s later) must be 0.
 // During each round an open-loop GET of one bundle at --get-rate requests/s (lib/open-loop.mjs,
 // HTTP/1.1, 8 connections, in a child process) measures GET latency; the same load runs once
-// before any watch exists, as the baseline.
+// before any watch exists, as the baseline. The server's CPU time per update (/proc, from the
+// first update of a round until every watch had its last, GET load included) compares builds
+// (--bundle) on a loaded machine better than latencies do.
 // --bundle runs an apiserver bundle built elsewhere (for a before/after, as bench.mjs's --bundle).
 // Targets: fan-out p99 < 2 s, memory per idle watch <= 20 KiB, GET p99 < 100 ms during fan-out.
 import { fork } from 'node:child_process';
@@ -42,7 +44,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
-import { adminCredentials, pinning } from '../lib/apiserver-harness.mjs';
+import { adminCredentials, cpuSeconds, pinning } from '../lib/apiserver-harness.mjs';
 import { openLoopGetInChild } from '../lib/open-loop.mjs';
 import { bundleName, collection, distribution, formatRange, loadAverage, loadTrustPackages, makeCertificates, overRounds, runMain, startServer, trustBenchFlags, waitFor, writeBundle } from './common.mjs';
 
@@ -313,6 +315,7 @@ async function main() {
       const getting = getLoad(getDuration);
       await sleep(2500);
       const writes = [];
+      const cpuBefore = cpuSeconds(pid);
       for (let u = 0; u < updates; u++) {
         const w = await writeBundle(server, { name: rotatingName, signerName, trustBundle: cas[r * updates + u] });
         writes.push({ rv: w.resourceVersion, answeredAt: performance.timeOrigin + w.answeredAt });
@@ -332,10 +335,13 @@ async function main() {
           else delays.push(t - answeredAt);
         }
       }
+      // The server's CPU time from the first update until every watch had the last one (the GET
+      // load included): what one change to N watchers costs, which machine load hardly moves.
+      const cpuPerUpdateMs = Number((((cpuSeconds(pid) - cpuBefore) * 1000) / updates).toFixed(1));
       const get = await getting;
       const d = distribution(delays);
-      perRound.push({ ...d, missed, get: { p50ms: get.p50ms, p99ms: get.p99ms, maxms: get.maxms, rps: get.rps, non2xx: get.non2xx } });
-      log(`round ${r + 1}/${rounds}: fan-out p50 ${d.p50} ms, p99 ${d.p99} ms, max ${d.max} ms, missed ${missed}; GET p50 ${get.p50ms} ms, p99 ${get.p99ms} ms (${get.rps}/s) (load average ${loadAverage().join(' ')})`);
+      perRound.push({ ...d, missed, cpuPerUpdateMs, get: { p50ms: get.p50ms, p99ms: get.p99ms, maxms: get.maxms, rps: get.rps, non2xx: get.non2xx } });
+      log(`round ${r + 1}/${rounds}: fan-out p50 ${d.p50} ms, p99 ${d.p99} ms, max ${d.max} ms, missed ${missed}, server CPU ${cpuPerUpdateMs} ms per update; GET p50 ${get.p50ms} ms, p99 ${get.p99ms} ms (${get.rps}/s) (load average ${loadAverage().join(' ')})`);
     }
     const rssAfter = rssBytes(pid);
     const status = await Promise.all(clients.map((c) => c.call('status')));
@@ -348,6 +354,7 @@ async function main() {
       max: overRounds(perRound.map((d) => d.max)),
       getP99: overRounds(perRound.map((d) => d.get.p99ms)),
       missed: perRound.reduce((n, d) => n + d.missed, 0),
+      cpuPerUpdateMs: overRounds(perRound.map((d) => d.cpuPerUpdateMs)),
     };
     const memory = { rssBeforeMiB: mib(rssBefore), rssSessionsMiB: mib(rssSessions), rssIdleMiB: mib(rssIdle), rssAfterRoundsMiB: mib(rssAfter), perIdleWatchKiB: Number((perWatch / 1024).toFixed(2)), perIdleWatchWithSessionsKiB: Number((perWatchWithSessions / 1024).toFixed(2)) };
     const targets = {
@@ -384,6 +391,7 @@ async function main() {
     } else {
       console.log(`${watchers} trust-sync watches over ${sessionCount} HTTP/2 sessions x ${streamsPerSession} streams (${clientCount} client processes), ${rounds} rounds x ${updates} updates (${backend}, node ${process.version}, ${report.cpus} CPUs)`);
       console.log(`fan-out (PATCH 200 -> MODIFIED at each watch): p50 ${formatRange(summary.p50)} ms   p99 ${formatRange(summary.p99)} ms   max ${formatRange(summary.max)} ms   missed ${summary.missed}`);
+      console.log(`server CPU per update (fan-out to every watch, GET load included): ${formatRange(summary.cpuPerUpdateMs)} ms`);
       console.log(`GET p99 at ${getRate}/s: ${formatRange(summary.getP99, 2)} ms during fan-out, ${getBaseline.p99ms} ms without watches`);
       console.log(`server RSS: ${memory.rssBeforeMiB} MiB before, ${memory.rssSessionsMiB} with sessions, ${memory.rssIdleMiB} with idle watches, ${memory.rssAfterRoundsMiB} after the rounds; ${memory.perIdleWatchKiB} KiB per idle watch (${memory.perIdleWatchWithSessionsKiB} with the sessions)`);
       console.log(`load average ${report.loadAverage.join(' ')}`);

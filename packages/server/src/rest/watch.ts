@@ -4,7 +4,6 @@ import type { RequestContext } from '../context.js';
 import { negotiateOutput } from '../negotiation.js';
 import { setCommonHeaders, toStatusError } from '../response.js';
 import { parseIncludeObject, toTable } from '../table.js';
-import { fanOutCost, fanOutTurn } from './fan-out-turns.js';
 import { parseListOptions } from './list-options.js';
 import { scopePrefix, withTypeMeta, type ResourceScope } from './scope.js';
 import { WatchEventLines } from './watch-event-lines.js';
@@ -145,9 +144,7 @@ export async function watchResource(scope: ResourceScope, ctx: RequestContext): 
   }
 
   startStream();
-  let stopped = false;
   const stop = () => {
-    stopped = true;
     watch.stop();
     unblock?.();
   };
@@ -163,12 +160,6 @@ export async function watchResource(scope: ResourceScope, ctx: RequestContext): 
   let lastSent = 0;
   try {
     for await (const ev of watch) {
-      // Many watchers woken by one change take turns with the rest of the server (fanOutTurn).
-      const turn = fanOutTurn();
-      if (turn) await turn;
-      // The stream may have closed while this watcher waited for its turn: nothing to write to.
-      if (stopped) break;
-      const started = performance.now();
       if (ev.type === 'ADDED' || ev.type === 'MODIFIED' || ev.type === 'DELETED') {
         const rv = Number((ev.object as ApiObject).metadata?.resourceVersion);
         if (!ev.initial && rv <= lastSent) {
@@ -180,9 +171,7 @@ export async function watchResource(scope: ResourceScope, ctx: RequestContext): 
       }
       const out = filterEvent(ev, opts.matches);
       if (!out) continue;
-      const sending = send(out);
-      fanOutCost(performance.now() - started);
-      await sending;
+      await send(out);
       sent.inc();
       if (out.type === 'ERROR' || res.writableEnded || stuck) break;
     }
