@@ -32,15 +32,16 @@ export function loadTrustPackages() {
 
 /**
  * Starts the bundled apiserver (SQLite or memory backend) on a free port with a fresh data
- * directory, and an undici Agent with its admin credentials. `stop()` ends both and removes the
+ * directory (`nodeArgs` go to node before the bundle; `bundle`: one built elsewhere instead of
+ * this tree's), and an undici Agent with its admin credentials. `stop()` ends both and removes the
  * directory.
  */
-export async function startServer({ backend, args = [] }) {
-  const bundle = await buildApiServerBundle();
+export async function startServer({ backend, args = [], nodeArgs = [], bundle: prebuilt }) {
+  const bundle = prebuilt ?? (await buildApiServerBundle());
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'plat-bench-trust-data-'));
   let api;
   try {
-    api = await startApiServer({ bundle, dataDir, args: [`--storage-backend=${backend}`, '--v=0', ...args], cwd: root, timeoutMs: 60_000 });
+    api = await startApiServer({ bundle, dataDir, args: [`--storage-backend=${backend}`, '--v=0', ...args], nodeArgs, cwd: root, timeoutMs: 60_000 });
   } catch (err) {
     fs.rmSync(dataDir, { recursive: true, force: true });
     throw err;
@@ -62,7 +63,7 @@ export async function startServer({ backend, args = [] }) {
  * Creates the ClusterTrustBundle `name` of `signerName` (`create: true`, POST), or changes its
  * trustBundle (merge PATCH, as `kubectl patch --type merge` does), and resolves with
  * `performance.now()` at the moment the server's answer arrived (status line and headers), once
- * the answer is 201 or 200.
+ * the answer is 201 or 200, and with the written object's resourceVersion.
  */
 export async function writeBundle(server, { name, signerName, trustBundle, create = false }) {
   const body = create
@@ -77,7 +78,7 @@ export async function writeBundle(server, { name, signerName, trustBundle, creat
   const answeredAt = performance.now();
   const text = await res.body.text();
   if (res.statusCode !== (create ? 201 : 200)) throw new Error(`${create ? 'create' : 'patch'} ${name}: ${res.statusCode} ${text}`);
-  return { answeredAt };
+  return { answeredAt, resourceVersion: JSON.parse(text).metadata?.resourceVersion };
 }
 
 /** A signer name's bundle name prefix, as the API requires (`example.com/x` → `example.com:x:`). */

@@ -6,6 +6,7 @@ import { setCommonHeaders, toStatusError } from '../response.js';
 import { parseIncludeObject, toTable } from '../table.js';
 import { parseListOptions } from './list-options.js';
 import { scopePrefix, withTypeMeta, type ResourceScope } from './scope.js';
+import { WatchEventLines } from './watch-event-lines.js';
 
 interface OutEvent {
   type: string;
@@ -57,6 +58,15 @@ export function setLongTimeout(fn: () => void, ms: number, stepMs = maxTimerDela
   return () => clearTimeout(timer);
 }
 
+/** The event lines of each server's scopes (one bounded cache per server's EncodedObjects). */
+const eventLines = new WeakMap<object, WatchEventLines>();
+
+function eventLinesOf(scope: ResourceScope): WatchEventLines {
+  let lines = eventLines.get(scope.encodings);
+  if (lines === undefined) eventLines.set(scope.encodings, (lines = new WatchEventLines()));
+  return lines;
+}
+
 /** GET .../<resource>?watch=true: a chunked stream of JSON watch events. */
 export async function watchResource(scope: ResourceScope, ctx: RequestContext): Promise<void> {
   const choice = negotiateOutput(ctx.req.headers.accept, { allowedAs: ['Table'] });
@@ -67,8 +77,11 @@ export async function watchResource(scope: ResourceScope, ctx: RequestContext): 
 
   const { res } = ctx;
   let firstTable = true;
-  const encode = (ev: OutEvent): string => {
-    let object = ev.object;
+  const lines = choice.as === 'Table' ? undefined : eventLinesOf(scope);
+  const encode = (ev: OutEvent): string | Buffer => {
+    // Every watcher of a change writes the same line: encoded once (WatchEventLines).
+    if (lines && (ev.type === 'ADDED' || ev.type === 'MODIFIED')) return lines.line(scope, ev.type, ev.object as ApiObject);
+    let object = ev.type === 'ERROR' ? ev.object : withTypeMeta(scope, ev.object as ApiObject);
     if (choice.as === 'Table' && (ev.type === 'ADDED' || ev.type === 'MODIFIED' || ev.type === 'DELETED')) {
       object = toTable(scope.def, [object as ApiObject], { choice, includeObject, withColumns: firstTable });
       firstTable = false;
@@ -158,7 +171,6 @@ export async function watchResource(scope: ResourceScope, ctx: RequestContext): 
       }
       const out = filterEvent(ev, opts.matches);
       if (!out) continue;
-      if (out.type !== 'ERROR') out.object = withTypeMeta(scope, out.object as ApiObject);
       await send(out);
       sent.inc();
       if (out.type === 'ERROR' || res.writableEnded || stuck) break;
