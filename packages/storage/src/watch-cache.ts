@@ -436,7 +436,8 @@ export class WatchCache implements Storage {
       // A read-only caller gets the cached frozen object itself: no copy of each top level and
       // metadata, and the server finds each item's kept encoding by identity instead of by a
       // built key (EncodedObjects). What it buys: a LIST of 1,000 costs 2.08–2.31 ms of server
-      // CPU instead of 2.68–2.93 (profile.mjs --list 1000, two pairs, load 10–12;
+      // CPU instead of 2.68–2.93 (profile.mjs --list 1000, two pairs, load 10–12), and serves
+      // 0.53–0.75x the bare server per CPU-second instead of 0.23–0.56 (bench.mjs, three pairs;
       // docs/performance.md, "apiserver").
       items.push(readOnly ? e.obj : copy(e));
       if (limit !== undefined && items.length >= limit) break;
