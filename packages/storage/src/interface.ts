@@ -46,6 +46,13 @@ export interface ListOptions extends OperationOptions {
   resourceVersionMatch?: ResourceVersionMatch;
   /** Filters items; pagination counts only matching items (limit is an upper bound of items returned). */
   predicate?: Predicate;
+  /**
+   * The caller only reads the items (encodes them) and never changes them: a store may then hand
+   * back its own deep-frozen objects instead of copies (the watch cache does; the same object
+   * for the same revision, so a caller may key per-object state by identity). Without it every
+   * item is the caller's to change at its top level and metadata.
+   */
+  readOnly?: boolean;
 }
 
 export interface ListResult {

@@ -96,6 +96,48 @@ describe('watch cache', () => {
     expect(backend.gets).toBe(1);
   });
 
+  it('hands a read-only list its own frozen objects, and every other list copies', async () => {
+    const shared = await cache.list(prefix, { readOnly: true });
+    const sharedAgain = await cache.list(prefix, { readOnly: true, resourceVersion: '0' });
+    const copied = await cache.list(prefix);
+    expect(shared.items.map((o) => o.metadata?.name)).toEqual(['a', 'b', 'c']);
+    expect(shared.items).toEqual(copied.items);
+    expect(shared.resourceVersion).toBe(copied.resourceVersion);
+    // The same objects each time (the server keys their encodings by identity), frozen whole.
+    for (let i = 0; i < shared.items.length; i++) {
+      expect(sharedAgain.items[i]).toBe(shared.items[i]);
+      expect(Object.isFrozen(shared.items[i])).toBe(true);
+      expect(Object.isFrozen(shared.items[i].metadata)).toBe(true);
+      expect(copied.items[i]).not.toBe(shared.items[i]);
+      expect(Object.isFrozen(copied.items[i])).toBe(false);
+      expect(Object.isFrozen(copied.items[i].metadata)).toBe(false);
+    }
+    expect(() => {
+      shared.items[0].metadata!.resourceVersion = '1';
+    }).toThrow(TypeError);
+    // A caller that changes its items still may, and the cache does not see it.
+    copied.items[0].kind = 'Changed';
+    copied.items[0].metadata!.resourceVersion = '1';
+    const after = await cache.list(prefix, { readOnly: true });
+    expect(after.items[0]).toBe(shared.items[0]);
+    expect(after.items[0].kind).toBeUndefined();
+    expect(after.items[0].metadata?.resourceVersion).toBe(shared.items[0].metadata?.resourceVersion);
+    // A changed object is a new frozen object; the others stay the same ones.
+    await cache.guaranteedUpdate(key('b'), (cur) => ({ ...cur, spec: { n: 'b2' } }));
+    const updated = await cache.list(prefix, { readOnly: true });
+    expect(updated.items[0]).toBe(shared.items[0]);
+    expect(updated.items[1]).not.toBe(shared.items[1]);
+    expect(updated.items[1].spec).toEqual({ n: 'b2' });
+    // Selection and pagination are the same as for a copying list.
+    const page = await cache.list(prefix, { readOnly: true, limit: 2, predicate: (o) => o.metadata?.name !== 'a' });
+    expect(page.items.map((o) => o.metadata?.name)).toEqual(['b', 'c']);
+    expect(page.items[1]).toBe(shared.items[2]);
+    const first = await cache.list(prefix, { readOnly: true, limit: 1 });
+    const copiedFirst = await cache.list(prefix, { limit: 1 });
+    expect(first.continue).toBe(copiedFirst.continue);
+    expect(first.remainingItemCount).toBe(2);
+  });
+
   it('hands out a first page whose continue token the backend serves at the same snapshot', async () => {
     const first = await cache.list(prefix, { limit: 2 });
     expect(first.items.map((o) => o.metadata?.name)).toEqual(['a', 'b']);

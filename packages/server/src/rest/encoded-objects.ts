@@ -14,10 +14,10 @@ export interface EncodingView {
 /**
  * The compact JSON of objects as served, kept by (served apiVersion, kind, uid, resourceVersion):
  * an object at a resourceVersion never changes, so its bytes in one served version do not either,
- * and a GET or a LIST item after the first reuses them instead of encoding again. Keyed by
- * revision, not by object: the watch cache hands each reader a fresh top level and metadata over
- * shared frozen values. Only plain compact JSON is kept; Table, YAML, protobuf and pretty output
- * encode each time.
+ * and a GET or a LIST item after the first reuses them instead of encoding again. A frozen object
+ * (the storage read cache's for a GET, the watch cache's own for a read-only LIST) finds them by
+ * identity; a copy (a list from the backend) by revision. Only plain compact JSON is kept;
+ * Table, YAML, protobuf and pretty output encode each time.
  *
  * What it buys (tools/bench/apiserver, 2 shared vCPUs, docs/performance.md): a LIST of 1,000
  * ClusterTrustBundles (1.02 MB) serves 123–172 per CPU-second instead of 44–57 (bench.mjs, three
@@ -27,8 +27,8 @@ export interface EncodingView {
  *
  * Bounded: least recently used encodings go once the kept JSON passes `maxBytes` (an object
  * counts twice its UTF-8 bytes, for its list item and GET forms, plus its key; docs/operations.md,
- * limits). A frozen stored object (the storage read cache's) also holds its encodings while it
- * lives, so those are bounded by that cache's own bound.
+ * limits). A frozen stored object also holds its encodings while it lives: while it is in the
+ * storage read cache (bounded there), or current in (or in the event window of) the watch cache.
  */
 export class EncodedObjects {
   readonly #entries: LRUCache<string, Encoding>;

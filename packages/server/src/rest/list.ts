@@ -17,6 +17,10 @@ export async function listResource(scope: ResourceScope, ctx: RequestContext): P
     resourceVersion: opts.resourceVersion,
     resourceVersionMatch: opts.resourceVersionMatch,
     predicate: opts.labelSelector.isEmpty() && opts.fieldSelector.isEmpty() ? undefined : opts.matches,
+    // Every answer below only encodes the items (new objects where a form differs), as a GET does
+    // with the read cache's frozen object: the watch cache hands back its own objects, found by
+    // identity in EncodedObjects.
+    readOnly: true,
     signal: ctx.signal,
     request: ctx,
   });
