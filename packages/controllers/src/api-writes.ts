@@ -69,3 +69,21 @@ export async function deleteObject(client: LoopbackClient, path: string, uid: st
     throw err;
   }
 }
+
+/**
+ * Deletes each listed object at `pathOf(obj)`, with its uid as precondition (a new object of the
+ * same name is left for the next pass); answers how many are still there: held by finalizers
+ * (202: deletionTimestamp set) or replaced meanwhile (409). One already gone (404) counts as
+ * deleted.
+ */
+export async function deleteEach(client: LoopbackClient, items: readonly ApiObject[], pathOf: (obj: ApiObject) => string): Promise<number> {
+  let remaining = 0;
+  for (const obj of items) {
+    const path = pathOf(obj);
+    const uid = obj.metadata?.uid;
+    const res = await client.request({ method: 'DELETE', path, body: { apiVersion: 'v1', kind: 'DeleteOptions', ...(uid ? { preconditions: { uid } } : {}) } });
+    if (res.status === 202 || res.status === 409) remaining++;
+    else if (res.status !== 200 && res.status !== 404) throw new Error(`DELETE ${path}: ${res.status} ${res.body.toString('utf8')}`);
+  }
+  return remaining;
+}

@@ -6,7 +6,8 @@ import {
 } from '@plat/api-model';
 import type { LoopbackClient } from '@plat/server';
 import { Reflector, collectionPrefix, type Storage } from '@plat/storage';
-import { getObject, updateObject } from './api-writes.js';
+import { deleteEach, getObject, updateObject } from './api-writes.js';
+import { KeyWorkQueue } from './work-queue.js';
 import { silentControllerLogger, type ControllerLogger } from './controller-logger.js';
 
 /** What the controller reads of a CustomResourceDefinition (@plat/registry's CustomResourceDefinition fits). */
@@ -60,10 +61,7 @@ function takenNames(crd: Crd): { resources: Set<string>; kinds: Set<string> } {
 export class CustomResourceDefinitionController {
   private readonly reflector: Reflector;
   private readonly known = new Map<string, Crd>();
-  private readonly pending = new Set<string>();
-  private readonly timers = new Set<NodeJS.Timeout>();
-  private working: Promise<void> = Promise.resolve();
-  private stopped = false;
+  private readonly queue: KeyWorkQueue;
   private readonly logger: ControllerLogger;
 
   constructor(
@@ -72,10 +70,14 @@ export class CustomResourceDefinitionController {
     private readonly opts: CustomResourceDefinitionControllerOptions,
   ) {
     this.logger = opts.logger ?? silentControllerLogger;
+    this.queue = new KeyWorkQueue((name) => this.sync(name), {
+      retryAfterMs: opts.retryAfterMs ?? 5000,
+      onError: (name, err) => this.logger.error('Cannot reconcile a CustomResourceDefinition', { name, err: err.message }),
+    });
     const upsert = (obj: ApiObject) => {
       const name = obj.metadata?.name ?? '';
       this.known.set(name, obj as Crd);
-      this.enqueue(name);
+      this.queue.add(name);
     };
     this.reflector = new Reflector(
       storage,
@@ -110,44 +112,14 @@ export class CustomResourceDefinitionController {
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    for (const t of this.timers) clearTimeout(t);
-    this.timers.clear();
+    const stopping = this.queue.stop();
     await this.reflector.stop();
-    await this.working;
+    await stopping;
   }
 
   /** Resolves when every queued CRD was worked on once. */
   async idle(): Promise<void> {
-    let seen: Promise<void> | undefined;
-    while (seen !== this.working) {
-      seen = this.working;
-      await seen;
-    }
-  }
-
-  private enqueue(name: string): void {
-    if (this.stopped || this.pending.has(name)) return;
-    this.pending.add(name);
-    this.working = this.working.then(async () => {
-      this.pending.delete(name);
-      try {
-        if (!(await this.sync(name))) this.retryLater(name);
-      } catch (err) {
-        this.logger.error('Cannot reconcile a CustomResourceDefinition', { name, err: (err as Error).message });
-        this.retryLater(name);
-      }
-    });
-  }
-
-  private retryLater(name: string): void {
-    if (this.stopped) return;
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      this.enqueue(name);
-    }, this.opts.retryAfterMs ?? 5000);
-    timer.unref();
-    this.timers.add(timer);
+    await this.queue.idle();
   }
 
   /** One CRD; false when it must be looked at again (custom resources still held). */
@@ -222,15 +194,10 @@ export class CustomResourceDefinitionController {
       this.opts.serve(name, crd);
       const collection = `/apis/${group}/${version}/${names.plural}`;
       const listed = (await this.client.get(collection)) as { items?: ApiObject[] };
-      let remaining = 0;
-      for (const obj of listed.items ?? []) {
+      const remaining = await deleteEach(this.client, listed.items ?? [], (obj) => {
         const ns = scope === 'Namespaced' ? `/namespaces/${encodeURIComponent(obj.metadata?.namespace ?? '')}` : '';
-        const path = `/apis/${group}/${version}${ns}/${names.plural}/${encodeURIComponent(obj.metadata?.name ?? '')}`;
-        const uid = obj.metadata?.uid;
-        const res = await this.client.request({ method: 'DELETE', path, body: { apiVersion: 'v1', kind: 'DeleteOptions', ...(uid ? { preconditions: { uid } } : {}) } });
-        if (res.status === 202 || res.status === 409) remaining++;
-        else if (res.status !== 200 && res.status !== 404) throw new Error(`DELETE ${path}: ${res.status} ${res.body.toString('utf8')}`);
-      }
+        return `/apis/${group}/${version}${ns}/${names.plural}/${encodeURIComponent(obj.metadata?.name ?? '')}`;
+      });
       if (remaining > 0) return false;
     }
     await updateObject(this.client, crdPath(name), (current) => {

@@ -2,7 +2,8 @@ import { finalizerKubernetes, namespacesResource, type ApiObject, type Namespace
 import type { LoopbackClient } from '@plat/server';
 import { Reflector, collectionPrefix, type Storage } from '@plat/storage';
 import { silentControllerLogger, type ControllerLogger } from './controller-logger.js';
-import { deleteObject, getObject, updateObject } from './api-writes.js';
+import { deleteEach, deleteObject, getObject, updateObject } from './api-writes.js';
+import { KeyWorkQueue } from './work-queue.js';
 
 /** A resource whose objects live in namespaces, as its REST paths name it. */
 export interface NamespacedResource {
@@ -36,10 +37,7 @@ export interface NamespaceControllerOptions {
  */
 export class NamespaceController {
   private readonly reflector: Reflector;
-  private readonly pending = new Set<string>();
-  private readonly timers = new Set<NodeJS.Timeout>();
-  private working: Promise<void> = Promise.resolve();
-  private stopped = false;
+  private readonly queue: KeyWorkQueue;
   private readonly logger: ControllerLogger;
 
   constructor(
@@ -48,8 +46,12 @@ export class NamespaceController {
     private readonly opts: NamespaceControllerOptions,
   ) {
     this.logger = opts.logger ?? silentControllerLogger;
+    this.queue = new KeyWorkQueue((name) => this.finalize(name), {
+      retryAfterMs: opts.retryAfterMs ?? 5000,
+      onError: (namespace, err) => this.logger.error('Cannot delete the content of a namespace', { namespace, err: err.message }),
+    });
     const consider = (obj: ApiObject) => {
-      if (obj.metadata?.deletionTimestamp) this.enqueue(obj.metadata.name ?? '');
+      if (obj.metadata?.deletionTimestamp) this.queue.add(obj.metadata.name ?? '');
     };
     this.reflector = new Reflector(
       storage,
@@ -65,40 +67,14 @@ export class NamespaceController {
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    for (const t of this.timers) clearTimeout(t);
-    this.timers.clear();
+    const stopping = this.queue.stop();
     await this.reflector.stop();
-    await this.working;
+    await stopping;
   }
 
   /** Resolves when every queued namespace was worked on once. */
   async idle(): Promise<void> {
-    await this.working;
-  }
-
-  private enqueue(name: string): void {
-    if (this.stopped || this.pending.has(name)) return;
-    this.pending.add(name);
-    this.working = this.working.then(async () => {
-      this.pending.delete(name);
-      try {
-        if (!(await this.finalize(name))) this.retryLater(name);
-      } catch (err) {
-        this.logger.error('Cannot delete the content of a namespace', { namespace: name, err: (err as Error).message });
-        this.retryLater(name);
-      }
-    });
-  }
-
-  private retryLater(name: string): void {
-    if (this.stopped) return;
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      this.enqueue(name);
-    }, this.opts.retryAfterMs ?? 5000);
-    timer.unref();
-    this.timers.add(timer);
+    await this.queue.idle();
   }
 
   /** Works on one terminating namespace; false when content is still held and it must be looked at again. */
@@ -143,18 +119,7 @@ export class NamespaceController {
     for (const resource of typeof resources === 'function' ? resources() : resources) {
       const collection = namespacedPath(resource, namespace);
       const listed = (await this.client.get(collection)) as { items?: ApiObject[] };
-      for (const obj of listed.items ?? []) {
-        const uid = obj.metadata?.uid;
-        const res = await this.client.request({
-          method: 'DELETE',
-          path: `${collection}/${encodeURIComponent(obj.metadata?.name ?? '')}`,
-          body: { apiVersion: 'v1', kind: 'DeleteOptions', ...(uid ? { preconditions: { uid } } : {}) },
-        });
-        if (res.status === 202) remaining++;
-        // 404: deleted meanwhile; 409: replaced by a new object, which the next pass deletes.
-        else if (res.status === 409) remaining++;
-        else if (res.status !== 200 && res.status !== 404) throw new Error(`DELETE ${collection}/${obj.metadata?.name ?? ''}: ${res.status} ${res.body.toString('utf8')}`);
-      }
+      remaining += await deleteEach(this.client, listed.items ?? [], (obj) => `${collection}/${encodeURIComponent(obj.metadata?.name ?? '')}`);
     }
     return remaining;
   }
