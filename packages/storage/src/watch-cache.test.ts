@@ -1,5 +1,6 @@
 import type { Storage, Watch, WatchEvent, WatchOptions } from './index.js';
 import { MemoryStorage, WatchCache } from './index.js';
+import { deliverTurnSize } from './watch-cache.js';
 
 /** A backend that counts its reads and lets a test break its watches. */
 class CountingBackend extends MemoryStorage {
@@ -64,6 +65,33 @@ describe('watch cache', () => {
     // Each watcher got its own copy.
     expect(backend.watchCalls).toBe(1);
     for (const w of watchers) w.stop();
+  });
+
+  it('delivers a change to more watchers than deliverTurnSize in turns, in order, once each, and a watch started meanwhile replays it once', async () => {
+    const n = deliverTurnSize * 2 + 1;
+    const watchers = await Promise.all(Array.from({ length: n }, () => cache.watch(prefix, { sendInitialEvents: false, allowWatchBookmarks: true, bookmarkIntervalMs: 5 })));
+    const d = await cache.create(key('d'), obj('d'));
+    // Registered from before d while d may still be on its way to the others.
+    const late = await cache.watch(prefix, { resourceVersion: String(Number(d.metadata!.resourceVersion) - 1) });
+    const e = await cache.create(key('e'), obj('e'));
+    for (const w of [...watchers, late]) {
+      const names: string[] = [];
+      while (names.length < 2) {
+        const r = await next(w);
+        if (r.value?.type === 'BOOKMARK') {
+          // A bookmark never goes ahead of an event still on its way.
+          const at = Number(r.value.object.metadata?.resourceVersion);
+          if (at >= Number(d.metadata!.resourceVersion)) expect(names).toContain('d');
+          if (at >= Number(e.metadata!.resourceVersion)) expect(names).toContain('e');
+          continue;
+        }
+        expect(r.value?.type).toBe('ADDED');
+        names.push(r.value!.object.metadata!.name!);
+      }
+      expect(names).toEqual(['d', 'e']);
+    }
+    expect(cache.watchEventDrops()).toEqual({});
+    for (const w of [...watchers, late]) w.stop();
   });
 
   it('serves lists at "", "0" and NotOlderThan and gets at "0" from memory', async () => {
