@@ -76,7 +76,10 @@ describe('a client still uploading a body over the limit', () => {
     // https client closes on its own once its queued writes flush, which may come sooner).
     const cert = c.clientCertificate('writer');
     const { hostname, port } = new URL(c.url);
-    const socket = tls.connect({ host: hostname, port: Number(port), ca: c.ca.certPem, cert: cert.certPem, key: cert.keyPem, servername: 'localhost', ALPNProtocols: ['http/1.1'], allowHalfOpen: true });
+    // allowHalfOpen: the server's FIN does not end the client's side (tls.connect passes it on to
+    // its TLSSocket; @types/node leaves it out of ConnectionOptions).
+    const options: tls.ConnectionOptions & { allowHalfOpen: boolean } = { host: hostname, port: Number(port), ca: c.ca.certPem, cert: cert.certPem, key: cert.keyPem, servername: 'localhost', ALPNProtocols: ['http/1.1'], allowHalfOpen: true };
+    const socket = tls.connect(options);
     socket.on('error', () => undefined); // EPIPE or ECONNRESET once the server is gone
     await once(socket, 'secureConnect');
     const size = 50 * 1024 * 1024;
