@@ -6,13 +6,12 @@
 //
 //   node tools/bench/apiserver/bare-variants.mjs [--variants "tls,http2,limits,headers,peer,v8,heap,promises,all"]
 //                                                [--rounds 4] [--duration 3] [--connections 16] [--pin]
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
-import { adminCredentials, benchFlags, buildApiServerBundle, cannonWith, measuredSlice, mergeSlices, pinning, root, seedObjects, startApiServer } from '../lib/apiserver-harness.mjs';
+import { adminCredentials, benchFlags, buildApiServerBundle, cannonWith, measuredSlice, mergeSlices, pinning, root, bareServing, seedObjects, startApiServer, startBareServer } from '../lib/apiserver-harness.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const { flag, has } = benchFlags();
@@ -24,19 +23,7 @@ const pin = has('--pin');
 const getPath = '/apis/certificates.plat.io/v1alpha1/clustertrustbundles/bench-get';
 
 function startVariant(serving, traits) {
-  const child = spawn(process.execPath, [path.join(here, 'bare-variant-server.mjs')], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const exited = new Promise((r) => child.once('exit', r));
-  child.stdin.end(JSON.stringify({ ...serving, traits }));
-  const port = new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.setEncoding('utf8').on('data', (c) => {
-      out += c;
-      const m = /^(\d+)\n/.exec(out);
-      if (m) resolve(Number(m[1]));
-    });
-    void exited.then((code) => reject(new Error(`variant ${traits.join('+')} exited with ${code}`)));
-  });
-  return { child, port, stop: async () => (child.kill('SIGTERM'), await exited) };
+  return startBareServer(path.join(here, 'bare-variant-server.mjs'), { ...serving, traits });
 }
 
 if (pin) pinning.loadGenerator();
@@ -54,13 +41,7 @@ try {
   const body = await res.body.text();
   await dispatcher.close();
   servers[0].target = { url: `${api.url}${getPath}`, tlsOptions, headers: { accept: 'application/json' } };
-  const serving = {
-    cert: fs.readFileSync(path.join(dataDir, 'pki/apiserver.crt'), 'utf8'),
-    key: fs.readFileSync(path.join(dataDir, 'pki/apiserver.key'), 'utf8'),
-    ca: creds.ca,
-    body,
-    contentType: res.headers['content-type'],
-  };
+  const serving = bareServing(dataDir, creds.ca, res, body);
   for (const v of ['bare', ...variants]) {
     const traits = v === 'bare' ? [] : v === 'all' ? allTraits : v.split('+');
     const s = startVariant(serving, traits);

@@ -20,7 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
-import { adminCredentials, benchFlags, buildApiServerBundle, cannonWith, root, seedObjects, startApiServer } from '../lib/apiserver-harness.mjs';
+import { adminCredentials, benchFlags, buildApiServerBundle, cannonWith, root, bareServing, seedObjects, startApiServer, startBareServer } from '../lib/apiserver-harness.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const { flag } = benchFlags();
@@ -137,21 +137,12 @@ try {
   const body = await res.body.text();
   await dispatcher.close();
   results.push(await measure('apiserver', api.child.pid, { url: `${api.url}${getPath}`, tlsOptions, headers: { accept: 'application/json' } }));
-  const serving = {
-    cert: fs.readFileSync(path.join(dataDir, 'pki/apiserver.crt'), 'utf8'),
-    key: fs.readFileSync(path.join(dataDir, 'pki/apiserver.key'), 'utf8'),
-    ca: creds.ca,
-    body,
-    contentType: res.headers['content-type'],
-  };
+  const serving = bareServing(dataDir, creds.ca, res, body);
   await api.stop();
   api = undefined;
-  const child = spawn(process.execPath, ['--perf-basic-prof-only-functions', path.join(here, 'bare-server.mjs')], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const exited = new Promise((r) => child.once('exit', r));
-  bare = { stop: async () => (child.kill('SIGTERM'), await exited) };
-  child.stdin.end(JSON.stringify(serving));
-  const port = await new Promise((resolve) => child.stdout.setEncoding('utf8').once('data', (d) => resolve(Number(d.trim()))));
-  results.push(await measure('bare', child.pid, { url: `https://127.0.0.1:${port}${getPath}`, tlsOptions }));
+  bare = startBareServer(path.join(here, 'bare-server.mjs'), serving, ['--perf-basic-prof-only-functions']);
+  const port = await bare.port;
+  results.push(await measure('bare', bare.pid, { url: `https://127.0.0.1:${port}${getPath}`, tlsOptions }));
 } finally {
   await api?.stop();
   await bare?.stop();

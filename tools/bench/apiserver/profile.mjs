@@ -22,14 +22,13 @@
 // shares worth reading. Even there the server is preempted by the client it wakes with each
 // response, inside `writev`: perf-native.mjs splits the CPU time itself (perf) and finds that
 // write costing what the bare server's does (docs/performance.md, "apiserver").
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { SourceMap } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Agent, request } from 'undici';
-import { adminCredentials, benchFlags, buildApiServerBundle, cannonWith, cpuSeconds, root, seedObjects, startApiServer } from '../lib/apiserver-harness.mjs';
+import { adminCredentials, benchFlags, buildApiServerBundle, cannonWith, cpuSeconds, root, bareServing, seedObjects, startApiServer, startBareServer } from '../lib/apiserver-harness.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const { flag, has } = benchFlags();
@@ -155,27 +154,8 @@ function summarise(profile, resolve, fromUs, toUs) {
 }
 
 function startBare(input) {
-  const args = ['--cpu-prof', `--cpu-prof-dir=${input.profDir}`, ...(interval ? [`--cpu-prof-interval=${interval}`] : []), path.join(here, 'bare-server.mjs')];
-  const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'inherit'] });
-  const exited = new Promise((r) => child.once('exit', r));
-  child.stdin.end(JSON.stringify(input.serving));
-  const port = new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.setEncoding('utf8').on('data', (c) => {
-      out += c;
-      const m = /^(\d+)\n/.exec(out);
-      if (m) resolve(Number(m[1]));
-    });
-    void exited.then((code) => reject(new Error(`bare server exited with ${code}`)));
-  });
-  return {
-    port,
-    pid: child.pid,
-    async stop() {
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
+  const nodeArgs = ['--cpu-prof', `--cpu-prof-dir=${input.profDir}`, ...(interval ? [`--cpu-prof-interval=${interval}`] : [])];
+  return startBareServer(path.join(here, 'bare-server.mjs'), input.serving, nodeArgs);
 }
 
 /** The newest .cpuprofile in `dir` once the process that writes it has exited. */
@@ -225,13 +205,7 @@ async function main() {
     await dispatcher.close();
     log('apiserver: warm-up 3 s, then profiled GET load...');
     apiWindow = await measuredWindow({ url: `${api.url}${getPath}`, tlsOptions, headers: { accept: 'application/json' } }, api.child.pid);
-    const serving = {
-      cert: fs.readFileSync(path.join(dataDir, 'pki/apiserver.crt'), 'utf8'),
-      key: fs.readFileSync(path.join(dataDir, 'pki/apiserver.key'), 'utf8'),
-      ca: creds.ca,
-      body,
-      contentType: res.headers['content-type'],
-    };
+    const serving = bareServing(dataDir, creds.ca, res, body);
     await api.stop();
     bare = startBare({ profDir: bareProf, serving });
     const barePort = await bare.port;

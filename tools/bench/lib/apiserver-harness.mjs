@@ -2,7 +2,7 @@
 // process from /proc, CPU pinning and autocannon runs. The bundle of apps/apiserver, the server as
 // a child process and the admin credentials from its admin.conf come from the end-to-end tests'
 // harness (tools/e2e/apiserver-process.mjs), re-exported here: one way to start it.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -189,5 +189,36 @@ export function mergeSlices(runs) {
     non2xx: runs.reduce((n, x) => n + x.non2xx, 0),
     errors: runs.reduce((n, x) => n + x.errors, 0),
     total,
+  };
+}
+
+/**
+ * Starts a bare server (`bare-server.mjs`, `bare-variant-server.mjs`): it reads `input` (what it
+ * serves) as JSON on stdin and prints its port. `nodeArgs` go before the script.
+ */
+export function startBareServer(script, input, nodeArgs = []) {
+  const child = spawn(process.execPath, [...nodeArgs, script], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const exited = new Promise((r) => child.once('exit', r));
+  child.stdin.end(JSON.stringify(input));
+  const port = new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (c) => {
+      out += c;
+      const m = /^(\d+)\n/.exec(out);
+      if (m) resolve(Number(m[1]));
+    });
+    void exited.then((code) => reject(new Error(`${path.basename(script)} exited with ${code}`)));
+  });
+  return { child, pid: child.pid, port, stop: async () => (child.kill('SIGTERM'), await exited) };
+}
+
+/** What a bare server needs to answer as the apiserver of `dataDir` did: its serving certificate and key, the CA, and one answer's body and content type. */
+export function bareServing(dataDir, ca, res, body) {
+  return {
+    cert: fs.readFileSync(path.join(dataDir, 'pki/apiserver.crt'), 'utf8'),
+    key: fs.readFileSync(path.join(dataDir, 'pki/apiserver.key'), 'utf8'),
+    ca,
+    body,
+    contentType: res.headers['content-type'],
   };
 }
