@@ -154,6 +154,25 @@ export function resourcePaths(def: OpenApiResource): ApiPath[] {
       responses: [{ code: '200', description: 'OK', ref: metaRef('Status') }, { code: '401', description: 'Unauthorized' }],
     });
   }
+  // What a PUT or PATCH of one object answers.
+  const updateResponses = [
+    { code: '200', description: 'OK', ref: kindRef },
+    { code: '201', description: 'Created', ref: kindRef },
+    { code: '401', description: 'Unauthorized' },
+  ];
+  // A PUT of one object, or of one of its subresources (Kubernetes' `replaceCoreV1NamespaceFinalize`).
+  const replace = (operationId: string, description: string, parameters: OpenApiParameter[]): ApiOperation => ({
+    ...common,
+    method: 'put',
+    operationId,
+    description,
+    action: 'put',
+    parameters,
+    body: { ref: kindRef, required: true },
+    consumes: ['*/*'],
+    produces,
+    responses: updateResponses,
+  });
   const watchList = (path: string, operationId: string, pathParams: OpenApiParameter[]): ApiPath => ({
     path,
     parameters: [...listParams, ...pathParams, q('pretty')],
@@ -188,22 +207,7 @@ export function resourcePaths(def: OpenApiResource): ApiPath[] {
           produces,
           responses: [{ code: '200', description: 'OK', ref: kindRef }, { code: '401', description: 'Unauthorized' }],
         },
-        {
-          ...common,
-          method: 'put',
-          operationId: `replace${prefix}${ns}${def.kind}`,
-          description: `replace the specified ${def.kind}`,
-          action: 'put',
-          parameters: writeParams,
-          body: { ref: kindRef, required: true },
-          consumes: ['*/*'],
-          produces,
-          responses: [
-            { code: '200', description: 'OK', ref: kindRef },
-            { code: '201', description: 'Created', ref: kindRef },
-            { code: '401', description: 'Unauthorized' },
-          ],
-        },
+        replace(`replace${prefix}${ns}${def.kind}`, `replace the specified ${def.kind}`, writeParams),
         {
           ...common,
           method: 'patch',
@@ -214,11 +218,7 @@ export function resourcePaths(def: OpenApiResource): ApiPath[] {
           body: { ref: metaRef('Patch'), required: true },
           consumes: patchTypes,
           produces,
-          responses: [
-            { code: '200', description: 'OK', ref: kindRef },
-            { code: '201', description: 'Created', ref: kindRef },
-            { code: '401', description: 'Unauthorized' },
-          ],
+          responses: updateResponses,
         },
         {
           ...common,
@@ -243,24 +243,7 @@ export function resourcePaths(def: OpenApiResource): ApiPath[] {
     ...Object.keys(def.subresources ?? {}).map((sub) => ({
       path: `${collection}/{name}/${sub}`,
       parameters: [...writeParams, nameParam, ...nsParams, q('pretty')],
-      operations: [
-        {
-          ...common,
-          method: 'put' as const,
-          operationId: `replace${prefix}${ns}${def.kind}${cap(sub)}`,
-          description: `replace ${sub} of the specified ${def.kind}`,
-          action: 'put',
-          parameters: [],
-          body: { ref: kindRef, required: true },
-          consumes: ['*/*'],
-          produces,
-          responses: [
-            { code: '200', description: 'OK', ref: kindRef },
-            { code: '201', description: 'Created', ref: kindRef },
-            { code: '401', description: 'Unauthorized' },
-          ],
-        },
-      ],
+      operations: [replace(`replace${prefix}${ns}${def.kind}${cap(sub)}`, `replace ${sub} of the specified ${def.kind}`, [])],
     })),
     watchList(`${base}/watch${nsPath}/${def.resource}`, `watch${prefix}${ns}${def.kind}List`, nsParams),
     {
