@@ -10,8 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Agent, request } from 'undici';
-import { adminCredentials, benchFlags, buildApiServerBundle, cannonWith, measuredSlice, mergeSlices, pinning, root, bareServing, seedObjects, startApiServer, startBareServer } from '../lib/apiserver-harness.mjs';
+import { benchFlags, buildApiServerBundle, cannonWith, measuredSlice, mergeSlices, pinning, root, seedBenchTarget, startApiServer, startBareServer } from '../lib/apiserver-harness.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const { flag, has } = benchFlags();
@@ -33,15 +32,8 @@ try {
   const bundle = await buildApiServerBundle();
   const api = await startApiServer({ bundle, dataDir, args: ['--storage-backend=sqlite', '--v=0'], cwd: root, timeoutMs: 60_000 });
   servers.push({ name: 'apiserver', child: api.child, stop: () => api.stop() });
-  const creds = adminCredentials(path.join(dataDir, 'admin.conf'));
-  const tlsOptions = { ca: creds.ca, cert: creds.cert, key: creds.key };
-  const dispatcher = new Agent({ connect: tlsOptions });
-  await seedObjects(api.url, dispatcher, creds.ca, { count: 1, name: () => 'bench-get' });
-  const res = await request(`${api.url}${getPath}`, { dispatcher, headers: { accept: 'application/json' } });
-  const body = await res.body.text();
-  await dispatcher.close();
-  servers[0].target = { url: `${api.url}${getPath}`, tlsOptions, headers: { accept: 'application/json' } };
-  const serving = bareServing(dataDir, creds.ca, res, body);
+  const { tlsOptions, target, serving } = await seedBenchTarget(api, dataDir, getPath);
+  servers[0].target = target;
   for (const v of ['bare', ...variants]) {
     const traits = v === 'bare' ? [] : v === 'all' ? allTraits : v.split('+');
     const s = startVariant(serving, traits);

@@ -19,8 +19,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Agent, request } from 'undici';
-import { adminCredentials, benchFlags, buildApiServerBundle, cannonWith, root, bareServing, seedObjects, startApiServer, startBareServer } from '../lib/apiserver-harness.mjs';
+import { benchFlags, buildApiServerBundle, cannonWith, root, seedBenchTarget, startApiServer, startBareServer } from '../lib/apiserver-harness.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const { flag } = benchFlags();
@@ -129,15 +128,8 @@ const results = [];
 try {
   const bundle = await buildApiServerBundle();
   api = await startApiServer({ bundle, dataDir, nodeArgs: ['--perf-basic-prof-only-functions'], args: ['--storage-backend=sqlite', '--v=0'], cwd: root, timeoutMs: 60_000 });
-  const creds = adminCredentials(path.join(dataDir, 'admin.conf'));
-  const tlsOptions = { ca: creds.ca, cert: creds.cert, key: creds.key };
-  const dispatcher = new Agent({ connect: tlsOptions });
-  await seedObjects(api.url, dispatcher, creds.ca, { count: 1, name: () => 'bench-get' });
-  const res = await request(`${api.url}${getPath}`, { dispatcher, headers: { accept: 'application/json' } });
-  const body = await res.body.text();
-  await dispatcher.close();
-  results.push(await measure('apiserver', api.child.pid, { url: `${api.url}${getPath}`, tlsOptions, headers: { accept: 'application/json' } }));
-  const serving = bareServing(dataDir, creds.ca, res, body);
+  const { tlsOptions, target, serving } = await seedBenchTarget(api, dataDir, getPath);
+  results.push(await measure('apiserver', api.child.pid, target));
   await api.stop();
   api = undefined;
   bare = startBareServer(path.join(here, 'bare-server.mjs'), serving, ['--perf-basic-prof-only-functions']);

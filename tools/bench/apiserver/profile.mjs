@@ -27,8 +27,7 @@ import { SourceMap } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Agent, request } from 'undici';
-import { adminCredentials, benchFlags, buildApiServerBundle, cannonWith, cpuSeconds, root, bareServing, seedObjects, startApiServer, startBareServer } from '../lib/apiserver-harness.mjs';
+import { benchFlags, buildApiServerBundle, cannonWith, cpuSeconds, root, seedBenchTarget, startApiServer, startBareServer } from '../lib/apiserver-harness.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const { flag, has } = benchFlags();
@@ -194,18 +193,10 @@ async function main() {
   let apiWindow;
   let bareWindow;
   try {
-    const creds = adminCredentials(path.join(dataDir, 'admin.conf'));
-    const tlsOptions = { ca: creds.ca, cert: creds.cert, key: creds.key };
-    const dispatcher = new Agent({ connect: tlsOptions });
-    await seedObjects(api.url, dispatcher, creds.ca, { count: 1, name: () => 'bench-get' });
-    if (listSize) await seedObjects(api.url, dispatcher, creds.ca, { count: listSize, name: (i) => `bench-list-${i}`, labels: { bench: 'list' } });
     const getPath = listSize ? `${collection}?labelSelector=bench%3Dlist` : `${collection}/bench-get`;
-    const res = await request(`${api.url}${getPath}`, { dispatcher, headers: { accept: 'application/json' } });
-    const body = await res.body.text();
-    await dispatcher.close();
+    const { tlsOptions, target, serving } = await seedBenchTarget(api, dataDir, getPath, { listSize });
     log('apiserver: warm-up 3 s, then profiled GET load...');
-    apiWindow = await measuredWindow({ url: `${api.url}${getPath}`, tlsOptions, headers: { accept: 'application/json' } }, api.child.pid);
-    const serving = bareServing(dataDir, creds.ca, res, body);
+    apiWindow = await measuredWindow(target, api.child.pid);
     await api.stop();
     bare = startBare({ profDir: bareProf, serving });
     const barePort = await bare.port;

@@ -8,9 +8,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { request } from 'undici';
+import { Agent, request } from 'undici';
 
-export { adminCredentials, startApiServer } from '../../e2e/apiserver-process.mjs';
+import { adminCredentials, startApiServer } from '../../e2e/apiserver-process.mjs';
+
+export { adminCredentials, startApiServer };
 export { buildApiServerBundle } from '../../../apps/apiserver/test/apiserver-process.js';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -221,4 +223,24 @@ export function bareServing(dataDir, ca, res, body) {
     body,
     contentType: res.headers['content-type'],
   };
+}
+
+/**
+ * Seeds a started apiserver (`dataDir` its data directory) with the object `bench-get` and, with
+ * `listSize`, that many objects labelled `bench=list`, then reads `getPath` once: the admin's TLS
+ * options, the GET target, and what a bare server needs to answer the same bytes.
+ */
+export async function seedBenchTarget(api, dataDir, getPath, { listSize = 0 } = {}) {
+  const creds = adminCredentials(path.join(dataDir, 'admin.conf'));
+  const tlsOptions = { ca: creds.ca, cert: creds.cert, key: creds.key };
+  const dispatcher = new Agent({ connect: tlsOptions });
+  try {
+    await seedObjects(api.url, dispatcher, creds.ca, { count: 1, name: () => 'bench-get' });
+    if (listSize) await seedObjects(api.url, dispatcher, creds.ca, { count: listSize, name: (i) => `bench-list-${i}`, labels: { bench: 'list' } });
+    const res = await request(`${api.url}${getPath}`, { dispatcher, headers: { accept: 'application/json' } });
+    const body = await res.body.text();
+    return { tlsOptions, target: { url: `${api.url}${getPath}`, tlsOptions, headers: { accept: 'application/json' } }, serving: bareServing(dataDir, creds.ca, res, body) };
+  } finally {
+    await dispatcher.close();
+  }
 }
