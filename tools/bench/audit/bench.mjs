@@ -16,7 +16,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Agent, request } from 'undici';
-import { adminCredentials, benchFlags, buildApiServerBundle, cannonWith, cpuSeconds, createBenchBundle, measuredSlice, pinning, root, startApiServer } from '../lib/apiserver-harness.mjs';
+import { adminCredentials, benchFlags, buildApiServerBundle, cannonWith, cpuSeconds, createBenchBundle, measuredSlice, pinning, startApiServer } from '../lib/apiserver-harness.mjs';
+import { auditServerArgs, recommendedPolicy } from './policy.mjs';
 
 const { flag, has } = benchFlags();
 const rounds = Number(flag('rounds', '5'));
@@ -27,8 +28,7 @@ const pin = has('--pin');
 const bundle = flag('bundle') ? path.resolve(flag('bundle')) : await buildApiServerBundle();
 const collection = '/apis/certificates.plat.io/v1alpha1/clustertrustbundles';
 
-const doc = fs.readFileSync(path.join(root, 'docs/audit.md'), 'utf8');
-const recommended = /### Recommended policy[\s\S]*?```yaml\n([\s\S]*?)```/.exec(doc)[1];
+const recommended = recommendedPolicy();
 const everything = 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: RequestResponse\n';
 
 const median = (v) => {
@@ -73,11 +73,7 @@ try {
   for (const [i, c] of configs.entries()) {
     const dataDir = path.join(dir, `s${i}`);
     fs.mkdirSync(dataDir);
-    const args = ['--storage-backend=memory'];
-    if (c.policy) {
-      fs.writeFileSync(path.join(dataDir, 'policy.yaml'), c.policy);
-      args.push(`--audit-policy-file=${path.join(dataDir, 'policy.yaml')}`, `--audit-log-path=${path.join(dataDir, 'audit.log')}`, '--audit-log-mode=batch');
-    }
+    const args = auditServerArgs(dataDir, c.policy);
     const server = await startApiServer({ bundle, dataDir, args });
     servers.push(server);
     if (pin) pinning.server(server.child.pid);

@@ -17,6 +17,7 @@ import { randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { benchFlags, root } from '../lib/apiserver-harness.mjs';
+import { recommendedPolicy } from './policy.mjs';
 
 const { flag } = benchFlags();
 const rev = process.argv[2];
@@ -66,9 +67,7 @@ const variants = {
   new: await load('new', './packages/server/src/filters/audit.ts'),
 };
 fs.rmSync(oldTree, { recursive: true, force: true });
-const doc = fs.readFileSync(path.join(root, 'docs/audit.md'), 'utf8');
-// The policy as the server reads it: from an ASCII file (its bytes decoded), not a slice of the doc's text.
-const policyText = Buffer.from(/### Recommended policy[\s\S]*?```yaml\n([\s\S]*?)```/.exec(doc)[1]).toString('utf8');
+const policyText = recommendedPolicy();
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'plat-bench-audit-ab-log-'));
 const info = { verb: 'get', isResourceRequest: true, apiGroup: 'certificates.plat.io', apiVersion: 'v1alpha1', resource: 'clustertrustbundles', name: 'bench', path: '/apis/certificates.plat.io/v1alpha1/clustertrustbundles/bench' };
 const bundle = { apiVersion: 'certificates.plat.io/v1alpha1', kind: 'ClusterTrustBundle', metadata: { name: 'bench', uid: 'a1b2', resourceVersion: '12' }, spec: { trustBundle: '-----BEGIN CERTIFICATE-----' } };

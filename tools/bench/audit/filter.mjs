@@ -17,8 +17,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { benchFlags, root } from '../lib/apiserver-harness.mjs';
+import { benchFlags } from '../lib/apiserver-harness.mjs';
 import { importSources } from '../lib/import-sources.mjs';
+import { recommendedPolicy } from './policy.mjs';
 
 const { flag } = benchFlags();
 const requests = Number(flag('requests', '50000'));
@@ -32,8 +33,7 @@ const m = await importSources(`
   export { Registry } from 'prom-client';
 `);
 
-const doc = fs.readFileSync(path.join(root, 'docs/audit.md'), 'utf8');
-const loaded = m.loadAuditPolicy(/### Recommended policy[\s\S]*?```yaml\n([\s\S]*?)```/.exec(doc)[1]);
+const loaded = m.loadAuditPolicy(recommendedPolicy());
 if (!loaded.ok) throw new Error(`the recommended policy does not load: ${JSON.stringify(loaded.errors)}`);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'plat-bench-audit-filter-'));
 const metrics = m.createAuditMetrics(new m.Registry());

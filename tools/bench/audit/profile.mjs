@@ -20,6 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Agent } from 'undici';
 import { adminCredentials, benchFlags, buildApiServerBundle, cannonWith, createBenchBundle, root, startApiServer } from '../lib/apiserver-harness.mjs';
+import { auditServerArgs, recommendedPolicy } from './policy.mjs';
 
 const { flag } = benchFlags();
 const rounds = Number(flag('rounds', '4'));
@@ -35,8 +36,7 @@ try {
   process.exit(2);
 }
 
-const doc = fs.readFileSync(path.join(root, 'docs/audit.md'), 'utf8');
-const recommended = /### Recommended policy[\s\S]*?```yaml\n([\s\S]*?)```/.exec(doc)[1];
+const recommended = recommendedPolicy();
 
 /** CPU seconds of a process's main thread and of all its other threads, from /proc (clock ticks of 1/100 s). */
 function threadSeconds(pid) {
@@ -82,11 +82,7 @@ try {
   for (const [i, c] of [{ name: 'audit off' }, { name: 'recommended policy', policy: recommended }].entries()) {
     const dataDir = path.join(dir, `s${i}`);
     fs.mkdirSync(dataDir);
-    const args = ['--storage-backend=memory'];
-    if (c.policy) {
-      fs.writeFileSync(path.join(dataDir, 'policy.yaml'), c.policy);
-      args.push(`--audit-policy-file=${path.join(dataDir, 'policy.yaml')}`, `--audit-log-path=${path.join(dataDir, 'audit.log')}`, '--audit-log-mode=batch');
-    }
+    const args = auditServerArgs(dataDir, c.policy);
     const server = await startApiServer({ bundle, dataDir, args, nodeArgs: ['--perf-basic-prof-only-functions'], timeoutMs: 60_000 });
     servers.push(server);
     const creds = adminCredentials(path.join(dataDir, 'admin.conf'));
