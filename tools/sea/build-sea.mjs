@@ -154,11 +154,18 @@ async function bundle(name, app, { entry = app.entry, file = path.join(out, `${n
     supported,
     // ESM sources ask for import.meta.url (yargs, createRequire); in the executable it is the executable's own path.
     define: { 'import.meta.url': '__platSeaUrl', 'import.meta.dirname': '__dirname', 'import.meta.filename': '__filename' },
-    banner: { js: "var __platSeaUrl = require('node:url').pathToFileURL(__filename).href;" },
+    banner: { js: urlBanner },
     plugins: [...plugins, replacePlugin(app.replace), bundleSqlitePlugin, etcdProtoPlugin],
   });
+  // A bundle that never reads import.meta.url (clientctl's patch part) does not build the URL at
+  // start-up (node:url's pathToFileURL, its first call compiled then): the banner stays a bare
+  // declaration, so the top of the bundle reads as before ("use strict" still no directive).
+  const text = fs.readFileSync(file, 'utf8');
+  if (text.startsWith(urlBanner) && text.indexOf('__platSeaUrl', urlBanner.length) === -1) fs.writeFileSync(file, `var __platSeaUrl;${text.slice(urlBanner.length)}`);
   return file;
 }
+
+const urlBanner = "var __platSeaUrl = require('node:url').pathToFileURL(__filename).href;";
 
 /**
  * The parts of an app built in parts, as assets: for each, `PART.cjs` (the bundle wrapped as a
