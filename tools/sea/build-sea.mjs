@@ -154,11 +154,18 @@ async function bundle(name, app, { entry = app.entry, file = path.join(out, `${n
     supported,
     // ESM sources ask for import.meta.url (yargs, createRequire); in the executable it is the executable's own path.
     define: { 'import.meta.url': '__platSeaUrl', 'import.meta.dirname': '__dirname', 'import.meta.filename': '__filename' },
-    banner: { js: "var __platSeaUrl = require('node:url').pathToFileURL(__filename).href;" },
+    banner: { js: urlBanner },
     plugins: [...plugins, replacePlugin(app.replace), bundleSqlitePlugin, etcdProtoPlugin],
   });
+  // A bundle that never reads import.meta.url (clientctl's patch part) does not build the URL at
+  // start-up (node:url's pathToFileURL, its first call compiled then): the banner stays a bare
+  // declaration, so the top of the bundle reads as before ("use strict" still no directive).
+  const text = fs.readFileSync(file, 'utf8');
+  if (text.startsWith(urlBanner) && text.indexOf('__platSeaUrl', urlBanner.length) === -1) fs.writeFileSync(file, `var __platSeaUrl;${text.slice(urlBanner.length)}`);
   return file;
 }
+
+const urlBanner = "var __platSeaUrl = require('node:url').pathToFileURL(__filename).href;";
 
 /**
  * The parts of an app built in parts, as assets: for each, `PART.cjs` (the bundle wrapped as a
@@ -187,7 +194,10 @@ async function buildParts(name, app) {
       const raw = await bundle(part, app, { entry, file: path.join(dir, `${part}.bundle.cjs`), external: entry === app.entry ? app.packages : [], plugins, supported: { 'dynamic-import': false } });
       if (/\bimport\(/.test(fs.readFileSync(raw, 'utf8').replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`(?:[^`\\]|\\.)*`/g, '""'))) throw new Error(`${part}: an import() is left in the bundle; a part cannot run it`);
       const file = path.join(dir, `${part}.cjs`);
-      fs.writeFileSync(file, `(function (exports, require, module, __filename, __dirname) {${fs.readFileSync(raw, 'utf8')}\n})`);
+      const text = `(function (exports, require, module, __filename, __dirname) {${fs.readFileSync(raw, 'utf8')}\n})`;
+      // sea-loader.cjs reads a part as Latin-1; esbuild writes non-ASCII characters as escapes (its charset default).
+      if (/[^\x00-\x7f]/.test(text)) throw new Error(`${part}: the bundle has a non-ASCII character; the loader reads parts as Latin-1`);
+      fs.writeFileSync(file, text);
       fs.rmSync(raw);
       const cache = path.join(dir, `${part}.cache`);
       const env = { PATH: process.env.PATH, HOME: warm, KUBECONFIG: path.join(warm, 'none') };

@@ -34,9 +34,12 @@ function load(part) {
   if (mod) return mod.exports;
   mod = { exports: {} };
   loaded.set(part, mod);
-  // The asset holds the part wrapped as a function of (exports, require, module, __filename, __dirname).
-  const source = sea.getAsset(`${part}.cjs`, 'utf8');
-  const script = new vm.Script(source, { filename: `${part}.cjs`, cachedData: new Uint8Array(sea.getAsset(`${part}.cache`)) });
+  // The asset holds the part wrapped as a function of (exports, require, module, __filename, __dirname),
+  // in ASCII only (build-sea.mjs checks): read as Latin-1 straight from the executable's memory
+  // (getRawAsset, not getAsset's copy) into a one-byte string, without UTF-8 decoding. The code
+  // cache is handed to V8 in place too.
+  const source = Buffer.from(sea.getRawAsset(`${part}.cjs`)).toString('latin1');
+  const script = new vm.Script(source, { filename: `${part}.cjs`, cachedData: new Uint8Array(sea.getRawAsset(`${part}.cache`)) });
   if (debug) {
     if (script.cachedDataRejected) process.stderr.write(`${part}: code cache rejected\n`);
     debug.push([`${part} compile`, process.cpuUsage()]);

@@ -21,9 +21,9 @@ export interface Io {
  * failure (EAGAIN from a non-blocking pipe, EPIPE...) the rest, and every later write, goes through
  * process.stdout as before, so errors surface exactly as they did.
  */
-function stdoutWriter(): (data: string | Uint8Array) => void {
+function stdoutWriter(): { write(data: string | Uint8Array): void; usedStream(): boolean } {
   let useStream = false;
-  return (data) => {
+  const write = (data: string | Uint8Array): void => {
     if (!useStream) {
       const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
       let done = 0;
@@ -37,14 +37,31 @@ function stdoutWriter(): (data: string | Uint8Array) => void {
     }
     process.stdout.write(data);
   };
+  return { write, usedStream: () => useStream };
 }
 
-export function processIo(): Io {
+/** The process's Io, and whether the process may end at once when the command returns. */
+export interface ProcessIo extends Io {
+  /**
+   * True when nothing written can still be waiting in a stream: every stdout write went out with
+   * fs.writeSync and stderr, if used, holds nothing unwritten. Then the command line ends with
+   * process.exit, which skips tearing down the V8 heap (a few ms of CPU at every start; see
+   * docs/performance.md, "Single executable").
+   */
+  drained(): boolean;
+}
+
+export function processIo(): ProcessIo {
   const stdout = stdoutWriter();
+  let usedStderr = false;
   return {
-    stdout: (t) => stdout(t),
-    stdoutBytes: (b) => stdout(b),
-    stderr: (t) => void process.stderr.write(t),
+    stdout: (t) => stdout.write(t),
+    stdoutBytes: (b) => stdout.write(b),
+    stderr: (t) => {
+      usedStderr = true;
+      process.stderr.write(t);
+    },
+    drained: () => !stdout.usedStream() && (!usedStderr || process.stderr.writableLength === 0),
     readStdin: async () => {
       const chunks: Buffer[] = [];
       for await (const c of process.stdin) chunks.push(c as Buffer);

@@ -4,9 +4,12 @@
 import { processIo } from './io.js';
 import { run } from './run.js';
 
-run(process.argv.slice(2), processIo()).then(
+const io = processIo();
+run(process.argv.slice(2), io).then(
   (code) => {
     process.exitCode = code;
+    // The command is done: end now rather than after V8 tears down its heap (2-5 ms of CPU), unless output still waits in a stream.
+    if (io.drained()) process.exit();
   },
   (err: unknown) => {
     process.stderr.write(`clientctl: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);

@@ -16,7 +16,7 @@ function kindKey(apiVersion: string, kind: string): string {
  * refuses strategic merge patch.
  */
 export function lookupStrategicSchema(apiVersion: string, kind: string): StrategicSchema | undefined {
-  return registered.get(kindKey(apiVersion, kind)) ?? builtinSchemas.forKind(apiVersion, kind);
+  return registered.get(kindKey(apiVersion, kind)) ?? platRbacSchema(apiVersion, kind) ?? builtinSchemas.forKind(apiVersion, kind);
 }
 
 /** Registers (or replaces) the schema of a kind of our own. */
@@ -66,12 +66,14 @@ for (const version of ['v1alpha1', 'v1beta1', 'v1']) {
   registerStrategicSchema(`certificates.plat.io/${version}`, 'ClusterTrustBundleList', clusterTrustBundleListSchema);
 }
 
-// rbac.authorization.plat.io/v1 is Kubernetes' rbac.authorization.k8s.io/v1 under the plat name
-// (the brand rule): its kinds take Kubernetes' schemas (rules and subjects are atomic lists).
-for (const kind of ['ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding']) {
-  for (const suffix of ['', 'List']) {
-    const schema = builtinSchemas.forKind('rbac.authorization.k8s.io/v1', `${kind}${suffix}`);
-    if (!schema) throw new Error(`the generated patch schema table lacks rbac.authorization.k8s.io/v1 ${kind}${suffix}`); // an invariant of the generated table
-    registerStrategicSchema('rbac.authorization.plat.io/v1', `${kind}${suffix}`, schema);
-  }
+const platRbacKinds = new Set(['ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding'].flatMap((k) => [k, `${k}List`]));
+
+/**
+ * rbac.authorization.plat.io/v1 is Kubernetes' rbac.authorization.k8s.io/v1 under the plat name
+ * (the brand rule): its kinds take Kubernetes' schemas (rules and subjects are atomic lists).
+ * Resolved when asked for, not registered when this module loads, so that loading it reads
+ * nothing of the generated table (part of `clientctl patch --local`'s start-up).
+ */
+function platRbacSchema(apiVersion: string, kind: string): StrategicSchema | undefined {
+  return apiVersion === 'rbac.authorization.plat.io/v1' && platRbacKinds.has(kind) ? builtinSchemas.forKind('rbac.authorization.k8s.io/v1', kind) : undefined;
 }

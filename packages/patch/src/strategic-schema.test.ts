@@ -3,7 +3,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { builtinSchemas, builtinStrategicSchema, lookupStrategicSchema, registerStrategicSchema } from './strategic-registry.js';
-import { TableSchemas, objectStrategicSchema, type StrategicSchema } from './strategic-schema.js';
+import fc from 'fast-check';
+import { kubernetesPatchSchemaTable } from './generated/kubernetes-patch-schema.js';
+import { PatchSchemaTableReader, TableSchemas, objectStrategicSchema, packedIndexOf, type StrategicSchema } from './strategic-schema.js';
 
 function walk(schema: StrategicSchema | undefined, ...path: string[]) {
   let s = schema;
@@ -65,6 +67,13 @@ describe('generated Kubernetes schema table', () => {
     const binding = lookupStrategicSchema('rbac.authorization.plat.io/v1', 'RoleBinding');
     expect(walk(binding, 'subjects')).toMatchObject({ shape: 'list', listType: 'atomic' });
     expect(lookupStrategicSchema('rbac.authorization.plat.io/v1', 'ClusterRoleBindingList')?.name).toBe('ClusterRoleBindingList');
+    for (const kind of ['ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding'].flatMap((k) => [k, `${k}List`])) {
+      const schema = lookupStrategicSchema('rbac.authorization.plat.io/v1', kind);
+      expect(schema?.name).toBe(kind);
+      expect(schema).toBe(lookupStrategicSchema('rbac.authorization.k8s.io/v1', kind));
+    }
+    expect(lookupStrategicSchema('rbac.authorization.plat.io/v1', 'Deployment')).toBeUndefined();
+    expect(lookupStrategicSchema('rbac.authorization.plat.io/v2', 'Role')).toBeUndefined();
   });
 
   it('lets a registered schema take precedence', () => {
@@ -94,6 +103,36 @@ if (!haveSources) console.warn('generated-table freshness test skipped: set PLAT
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+describe('packedIndexOf', () => {
+  it('finds a key of a packed JSON object of numbers only where a key starts', () => {
+    const json = JSON.stringify({ 'apps/v1/Deployment': 3, 'v1/Deployment': 12, 'a"b': 7, 'x\\': 8, 'y/Deployment': -1 });
+    expect(packedIndexOf(json, 'v1/Deployment')).toBe(12);
+    expect(packedIndexOf(json, 'apps/v1/Deployment')).toBe(3);
+    expect(packedIndexOf(json, 'a"b')).toBe(7);
+    expect(packedIndexOf(json, 'b')).toBeUndefined();
+    expect(packedIndexOf(json, 'x\\')).toBe(8);
+    expect(packedIndexOf(json, 'y/Deployment')).toBe(-1);
+    expect(packedIndexOf(json, 'Deployment')).toBeUndefined();
+    expect(packedIndexOf('{}', 'a')).toBeUndefined();
+  });
+
+  it('answers as JSON.parse does, for any keys (property-based)', () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), fc.integer({ min: -1, max: 100_000 })), fc.string(), (obj, probe) => {
+        const json = JSON.stringify(obj);
+        for (const key of [...Object.keys(obj), probe]) expect(packedIndexOf(json, key)).toBe(Object.hasOwn(obj, key) ? obj[key] : undefined);
+      }),
+    );
+  });
+
+  it('the generated table answers every kind alike before and after its kinds are parsed', () => {
+    const kinds = JSON.parse(kubernetesPatchSchemaTable.packedKinds) as Record<string, number>;
+    const reader = new PatchSchemaTableReader(kubernetesPatchSchemaTable);
+    // The first lookups search the packed text, later ones read the parsed object.
+    for (const key of ['apps/v1/Nope', 'constructor', '__proto__', ...Object.keys(kinds)]) expect(reader.kind(key)).toBe(Object.hasOwn(kinds, key) ? kinds[key] : undefined);
+  });
 });
 
 describe('TableSchemas.forKind', () => {

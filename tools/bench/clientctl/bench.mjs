@@ -4,7 +4,10 @@
 // with the range (fastest–slowest). The single executable (dist/sea/clientctl, `npm run build:sea`)
 // runs too when it exists; `--sea LABEL=PATH` adds another build of it (a variant of
 // tools/sea/build-sea.mjs built and copied aside), and so do the floors when built.
-// Usage: node tools/bench/clientctl/bench.mjs [--runs 20] [--sea LABEL=PATH]...   (build first: npx nx run clientctl:build)
+// `--only A,B,...` keeps only the commands of those labels (for example `node -e 0,clientctl SEA`
+// and the --sea builds, for more rounds of an A/B); each round runs the commands in a new random
+// order, so that none always follows the same neighbour.
+// Usage: node tools/bench/clientctl/bench.mjs [--runs 20] [--sea LABEL=PATH]... [--only LABEL,...]   (build first: npx nx run clientctl:build)
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -85,16 +88,27 @@ function once([cmd, argv]) {
   return { ms, out: r.stdout };
 }
 
-const haveKubectl = existsSync(kubectl);
-const names = Object.keys(commands).filter((n) => n !== 'kubectl' || haveKubectl);
+const onlyFlag = process.argv.indexOf('--only');
+const only = onlyFlag > 0 ? new Set(process.argv[onlyFlag + 1].split(',')) : undefined;
+if (only) only.add('node -e 0'); // the baseline of every ratio
+const haveKubectl = existsSync(kubectl) && (!only || only.has('kubectl'));
+const names = Object.keys(commands).filter((n) => (n !== 'kubectl' || haveKubectl) && (!only || only.has(n)));
 const samples = Object.fromEntries(names.map((n) => [n, []]));
 for (const n of names) once(commands[n]); // warm the page cache
-if (haveKubectl && once(commands.kubectl).out !== once(commands.clientctl).out) {
+if (haveKubectl && names.includes('clientctl') && once(commands.kubectl).out !== once(commands.clientctl).out) {
   console.error('warning: clientctl and kubectl outputs differ');
 }
 const cpu = Object.fromEntries(names.map((n) => [n, []]));
+const shuffled = () => {
+  const order = [...names];
+  for (let i = order.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [order[i], order[j]] = [order[j], order[i]];
+  }
+  return order;
+};
 for (let i = 0; i < runs; i++) {
-  for (const n of names) {
+  for (const n of shuffled()) {
     samples[n].push(once(commands[n]).ms);
     cpu[n].push(cpuOnce(commands[n]));
   }
