@@ -86,11 +86,6 @@ export function nowMicros(): number {
   return Math.round((timeOrigin + performance.now()) * 1000);
 }
 
-/** One event as JSON (int64 values kept exact). */
-export function encodeEvent(ev: AuditEvent): string {
-  return encodeJson(ev);
-}
-
 /** One event as the JSON line the log backend writes (newline-terminated). */
 export function encodeEventLine(ev: AuditEvent): string {
   return `${encodeJson(ev)}\n`;
