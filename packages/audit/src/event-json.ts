@@ -74,9 +74,18 @@ let lastUserAgentJson = '';
 const needsEscape = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /**
+ * The strings of the event being encoded that no memo knew yet (audit ID, timestamps), checked
+ * for what JSON escapes all at once when the line is done: one test of them together instead of
+ * one each was about 0.2 µs an event (filter.mjs, CPU profile at load 6).
+ */
+let unchecked = '';
+
+/**
  * A string field's JSON, reused while the value stays the same. JSON.stringify of a short string
  * was about 0.15 µs a call, seven an event (more than the rest of the line); a string with nothing
- * to escape is only put in quotes, and level, stage, verb and request URI mostly repeat.
+ * to escape is only put in quotes, and level, stage, verb and request URI mostly repeat. A new
+ * value goes in quotes at once and into `unchecked`; the line is written by JSON.stringify instead
+ * (and the memos forget) when one of them has something to escape.
  */
 class StringMemo {
   private last: string | undefined;
@@ -84,9 +93,14 @@ class StringMemo {
 
   encode(value: string): string {
     if (value === this.last) return this.json;
+    unchecked += value;
     this.last = value;
-    this.json = needsEscape.test(value) ? JSON.stringify(value) : `"${value}"`;
+    this.json = `"${value}"`;
     return this.json;
+  }
+
+  forget(): void {
+    this.last = undefined;
   }
 }
 
@@ -99,6 +113,7 @@ const requestURIMemo = new StringMemo();
 const verbMemo = new StringMemo();
 const receivedMemo = new StringMemo();
 const stageTimestampMemo = new StringMemo();
+const stringMemos = [kindMemo, apiVersionMemo, levelMemo, auditIDMemo, stageMemo, requestURIMemo, verbMemo, receivedMemo, stageTimestampMemo];
 
 function flat(memo: FlatMemo, value: unknown): string | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return encodeJson(value);
@@ -144,6 +159,7 @@ function str(memo: StringMemo, value: unknown): string | undefined {
 
 /** The event as one line of JSON (no newline), as `encodeJson(ev)` writes it. */
 export function encodeEventJson(ev: AuditEvent): string {
+  unchecked = '';
   let out = '';
   let first = true;
   for (const key in ev) {
@@ -243,6 +259,10 @@ export function encodeEventJson(ev: AuditEvent): string {
     out += name;
     out += json;
     first = false;
+  }
+  if (unchecked !== '' && needsEscape.test(unchecked)) {
+    for (const memo of stringMemos) memo.forget();
+    return encodeJson(ev);
   }
   return first ? '{}' : `${out}}`;
 }
