@@ -79,6 +79,10 @@ describe('encodeEventJson', () => {
             ev.user.groups.push('changed');
             expect(encodeEventJson(ev)).toBe(encodeJson(ev));
           }
+          if (ev.sourceIPs && !Object.isFrozen(ev.sourceIPs)) {
+            (ev.sourceIPs as string[]).push('10.0.0.1');
+            expect(encodeEventJson(ev)).toBe(encodeJson(ev));
+          }
         }
       }),
       { numRuns: 300 },

@@ -64,7 +64,7 @@ const userMemo = new FlatMemo();
 const objectRefMemo = new FlatMemo();
 const annotationsMemo = new FlatMemo();
 const impersonatedMemo = new FlatMemo();
-// The server hands the same (frozen) source IP list to every request of the same direct client.
+// Compared by content: each connection has a list of its own (many connections, one client).
 let lastSourceIPs: readonly string[] | undefined;
 let lastSourceIPsJson = '';
 let lastUserAgent: string | undefined;
@@ -114,6 +114,12 @@ const verbMemo = new StringMemo();
 const receivedMemo = new StringMemo();
 const stageTimestampMemo = new StringMemo();
 const stringMemos = [kindMemo, apiVersionMemo, levelMemo, auditIDMemo, stageMemo, requestURIMemo, verbMemo, receivedMemo, stageTimestampMemo];
+
+function sameStrings(value: unknown, held: readonly string[] | undefined): boolean {
+  if (held === undefined || !Array.isArray(value) || value.length !== held.length) return false;
+  for (let i = 0; i < held.length; i++) if (value[i] !== held[i]) return false;
+  return true;
+}
 
 function flat(memo: FlatMemo, value: unknown): string | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return encodeJson(value);
@@ -206,14 +212,14 @@ export function encodeEventJson(ev: AuditEvent): string {
         name = first ? '{"impersonatedUser":' : ',"impersonatedUser":';
         break;
       case 'sourceIPs':
-        if (value !== lastSourceIPs || lastSourceIPsJson === '') {
-          json = encodeJson(value);
-          if (Array.isArray(value) && Object.isFrozen(value)) {
-            lastSourceIPs = value;
-            lastSourceIPsJson = json ?? '';
-          }
-        } else {
+        if (sameStrings(value, lastSourceIPs)) {
           json = lastSourceIPsJson;
+        } else {
+          json = encodeJson(value);
+          if (Array.isArray(value) && json !== undefined && value.every((ip) => typeof ip === 'string')) {
+            lastSourceIPs = [...(value as string[])];
+            lastSourceIPsJson = json;
+          }
         }
         name = first ? '{"sourceIPs":' : ',"sourceIPs":';
         break;

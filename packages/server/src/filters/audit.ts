@@ -74,8 +74,8 @@ export function readClientHeaders(req: RequestContext['req'], out: ClientHeaders
 /**
  * A direct client's source IPs by its connection: the peer's address never changes on a socket,
  * and reading it (socket.remoteAddress, a getter over several megamorphic loads) with the
- * address check was about 0.25 µs a GET on the server (perf, load 9). The list is frozen, and the
- * same list each request of the connection lets the log backend reuse its JSON.
+ * address check was about 0.25 µs a GET on the server (perf, load 9). The list is frozen: the
+ * connection's events share it.
  */
 const peerIPsBySocket = new WeakMap<object, readonly string[]>();
 
