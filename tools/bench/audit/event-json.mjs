@@ -39,7 +39,6 @@ for (let i = 0; i < 1000; i++) {
   if (m.encodeEventJson(ev) !== JSON.stringify(ev)) throw new Error(`different lines:\n${m.encodeEventJson(ev)}\n${JSON.stringify(ev)}`);
 }
 const slab = Buffer.allocUnsafeSlow(1 << 20);
-let sink = 0;
 const run = (encode) => {
   const t = process.cpuUsage();
   let at = 0;
@@ -48,7 +47,6 @@ const run = (encode) => {
     if (at + line.length * 3 > slab.length) at = 0;
     at += slab.write(line, at); // as the background writer takes the line
   }
-  sink += at;
   const u = process.cpuUsage(t);
   return (u.user + u.system) / events;
 };
