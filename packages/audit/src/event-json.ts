@@ -2,15 +2,17 @@
  * An event's JSON, byte for byte what `JSON.stringify` (with @plat/api-model's encodeJson for
  * int64 values) writes for it, made from pieces that repeat from one event to the next: the user,
  * the source IPs, the User-Agent, the object reference and the annotations of a busy server's
- * events are mostly those of the event before. Each of them is compared with the last one seen
- * under its key and, when equal, its JSON is reused instead of serialised again; the rest
- * (audit ID, request URI, timestamps, response status, request and response objects) is encoded
- * as it comes. Keys go out in the event's own order, so the line is the one JSON.stringify writes.
+ * events are mostly those of the event before, as are level, stage, verb and request URI. Each
+ * is compared with the last one seen under its key and, when equal, its JSON is reused instead of
+ * serialised again; the rest (audit ID, timestamps, request and response objects) is encoded as it
+ * comes. Keys go out in the event's own order, so the line is the one JSON.stringify writes (a
+ * property test holds the two to the same bytes).
  *
  * What this buys: JSON.stringify of the whole ~730-byte Metadata event of a GET was about 40 % of
- * what auditing adds to a GET on the server (perf, tools/bench/audit/profile.mjs);
- * encodeEventJson writes the same line in 0.6 µs against 1.5 µs (event-json.mjs micro-benchmark
- * of tools/bench/audit, load 6).
+ * what auditing adds to a GET on the server (perf, tools/bench/audit/profile.mjs). encodeEventJson
+ * writes the same line in 0.34 against 1.79 µs, 1.84 against 2.77 µs with the slab's write
+ * (tools/bench/audit/event-json.mjs, load 7); the audit filter with the batch log backend costs
+ * 0.80× what it did with JSON.stringify (filter-ab.mjs, n=9). Memory: one event's worth of pieces.
  */
 import { encodeJson } from '@plat/api-model';
 import type { AuditEvent } from './event.js';
