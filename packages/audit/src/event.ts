@@ -80,15 +80,13 @@ export function microTime(epochMicros: number): string {
 // performance.timeOrigin is a call into the runtime on every access (about 0.1 µs, two a request);
 // it never changes, so it is read once.
 const timeOrigin = performance.timeOrigin;
+// The global `performance` is a getter on globalThis: read by name it was a LoadGlobalIC miss on
+// every event (about 0.15 µs a GET, perf at load 9); held here it is a constant.
+const clock = performance;
 
 /** Now, in microseconds since the epoch (Date.now() is only milliseconds). */
 export function nowMicros(): number {
-  return Math.round((timeOrigin + performance.now()) * 1000);
-}
-
-/** One event as JSON (int64 values kept exact). */
-export function encodeEvent(ev: AuditEvent): string {
-  return encodeJson(ev);
+  return Math.round((timeOrigin + clock.now()) * 1000);
 }
 
 /** One event as the JSON line the log backend writes (newline-terminated). */

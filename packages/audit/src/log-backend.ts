@@ -14,7 +14,8 @@ import { createGzip } from 'node:zlib';
 import { basename, dirname, extname, join } from 'node:path';
 import type { AuditBackend } from './backend.js';
 import { BackgroundWriter, writeChunks } from './background-writer.js';
-import { encodeEvent, eventString } from './event.js';
+import { eventString } from './event.js';
+import { encodeEventJson } from './event-json.js';
 import type { AuditMetrics } from './metrics.js';
 
 export type AuditLogFormat = 'json' | 'legacy';
@@ -216,7 +217,8 @@ class LogFile {
 /** The log backend: processEvents writes the events' lines in one write and answers whether it succeeded. */
 export function createLogBackend(options: LogBackendOptions): AuditBackend {
   const format = options.format ?? 'json';
-  const encode = format === 'legacy' ? eventString : encodeEvent;
+  // encodeEventJson writes JSON.stringify's line from the pieces the event before had in common with it.
+  const encode = format === 'legacy' ? eventString : encodeEventJson;
   const file =
     options.path === '-'
       ? undefined

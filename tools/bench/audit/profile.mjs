@@ -60,6 +60,7 @@ function threadSeconds(pid) {
 function symbols(data, tid) {
   const script = execFileSync('perf', ['script', '-i', data, '--tid', String(tid), '-F', 'ip,sym'], { maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'ignore'] }).toString();
   const bySymbol = new Map();
+  const byFunction = new Map();
   for (const sample of script.split(/\n\s*\n/)) {
     const frames = sample
       .split('\n')
@@ -70,8 +71,24 @@ function symbols(data, tid) {
     const js = sym.startsWith('JS:') ? '' : (frames.find((f) => f.startsWith('JS:')) ?? '');
     const key = js ? `${sym} < ${js}` : sym;
     bySymbol.set(key, (bySymbol.get(key) ?? 0) + 1);
+    // The second table: per JavaScript function with everything it called into, garbage collection apart.
+    const gc = frames.find((f) => /Scavenge|MarkCompact|Heap::CollectGarbage|Heap::PerformGarbageCollection/.test(f));
+    const fn = gc ? 'garbage collection (main thread)' : sym.startsWith('JS:') ? sym : js || sym;
+    byFunction.set(fn, (byFunction.get(fn) ?? 0) + 1);
   }
-  return bySymbol;
+  return { bySymbol, byFunction };
+}
+
+/** Samples per thread name of the threads other than the main one. */
+function threads(data, pid) {
+  const script = execFileSync('perf', ['script', '-i', data, '-F', 'comm,tid', '-G'], { maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'ignore'] }).toString();
+  const byName = new Map();
+  for (const line of script.split('\n')) {
+    const m = /^\s*(.*?)\s+(\d+)\s*$/.exec(line);
+    if (!m || Number(m[2]) === pid) continue;
+    byName.set(m[1], (byName.get(m[1]) ?? 0) + 1);
+  }
+  return byName;
 }
 
 const bundle = flag('bundle') ? path.resolve(flag('bundle')) : await buildApiServerBundle();
@@ -126,16 +143,21 @@ try {
   console.log('| CPU per GET (µs, /proc) | main thread | other threads | process |');
   console.log('|---|---:|---:|---:|');
   for (const s of servers) console.log(`| ${s.name} | ${f(per(s, s.main))} | ${f(per(s, s.others))} | ${f(per(s, s.main + s.others))} |`);
-  const tables = servers.map((s) => symbols(s.data, s.child.pid));
+  const both = servers.map((s) => symbols(s.data, s.child.pid));
   const usPerGet = (s, samples) => (samples * 1e6) / hz / s.requests;
-  const keys = new Set([...tables[0].keys(), ...tables[1].keys()]);
-  const rows = [...keys].map((k) => [k, usPerGet(off, tables[0].get(k) ?? 0), usPerGet(on, tables[1].get(k) ?? 0)]).sort((a, b) => b[2] - b[1] - (a[2] - a[1]));
-  const sum = (t, s) => usPerGet(s, [...t.values()].reduce((a, b) => a + b, 0));
-  console.log(`\nmain thread, sampled: audit off ${f(sum(tables[0], off))} µs a GET, recommended policy ${f(sum(tables[1], on))}`);
-  console.log(`\n| symbol (< the JavaScript function it ran for), top ${top} by difference | off µs/GET | on µs/GET | difference |`);
-  console.log('|---|---:|---:|---:|');
   const name = (k) => k.replaceAll(`file://${root}/`, '').replaceAll('|', '\\|');
-  for (const [k, a, b] of rows.slice(0, top)) console.log(`| \`${name(k)}\` | ${f(a)} | ${f(b)} | ${f(b - a)} |`);
+  const table = (tables, heading) => {
+    const keys = new Set([...tables[0].keys(), ...tables[1].keys()]);
+    const rows = [...keys].map((k) => [k, usPerGet(off, tables[0].get(k) ?? 0), usPerGet(on, tables[1].get(k) ?? 0)]).sort((a, b) => b[2] - b[1] - (a[2] - a[1]));
+    console.log(`\n| ${heading}, top ${top} by difference | off µs/GET | on µs/GET | difference |`);
+    console.log('|---|---:|---:|---:|');
+    for (const [k, a, b] of rows.slice(0, top)) console.log(`| \`${name(k)}\` | ${f(a)} | ${f(b)} | ${f(b - a)} |`);
+  };
+  const sum = (t, s) => usPerGet(s, [...t.values()].reduce((a, b) => a + b, 0));
+  console.log(`\nmain thread, sampled: audit off ${f(sum(both[0].bySymbol, off))} µs a GET, recommended policy ${f(sum(both[1].bySymbol, on))}`);
+  table(both.map((t) => t.bySymbol), 'symbol (< the JavaScript function it ran for)');
+  table(both.map((t) => t.byFunction), 'JavaScript function with what it called (garbage collection apart)');
+  table(servers.map((s) => threads(s.data, s.child.pid)), 'other threads, by name (garbage collection: V8 DefaultWorker; log writes: libuv-worker)');
 } finally {
   for (const s of servers) s.perf?.kill('SIGINT');
   await Promise.all(perfs);

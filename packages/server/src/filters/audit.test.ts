@@ -190,15 +190,20 @@ describe('source IPs of an event (X-Forwarded-For, X-Real-Ip, the peer)', () => 
     expect(readClientHeaders(loopback, out)).toEqual({ userAgent: 'plat-apiserver', forwardedFor: undefined, realIP: '10.0.0.3' });
   });
 
-  it("gives a direct client's list again for the same peer, frozen, and another peer its own", () => {
-    const first = sourceIPs(ctxWith({}, '::ffff:10.1.2.3'));
+  it("gives a direct client's list again on the same connection, frozen, and another connection its own", () => {
+    const connection = { remoteAddress: '::ffff:10.1.2.3' };
+    const onConnection = () => ({ req: { headers: {}, socket: connection } }) as unknown as RequestContext;
+    const first = sourceIPs(onConnection());
     expect(first).toEqual(['10.1.2.3']);
-    expect(sourceIPs(ctxWith({}, '::ffff:10.1.2.3'))).toBe(first);
+    expect(sourceIPs(onConnection())).toBe(first);
     expect(Object.isFrozen(first)).toBe(true);
+    expect(sourceIPs(ctxWith({}, '::ffff:10.1.2.3'))).toEqual(['10.1.2.3']);
     expect(sourceIPs(ctxWith({}, '10.9.9.9'))).toEqual(['10.9.9.9']);
     expect(sourceIPs(ctxWith({}, 'not-an-ip'))).toEqual([]);
     expect(sourceIPs(ctxWith({}, undefined))).toEqual([]);
-    expect(sourceIPs(ctxWith({}, '::ffff:10.1.2.3'))).toEqual(['10.1.2.3']);
+    // Headers on the same connection still count (a proxy's connection carries many clients).
+    expect(sourceIPs({ req: { headers: { 'x-forwarded-for': '10.7.7.7' }, socket: connection } } as unknown as RequestContext)).toEqual(['10.7.7.7', '10.1.2.3']);
+    expect(sourceIPs(onConnection())).toBe(first);
   });
 
   it('stays bounded and never throws for any header (property)', () => {

@@ -1,0 +1,103 @@
+import fc from 'fast-check';
+import { encodeJson } from '@plat/api-model';
+import type { AuditEvent } from './event.js';
+import { encodeEventJson } from './event-json.js';
+
+const sourceIPs = Object.freeze(['127.0.0.1']);
+
+function getEvent(auditID: string, reason: string): AuditEvent {
+  return {
+    kind: 'Event',
+    apiVersion: 'audit.k8s.io/v1',
+    level: 'Metadata',
+    auditID,
+    stage: 'ResponseComplete',
+    requestURI: '/apis/certificates.plat.io/v1alpha1/clustertrustbundles/bench',
+    verb: 'get',
+    user: { username: 'system:admin', groups: ['system:masters', 'system:authenticated'] },
+    sourceIPs,
+    userAgent: 'kubectl/v1.32.0',
+    objectRef: { resource: 'clustertrustbundles', name: 'bench', apiGroup: 'certificates.plat.io', apiVersion: 'v1alpha1' },
+    requestReceivedTimestamp: '2026-11-28T02:17:34.123456Z',
+    stageTimestamp: '2026-11-28T02:17:34.123999Z',
+    annotations: { 'authorization.k8s.io/decision': 'allow', 'authorization.k8s.io/reason': reason },
+    responseStatus: { metadata: {}, code: 200 },
+  };
+}
+
+// Strings with what JSON escapes: quotes, backslashes, control characters, lone surrogates, and non-ASCII.
+const text = fc.oneof(fc.string(), fc.string({ unit: 'grapheme' }), fc.string({ unit: 'binary' }), fc.constantFrom('', '"', '\\', '\n', '\u2028', '\ud800', 'a\udc00b', 'é'));
+const strings = fc.array(text, { maxLength: 3 });
+
+const event: fc.Arbitrary<AuditEvent> = fc
+  .record(
+    {
+      kind: fc.constant('Event' as const),
+      apiVersion: fc.constant('audit.k8s.io/v1' as const),
+      level: fc.constantFrom('Metadata', 'Request', 'RequestResponse') as fc.Arbitrary<AuditEvent['level']>,
+      auditID: text,
+      stage: fc.constantFrom('RequestReceived', 'ResponseStarted', 'ResponseComplete', 'Panic') as fc.Arbitrary<AuditEvent['stage']>,
+      requestURI: text,
+      verb: text,
+      user: fc.record({ username: text, uid: text, groups: strings, extra: fc.dictionary(text, strings, { maxKeys: 2 }) }, { requiredKeys: [] }),
+      impersonatedUser: fc.record({ username: text, groups: strings }, { requiredKeys: [] }),
+      sourceIPs: fc.oneof(strings, fc.constant(sourceIPs)),
+      userAgent: text,
+      objectRef: fc.record({ resource: text, namespace: text, name: text, uid: text, apiGroup: text, apiVersion: text, resourceVersion: text, subresource: text }, { requiredKeys: [] }),
+      responseStatus: fc.oneof(
+        fc.record({ metadata: fc.constant({}), code: fc.integer({ min: 100, max: 599 }) }),
+        fc.record({ metadata: fc.constant({}), status: text, message: text, reason: text, details: fc.jsonValue(), code: fc.integer() }, { requiredKeys: ['metadata'] }),
+      ),
+      requestObject: fc.oneof(fc.jsonValue(), fc.record({ n: fc.bigInt() }), fc.constant(undefined)),
+      responseObject: fc.jsonValue(),
+      requestReceivedTimestamp: text,
+      stageTimestamp: text,
+      annotations: fc.dictionary(text, text, { maxKeys: 3 }),
+    },
+    { requiredKeys: ['kind', 'apiVersion', 'level', 'auditID', 'stage', 'requestURI', 'verb', 'user', 'requestReceivedTimestamp', 'stageTimestamp'] },
+  )
+  .map((ev) => ev as AuditEvent);
+
+describe('encodeEventJson', () => {
+  it('writes the line encodeJson (JSON.stringify) writes for a GET event, event after event', () => {
+    const reason = 'RBAC: allowed by ClusterRoleBinding "cluster-admin" of ClusterRole "cluster-admin" to Group "system:masters"';
+    for (let i = 0; i < 3; i++) {
+      const ev = getEvent(`id-${i}`, reason);
+      expect(encodeEventJson(ev)).toBe(JSON.stringify(ev));
+    }
+    expect(JSON.parse(encodeEventJson(getEvent('x', reason)))).toEqual(getEvent('x', reason));
+  });
+
+  it('writes what encodeJson writes for any event, also when the next event differs in one field', () => {
+    fc.assert(
+      fc.property(fc.array(event, { minLength: 1, maxLength: 4 }), (events) => {
+        for (const ev of events) {
+          expect(encodeEventJson(ev)).toBe(encodeJson(ev));
+          // The same event again (every piece reused), then with the user's groups changed in place.
+          expect(encodeEventJson(ev)).toBe(encodeJson(ev));
+          if (ev.user.groups) {
+            ev.user.groups.push('changed');
+            expect(encodeEventJson(ev)).toBe(encodeJson(ev));
+          }
+          if (ev.sourceIPs && !Object.isFrozen(ev.sourceIPs)) {
+            (ev.sourceIPs as string[]).push('10.0.0.1');
+            expect(encodeEventJson(ev)).toBe(encodeJson(ev));
+          }
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('keeps the key order of the event (fields added later come after the timestamps)', () => {
+    const ev = getEvent('id', 'r');
+    delete ev.annotations;
+    ev.responseStatus = { metadata: {}, status: 'Failure', reason: 'Forbidden', code: 403 };
+    ev.annotations = { 'authorization.k8s.io/decision': 'forbid', 'authorization.k8s.io/reason': '' };
+    ev.userAgent = undefined;
+    const line = encodeEventJson(ev);
+    expect(line).toBe(JSON.stringify(ev));
+    expect(line.indexOf('"annotations"')).toBeGreaterThan(line.indexOf('"responseStatus"'));
+    expect(line).not.toContain('userAgent');
+  });
+});
