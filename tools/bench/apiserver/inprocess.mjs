@@ -9,12 +9,15 @@
 // small, fixed client cost (one TLS record written per batch, the answers decrypted).
 //
 //   node tools/bench/apiserver/inprocess.mjs [--bundle B] [--backend memory|sqlite] [--requests 20000]
-//                                            [--rounds 5] [--connections 4] [--depth 16] [--profile [--heap] [--keep FILE]] [--top 30]
+//                                            [--rounds 5] [--connections 4] [--depth 16] [--bare] [--profile [--heap] [--keep FILE]] [--top 30]
 //   node tools/bench/apiserver/inprocess.mjs --a base.mjs --b new.mjs [--rounds 10] [--pin] ...
 //
 // With --a and --b, each build runs in its own child process and the rounds alternate (A B, B A,
 // ...), so that a machine whose speed drifts hits both alike: read the per-round ratio B ÷ A.
-// --pin (taskset) puts both children on CPU 0. --profile takes a V8 CPU profile of the measured
+// --pin (taskset) puts both children on CPU 0. --bare adds bare-server.mjs's node:https server
+// to each child, answering the same bytes over the same in-memory connections, and alternates
+// the two within each round: the ratio per round is the issue's "requests per CPU-second
+// against a bare server" without the kernel's share. --profile takes a V8 CPU profile of the measured
 // rounds (node:inspector, in the process) and prints self time per function in µs per GET,
 // mapped through the bundle's source map; with --heap, bytes allocated per GET by function
 // instead (V8's sampling heap profiler, counting objects the GC already took). A bundle: see ab.mjs (default: the jest global
@@ -49,6 +52,8 @@ function duplexPair() {
   return [a, b];
 }
 
+const createHttpsServer = https.createServer;
+
 /** Starts the bundle's CLI in this process and returns its HTTPS server and the admin's credentials. */
 async function startInProcess(bundle, dataDir) {
   // The server the apiserver makes (secure-serving.ts), to hand it connections.
@@ -81,8 +86,8 @@ async function connect(server, creds) {
   return socket;
 }
 
-/** One GET on its own, for its answer's length (each answer of the benchmark has the same). */
-async function answerLength(socket) {
+/** One GET on its own, for its answer's length (each answer of the benchmark has the same) and body. */
+async function firstAnswer(socket) {
   let got = Buffer.alloc(0);
   socket.write(`GET ${getPath} HTTP/1.1\r\nHost: localhost\r\nAccept: application/json\r\n\r\n`);
   for (;;) {
@@ -93,7 +98,7 @@ async function answerLength(socket) {
     const text = got.subarray(0, head).toString('latin1');
     if (!text.startsWith('HTTP/1.1 200')) throw new Error(`GET ${getPath}: ${got.toString('utf8')}`);
     const length = Number(/\r\ncontent-length: *(\d+)/i.exec(text)?.[1]);
-    if (got.length >= head + 4 + length) return head + 4 + length;
+    if (got.length >= head + 4 + length) return { length: head + 4 + length, body: got.subarray(head + 4, head + 4 + length), contentType: /\r\ncontent-type: *([^\r]*)/i.exec(text)?.[1] };
   }
 }
 
@@ -190,9 +195,32 @@ async function child(bundle) {
   if (!created.startsWith('HTTP/1.1 201')) throw new Error(`create: ${created}`);
   const sockets = [create];
   for (let i = 1; i < connections; i++) sockets.push(await connect(server, creds));
-  const length = await answerLength(sockets[0]);
+  const { length, body: answer, contentType } = await firstAnswer(sockets[0]);
   const request = `GET ${getPath} HTTP/1.1\r\nHost: localhost\r\nAccept: application/json\r\nUser-Agent: inprocess\r\n\r\n`;
   await run(sockets, length, Math.max(2000, requests / 2), request); // warm-up
+  // --bare: bare-server.mjs's node:https server in this process, answering the same body over the same pairs.
+  let bare;
+  if (has('--bare')) {
+    const pki = path.join(dataDir, 'pki');
+    const read = (f) => fs.readFileSync(path.join(pki, f), 'utf8');
+    const server = createHttpsServer({ cert: read('apiserver.crt'), key: read('apiserver.key'), ca: read('ca.crt'), requestCert: true, rejectUnauthorized: true, keepAliveTimeout: 60_000 }, (req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': contentType, 'content-length': answer.length });
+      res.end(answer);
+    });
+    const bareSockets = [];
+    for (let i = 0; i < connections; i++) bareSockets.push(await connect(server, creds));
+    const first = await firstAnswer(bareSockets[0]);
+    if (!first.body.equals(answer)) throw new Error('the bare server answers other bytes');
+    bare = { sockets: bareSockets, length: first.length };
+    await run(bare.sockets, bare.length, Math.max(2000, requests / 2), request);
+  }
+  const measure = async (target) => {
+    const cpu0 = process.cpuUsage();
+    await run(target.sockets, target.length, requests, request);
+    const { user, system } = process.cpuUsage(cpu0);
+    return user + system;
+  };
   const session = has('--profile') ? new inspector.Session() : undefined;
   const post = (method, params) => new Promise((resolve, reject) => session.post(method, params, (err, r) => (err ? reject(err) : resolve(r))));
   const out = readline.createInterface({ input: process.stdin });
@@ -208,14 +236,14 @@ async function child(bundle) {
         await post('Profiler.start');
       }
     }
-    const cpu0 = process.cpuUsage();
-    const t0 = process.hrtime.bigint();
-    await run(sockets, length, requests, request);
-    const wall = Number(process.hrtime.bigint() - t0) / 1e3;
-    const { user, system } = process.cpuUsage(cpu0);
-    cpuTotal += user + system;
+    // With --bare, the two servers take turns: apiserver then bare, then bare then apiserver.
+    const bareFirst = bare && count % (2 * requests) !== 0;
+    const bareCpu = bareFirst ? await measure(bare) : undefined;
+    const cpu = await measure({ sockets, length });
+    const bareCpuLast = bare && !bareFirst ? await measure(bare) : bareCpu;
+    cpuTotal += cpu;
     count += requests;
-    process.stdout.write(`${JSON.stringify({ cpuUs: (user + system) / requests, wallUs: wall / requests, userShare: user / (user + system) })}\n`);
+    process.stdout.write(`${JSON.stringify({ cpuUs: cpu / requests, bareCpuUs: bare ? bareCpuLast / requests : undefined })}\n`);
   }
   if (session && has('--heap')) {
     const { profile } = await post('HeapProfiler.stopSampling');
@@ -277,6 +305,12 @@ async function parent() {
   for (const name of names) {
     const xs = children[name].runs.map((m) => m.cpuUs);
     console.log(`| ${name} ${path.basename(builds[name])} | ${median(xs).toFixed(1)} [${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)}] | ${xs.map((x) => x.toFixed(1)).join(' ')} |`);
+    if (has('--bare')) {
+      const bs = children[name].runs.map((m) => m.bareCpuUs);
+      const ratios = children[name].runs.map((m) => m.bareCpuUs / m.cpuUs);
+      console.log(`| bare node:https beside ${name} | ${median(bs).toFixed(1)} [${Math.min(...bs).toFixed(1)}–${Math.max(...bs).toFixed(1)}] | ${bs.map((x) => x.toFixed(1)).join(' ')} |`);
+      console.log(`| ${name}: bare ÷ apiserver CPU per GET (GETs per CPU-second against bare), per round | ${median(ratios).toFixed(3)} [${Math.min(...ratios).toFixed(3)}–${Math.max(...ratios).toFixed(3)}] | |`);
+    }
   }
   if (names.length === 2) {
     const ratios = children.A.runs.map((a, i) => children.B.runs[i].cpuUs / a.cpuUs);
