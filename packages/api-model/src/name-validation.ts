@@ -31,7 +31,7 @@ export const nameIsDNS1035Label: ValidateNameFunc = (name, prefix) =>
  * Kubernetes' `ValidatePathSegmentName`: what every name must satisfy to sit in a URL path,
  * checked by kube-apiserver for all kinds on create and update (`may not be '..'`,
  * `may not contain '/'`). Every GET checks its name here: plain tests, no closures or arrays but
- * the answer.
+ * the answer (the `filter`/`map` form allocated 160 bytes a GET: inprocess.mjs --profile --heap).
  */
 export const validatePathSegmentName: ValidateNameFunc = (name, prefix) => {
   if (!prefix && (name === '.' || name === '..')) return [`may not be '${name}'`];
