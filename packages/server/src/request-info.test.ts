@@ -111,9 +111,10 @@ describe('requestInfoFor', () => {
       }
       const name = parts[1] ?? '';
       if (parts.length === 1 || name === '') verb = verb === 'get' ? 'list' : verb === 'delete' ? 'deletecollection' : verb;
-      return { isResourceRequest: true, apiGroup: group, apiVersion: version, verb, namespace, resource: parts[0] ?? '', name, subresource: parts[2] ?? '', parts };
+      const resource = parts[0] ?? '';
+      return { isResourceRequest: true, apiGroup: group, apiVersion: version, verb, namespace, resource, name, subresource: parts[2] ?? '', parts, resourceKey: `${group}/${version}/${resource}` };
     };
-    const segment = fc.constantFrom('', 'api', 'apis', 'g.io', 'v1', 'watch', 'namespaces', 'ns', 'status', 'finalize', 'things', 'a', 'b');
+    const segment = fc.constantFrom('', 'api', 'apis', 'g.io', 'v1', 'v', 'watch', 'namespaces', 'ns', 'status', 'finalize', 'things', 'thing', 'a', 'b');
     fc.assert(
       fc.property(fc.constantFrom('GET', 'POST', 'DELETE'), fc.array(segment, { maxLength: 9 }), fc.boolean(), (method, segs, trailing) => {
         const path = `/${segs.join('/')}${trailing ? '/' : ''}`;

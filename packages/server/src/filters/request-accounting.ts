@@ -29,7 +29,7 @@ export function withRequestAccounting(lifecycle: ServerLifecycle, metrics: Serve
     let resourceKey = '';
     let subresource = '';
     if (info.isResourceRequest) {
-      const key = `${info.apiGroup}/${info.apiVersion}/${info.resource}`;
+      const key = info.resourceKey ?? `${info.apiGroup}/${info.apiVersion}/${info.resource}`;
       if (servedResources.has(key)) {
         resourceKey = key;
         if (info.subresource && servedResources.has(`${key}/${info.subresource}`)) subresource = info.subresource;
