@@ -15,9 +15,9 @@ interface RequestSeries {
  * `resourceKey` (`group/version/resource` of a served resource, whose labels `served` holds;
  * '' for anything else, labelled '' too), then the verb, then the scope (and subresource): a
  * string the caller already hashed, then constants. One key of all seven labels had cost a
- * string of thirteen parts and a labels object each request (with the timeout filter's deadline
- * objects, 0.7 KB of a GET's 11 KB of garbage in our code: inprocess.mjs --profile --heap;
- * docs/performance.md "apiserver").
+ * string of thirteen parts and a labels object each request: most of the 683 bytes the request
+ * accounting's `finish` allocated per GET (inprocess.mjs --profile --heap; docs/performance.md
+ * "apiserver").
  */
 export function recordRequest(
   metrics: ServerMetrics,

@@ -24,9 +24,10 @@ export interface RequestInfo {
   /**
    * `group/version/resource` of a resource request, the key of the server's resource scopes and
    * of its served resources. Made once here (a cut of the path where it stands there whole):
-   * the first Map lookup of a string made for the request costs V8 its flattening and hashing,
-   * 0.5 µs for a joined string of this length and half that for a cut (inprocess.mjs --profile,
-   * load 7-10; routing and the request metrics each joined and looked up their own).
+   * the first Map lookup of a string made for the request costs V8 its flattening and hashing:
+   * 0.56 µs for a joined key of this length, 0.25 for a cut (a microbenchmark at load 7). Routing
+   * and the request metrics each joined and looked up their own: 0.3-0.35 µs each in
+   * inprocess.mjs --profile.
    * Absent where a caller made the info itself.
    */
   resourceKey?: string;
@@ -62,8 +63,9 @@ export function decodeRequestPath(path: string): string {
 /**
  * The request info of `rawPath` (percent-encoding as the client sent it; decoded here, once).
  * The segments are cut in one pass and read by index: `split`, `filter` and a `slice` per prefix
- * made six arrays a request where this makes two (with the other cuts of docs/performance.md
- * "apiserver", 2.5 µs of a GET's 53: inprocess.mjs, B ÷ A 0.952).
+ * made six arrays a request where this makes two: about 0.25 KB less garbage per GET, counting
+ * what `split` and `slice` allocated for it (inprocess.mjs --profile --heap; the GET path's cuts
+ * together: docs/performance.md "apiserver").
  */
 export function requestInfoFor(method: string, rawPath: string, query: URLSearchParams): RequestInfo {
   const path = decodeRequestPath(rawPath);
