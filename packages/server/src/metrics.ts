@@ -3,33 +3,46 @@ import type { StorageMemoryStats } from '@plat/storage';
 import { createMetricsRegistry } from '@plat/telemetry';
 import { FastCounter, FastGauge, FastHistogram, type CounterChild, type HistogramChild } from './fast-metrics.js';
 
-export interface RequestLabels {
-  verb: string;
-  group: string;
-  version: string;
-  resource: string;
-  subresource: string;
-  scope: string;
-  component: string;
-}
-
 interface RequestSeries {
+  /** verb, group, version, resource, subresource, scope, component. */
+  labels: string[];
   duration: HistogramChild;
   byCode: Map<number, CounterChild>;
 }
 
-/** Counts one finished request and observes its latency (label children looked up once per label set). */
-export function recordRequest(metrics: ServerMetrics, labels: RequestLabels, code: number, seconds: number): void {
-  const cache = metrics.requestSeries;
-  const key = `${labels.verb}\0${labels.group}\0${labels.version}\0${labels.resource}\0${labels.subresource}\0${labels.scope}\0${labels.component}`;
-  let series = cache.get(key);
+/**
+ * Counts one finished request and observes its latency. The label children are looked up by
+ * `resourceKey` (`group/version/resource` of a served resource, whose labels `served` holds;
+ * '' for anything else, labelled '' too), then the verb, then the scope (and subresource): a
+ * string the caller already hashed, then constants. One key of all seven labels had cost a
+ * string of thirteen parts and a labels object each request: most of the 683 bytes the request
+ * accounting's `finish` allocated per GET (inprocess.mjs --profile --heap; docs/performance.md
+ * "apiserver").
+ */
+export function recordRequest(
+  metrics: ServerMetrics,
+  resourceKey: string,
+  served: { apiGroup: string; apiVersion: string; resource: string },
+  verb: string,
+  scope: string,
+  subresource: string,
+  code: number,
+  seconds: number,
+): void {
+  let byVerb = metrics.requestSeries.get(resourceKey);
+  if (!byVerb) metrics.requestSeries.set(resourceKey, (byVerb = new Map()));
+  let byScope = byVerb.get(verb);
+  if (!byScope) byVerb.set(verb, (byScope = new Map()));
+  const scopeKey = subresource === '' ? scope : `${scope}/${subresource}`;
+  let series = byScope.get(scopeKey);
   if (!series) {
-    series = { duration: metrics.requestDuration.labels(labels.verb, labels.group, labels.version, labels.resource, labels.subresource, labels.scope, labels.component), byCode: new Map() };
-    cache.set(key, series);
+    const labels = resourceKey === '' ? ['', '', ''] : [served.apiGroup, served.apiVersion, served.resource];
+    series = { labels: [verb, ...labels, subresource, scope, 'apiserver'], duration: metrics.requestDuration.labels(verb, ...labels, subresource, scope, 'apiserver'), byCode: new Map() };
+    byScope.set(scopeKey, series);
   }
   let counter = series.byCode.get(code);
   if (!counter) {
-    counter = metrics.requestTotal.labels(labels.verb, labels.group, labels.version, labels.resource, labels.subresource, labels.scope, labels.component, String(code));
+    counter = metrics.requestTotal.labels(...series.labels, String(code));
     series.byCode.set(code, counter);
   }
   counter.inc();
@@ -59,8 +72,8 @@ export interface ServerMetrics {
   watchDuplicateDropped: FastCounter;
   droppedRequests: Counter<'request_kind'>;
   storageDuration: FastHistogram;
-  /** recordRequest's label children by label set, looked up once each. */
-  requestSeries: Map<string, RequestSeries>;
+  /** recordRequest's label children by served resource, verb and scope, looked up once each. */
+  requestSeries: Map<string, Map<string, Map<string, RequestSeries>>>;
 }
 
 /**

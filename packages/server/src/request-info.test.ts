@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { isStatusError } from '@plat/api-model';
 import { decodeRequestPath, requestInfoFor } from './request-info.js';
 
@@ -80,5 +81,46 @@ describe('requestInfoFor', () => {
       expect(isStatusError(err, 'BadRequest')).toBe(true);
       expect((err as Error).message).toBe(`invalid URL escape ${JSON.stringify(bad)}`);
     }
+  });
+
+  // The segments are cut by hand (one pass, read by index); this is the split-and-slice reading
+  // of Kubernetes' RequestInfoFactory (k8s.io/apiserver/pkg/endpoints/request/requestinfo.go) it
+  // replaced, for any path of the segments that matter and empty ones.
+  it('reads any path as split, filter and slice do (fast-check)', () => {
+    const reference = (method: string, path: string) => {
+      const segs = path.split('/').filter((x) => x !== '');
+      if (segs[0] !== 'api' && segs[0] !== 'apis') return { isResourceRequest: false, parts: [] as string[] };
+      let parts = segs.slice(1);
+      let group = '';
+      if (segs[0] === 'apis') {
+        if (parts.length < 3) return { isResourceRequest: false, parts };
+        group = parts[0]!;
+        parts = parts.slice(1);
+      } else if (parts.length < 2) return { isResourceRequest: false, parts };
+      const version = parts[0]!;
+      parts = parts.slice(1);
+      let verb = ({ GET: 'get', POST: 'create', DELETE: 'delete' } as Record<string, string>)[method]!;
+      if (parts[0] === 'watch' && parts.length > 1) {
+        verb = 'watch';
+        parts = parts.slice(1);
+      }
+      let namespace = '';
+      if (parts[0] === 'namespaces' && parts.length > 1) {
+        namespace = parts[1]!;
+        if (parts.length > 2 && parts[2] !== 'status' && parts[2] !== 'finalize') parts = parts.slice(2);
+      }
+      const name = parts[1] ?? '';
+      if (parts.length === 1 || name === '') verb = verb === 'get' ? 'list' : verb === 'delete' ? 'deletecollection' : verb;
+      const resource = parts[0] ?? '';
+      return { isResourceRequest: true, apiGroup: group, apiVersion: version, verb, namespace, resource, name, subresource: parts[2] ?? '', parts, resourceKey: `${group}/${version}/${resource}` };
+    };
+    const segment = fc.constantFrom('', 'api', 'apis', 'g.io', 'v1', 'v', 'watch', 'namespaces', 'ns', 'status', 'finalize', 'things', 'thing', 'a', 'b');
+    fc.assert(
+      fc.property(fc.constantFrom('GET', 'POST', 'DELETE'), fc.array(segment, { maxLength: 9 }), fc.boolean(), (method, segs, trailing) => {
+        const path = `/${segs.join('/')}${trailing ? '/' : ''}`;
+        expect(requestInfoFor(method, path, new URLSearchParams())).toMatchObject(reference(method, path));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

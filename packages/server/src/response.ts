@@ -3,6 +3,7 @@ import { stringify as yamlStringify } from 'yaml';
 import { StatusError, StatusReason, encodeJson, isStatusError, newInternalError } from '@plat/api-model';
 import type { RequestContext } from './context.js';
 import type { MediaTypeChoice } from './negotiation.js';
+import { requestHeader } from './request-header.js';
 import { closeAfterUnreadBody } from './unread-body.js';
 
 /** Kubernetes compresses responses above 128 KiB when the client accepts gzip. */
@@ -12,7 +13,7 @@ export const gzipThresholdBytes = 128 * 1024;
 export function wantsPretty(ctx: RequestContext): boolean {
   const p = ctx.query.get('pretty');
   if (p !== null) return ['1', 't', 'T', 'true', 'TRUE', 'True'].includes(p);
-  const ua = String(ctx.req.headers['user-agent'] ?? '');
+  const ua = requestHeader(ctx.req, 'user-agent') ?? '';
   return ua.startsWith('curl') || ua.startsWith('Wget') || ua.startsWith('wget');
 }
 

@@ -4,6 +4,7 @@ import { withAuthenticatedGroup, type AuthenticationRequest, type Authenticator 
 import type { Filter, RequestContext } from '../context.js';
 import { LoopbackIncomingRequest } from '../loopback.js';
 import type { ServerLogger } from '../logger.js';
+import { requestHeader } from '../request-header.js';
 import { writeError } from '../response.js';
 
 function rawHeaders(ctx: RequestContext): string[] {
@@ -90,7 +91,9 @@ export function withAuthentication(authenticator: Authenticator, logger: ServerL
       if (onUnauthenticated) await onUnauthenticated(ctx);
       return;
     }
-    delete ctx.req.headers.authorization;
+    // Only when there is one: `req.headers` is built on first use, and a GET with a client
+    // certificate need not build it (request-header.ts).
+    if (requestHeader(ctx.req, 'authorization') !== undefined) delete ctx.req.headers.authorization;
     ctx.user = user;
     ctx.authenticatedUser = user;
     await next(ctx);

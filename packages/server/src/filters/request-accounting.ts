@@ -2,11 +2,16 @@ import type { Filter, RequestContext } from '../context.js';
 import { recordRequest, type ServerMetrics } from '../metrics.js';
 import type { ServerLifecycle } from '../serving.js';
 
+// Constants, not `verb.toUpperCase()`: a string made per request would be hashed by the series lookup.
+const upperVerbs: ReadonlyMap<string, string> = new Map([
+  ['list', 'LIST'],
+  ['watch', 'WATCH'],
+  ['deletecollection', 'DELETECOLLECTION'],
+]);
+
 function metricVerb(ctx: RequestContext): string {
-  const v = ctx.info.verb;
   if (!ctx.info.isResourceRequest) return ctx.method;
-  if (v === 'list' || v === 'watch' || v === 'deletecollection') return v.toUpperCase();
-  return ctx.method === 'HEAD' ? 'GET' : ctx.method;
+  return upperVerbs.get(ctx.info.verb) ?? (ctx.method === 'HEAD' ? 'GET' : ctx.method);
 }
 
 /**
@@ -21,18 +26,17 @@ export function withRequestAccounting(lifecycle: ServerLifecycle, metrics: Serve
     lifecycle.requestFinished();
     const { info } = ctx;
     // Only served resources get their own series: paths that 404 must not grow the label sets.
-    const key = `${info.apiGroup}/${info.apiVersion}/${info.resource}`;
-    const served = info.isResourceRequest && servedResources.has(key);
-    const labels = {
-      verb: metricVerb(ctx),
-      group: served ? info.apiGroup : '',
-      version: served ? info.apiVersion : '',
-      resource: served ? info.resource : '',
-      subresource: served && info.subresource && servedResources.has(`${key}/${info.subresource}`) ? info.subresource : '',
-      scope: info.isResourceRequest ? (info.name ? 'resource' : info.namespace ? 'namespace' : 'cluster') : '',
-      component: 'apiserver',
-    };
-    recordRequest(metrics, labels, ctx.res.statusCode, Number(process.hrtime.bigint() - ctx.startTime) / 1e9);
+    let resourceKey = '';
+    let subresource = '';
+    if (info.isResourceRequest) {
+      const key = info.resourceKey ?? `${info.apiGroup}/${info.apiVersion}/${info.resource}`;
+      if (servedResources.has(key)) {
+        resourceKey = key;
+        if (info.subresource && servedResources.has(`${key}/${info.subresource}`)) subresource = info.subresource;
+      }
+    }
+    const scope = info.isResourceRequest ? (info.name ? 'resource' : info.namespace ? 'namespace' : 'cluster') : '';
+    recordRequest(metrics, resourceKey, info, metricVerb(ctx), scope, subresource, ctx.res.statusCode, Number(process.hrtime.bigint() - ctx.startTime) / 1e9);
   };
   return (next) => (ctx) => {
     lifecycle.requestStarted();

@@ -29,7 +29,7 @@ const handlers: Record<string, (scope: ResourceScope, ctx: RequestContext) => Pr
  */
 export function dispatchResource(scopes: ReadonlyMap<string, ResourceScope>, ctx: RequestContext): Promise<void> {
   const { info } = ctx;
-  const scope = scopes.get(`${info.apiGroup}/${info.apiVersion}/${info.resource}`);
+  const scope = scopes.get(info.resourceKey ?? `${info.apiGroup}/${info.apiVersion}/${info.resource}`);
   if (!scope) throw newPathNotFound();
   if (scope.def.namespaced) {
     // Across namespaces (`/<resource>` of a namespaced resource) Kubernetes serves list and watch

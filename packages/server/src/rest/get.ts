@@ -1,6 +1,7 @@
 import type { GetOptions } from '@plat/storage';
 import { RequestCallOptions, type RequestContext } from '../context.js';
 import { negotiateOutput } from '../negotiation.js';
+import { requestHeader } from '../request-header.js';
 import { wantsPretty, writeBody, writeObject } from '../response.js';
 import { parseIncludeObject, toTable } from '../table.js';
 import { encodedObject, scopeKey, withTypeMeta, type ResourceScope } from './scope.js';
@@ -21,7 +22,7 @@ class GetCall extends RequestCallOptions implements GetOptions {
 
 /** GET .../<resource>/<name>: 200 with the object (or a one-row Table). */
 export async function getResource(scope: ResourceScope, ctx: RequestContext): Promise<void> {
-  const choice = negotiateOutput(ctx.req.headers.accept, { allowedAs: ['Table', 'PartialObjectMetadata'] });
+  const choice = negotiateOutput(requestHeader(ctx.req, 'accept'), { allowedAs: ['Table', 'PartialObjectMetadata'] });
   const includeObject = parseIncludeObject(ctx.query.get('includeObject'));
   const rv = ctx.query.get('resourceVersion') ?? undefined;
   const stored = await scope.storage.get(scopeKey(scope, ctx.info.namespace, ctx.info.name), new GetCall(ctx, rv));

@@ -1,0 +1,63 @@
+import http from 'node:http';
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
+import fc from 'fast-check';
+import type { IncomingRequest } from './context.js';
+import { requestHeader } from './request-header.js';
+
+const names = ['accept', 'user-agent', 'authorization'] as const;
+
+/** Sends `lines` as one request's header lines to a real node:http server; resolves with what it read. */
+function readByServer(port: number, lines: string[]) {
+  return new Promise<{ node: (string | undefined)[]; ours: (string | undefined)[] }>((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.on('error', reject);
+    socket.write(`GET / HTTP/1.1\r\nHost: x\r\n${lines.map((l) => `${l}\r\n`).join('')}Connection: close\r\n\r\n`);
+    socket.resume();
+    socket.on('close', () => resolve(last));
+  });
+}
+
+let last: { node: (string | undefined)[]; ours: (string | undefined)[] };
+let server: http.Server;
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    const ours = names.map((n) => requestHeader(req as unknown as IncomingRequest, n));
+    const node = names.map((n) => {
+      const v = req.headers[n];
+      return Array.isArray(v) ? v.join(', ') : v;
+    });
+    last = { node, ours };
+    res.end();
+  });
+  server.listen(0, '127.0.0.1');
+  await new Promise((r) => server.once('listening', r));
+});
+
+afterAll(() => new Promise((r) => server.close(r)));
+
+describe('requestHeader', () => {
+  it("answers as node's req.headers for any spelling and repetition of the headers it reads (fast-check)", async () => {
+    const port = (server.address() as AddressInfo).port;
+    const spelling = fc.constantFrom('accept', 'Accept', 'ACCEPT', 'user-agent', 'User-Agent', 'USER-agent', 'authorization', 'Authorization', 'X-Other', 'Accept-Encoding');
+    const value = fc.stringMatching(/^[a-zA-Z0-9/*;=.,+ -]{0,12}$/).map((v) => v.trim());
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(spelling, value), { maxLength: 6 }), async (headers) => {
+        const got = await readByServer(
+          port,
+          headers.map(([n, v]) => `${n}: ${v}`),
+        );
+        expect(got.ours).toEqual(got.node);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('reads a request without raw headers (the loopback requests) by name', () => {
+    const req = { headers: { accept: 'application/json', 'user-agent': 'loopback' } } as unknown as IncomingRequest;
+    expect(requestHeader(req, 'accept')).toBe('application/json');
+    expect(requestHeader(req, 'user-agent')).toBe('loopback');
+    expect(requestHeader(req, 'authorization')).toBeUndefined();
+  });
+});
