@@ -80,16 +80,35 @@ export class EncodedObjects {
    * A list as writeObject encodes it (`encodeJson({ kind, apiVersion, metadata, items }) + '\n'`,
    * as UTF-8), from the items' kept bytes copied once into the envelope: no JSON.stringify of the
    * list, no join of a megabyte string, no UTF-8 encoding of it at the write.
+   *
+   * One buffer of the exact length, filled in place: the commas are written as bytes and each
+   * item is one `set`, where Buffer.concat took a list of twice as many parts (a buffer per
+   * comma) and walked it twice; frozen items (the watch cache's) are looked up in the view's map
+   * found once per list. What it buys: see docs/performance.md, "apiserver".
    */
   list(view: EncodingView, listKind: string, metadata: Record<string, unknown>, items: readonly ApiObject[]): Buffer {
-    const head = Buffer.from(`{"kind":${JSON.stringify(listKind)},"apiVersion":${JSON.stringify(view.apiVersion)},"metadata":${encodeJson(metadata)},"items":[`, 'utf8');
-    const parts: Buffer[] = [head];
-    for (let i = 0; i < items.length; i++) {
-      if (i > 0) parts.push(comma);
-      parts.push(this.item(view, items[i]!));
+    const head = `{"kind":${JSON.stringify(listKind)},"apiVersion":${JSON.stringify(view.apiVersion)},"metadata":${encodeJson(metadata)},"items":[`;
+    const byObject = this.#frozenOf(view);
+    const n = items.length;
+    const parts = new Array<Buffer>(n);
+    const headLength = Buffer.byteLength(head, 'utf8');
+    let length = headLength + (n > 0 ? n - 1 : 0) + listTail.length;
+    for (let i = 0; i < n; i++) {
+      const stored = items[i]!;
+      const item = byObject.get(stored)?.item ?? this.#entry(view, stored).item;
+      parts[i] = item;
+      length += item.length;
     }
-    parts.push(listTail);
-    return Buffer.concat(parts);
+    const out = Buffer.allocUnsafe(length);
+    let at = out.write(head, 0, headLength, 'utf8');
+    for (let i = 0; i < n; i++) {
+      if (i > 0) out[at++] = comma;
+      const item = parts[i]!;
+      out.set(item, at);
+      at += item.length;
+    }
+    out.set(listTail, at);
+    return out;
   }
 
   /** Kept encodings (for tests of the bound). */
@@ -104,7 +123,8 @@ interface Encoding {
   object?: string;
 }
 
-const comma = Buffer.from(',');
+/** `,` in UTF-8. */
+const comma = 0x2c;
 const listTail = Buffer.from(']}\n');
 
 /**
