@@ -148,7 +148,9 @@ export class WatchCache implements Storage {
   /**
    * The entries of `objects` in key order. A list walks the range of its prefix here, found by
    * two binary searches, and reads each object from its entry: no map lookup and no comparison
-   * of a long key with the range's end per item.
+   * of a long key with the range's end per item. What it buys: the walk of a label-selected list
+   * over 1,001 objects, in-process, takes 20–23 µs instead of 53–60 (docs/performance.md,
+   * "apiserver").
    */
   private sorted: Entry[] = [];
   private readonly events: EventWindow<CachedEvent>;
