@@ -15,9 +15,9 @@ const capacityStep = 64 * 1024;
  * connections the collector marked the whole heap every few dozen LISTs: `perf` put V8's
  * concurrent marking and sweeping at 24-34 % of the server's CPU (tools/bench/apiserver, LIST of
  * 1,000 at 32 connections, docs/performance.md "apiserver"), against 4-6 % with the buffers used
- * again; with this and the cheaper walk a LIST costs 0.48 [0.34-0.78] (pinned) and 0.68
- * [0.52-1.12] (unpinned) of the CPU it did before (ab.mjs --list 1000, 32 connections, per-round
- * medians and ranges).
+ * again; with this and the cheaper walk a LIST costs 0.48 [0.34-0.78] and 0.52 [0.35-0.67]
+ * (pinned) and 0.68 [0.52-1.12] (unpinned) of the CPU it did before (ab.mjs --list 1000, 32
+ * connections, per-round medians and ranges).
  *
  * A buffer goes back with {@link give} only when the response has finished: Node calls a write's
  * callback, and the response emits 'finish' after its last one, once the stream no longer holds
