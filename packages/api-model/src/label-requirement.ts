@@ -51,46 +51,27 @@ function parseInt64(s: string): bigint | undefined {
   return v < INT64_MIN || v > INT64_MAX ? undefined : v;
 }
 
-/** A requirement with its matching precomputed. */
+/**
+ * A requirement with its matching precomputed: its test is a function chosen once for the
+ * operator and the number of values, so a match reads the label once and compares, without a
+ * switch over the operator or a scan of a one-value list per label set. What it buys: a
+ * one-requirement selector (`bench=list`) over 1,001 objects, in-process, matches in 13–14 ns per
+ * object instead of 17 (docs/performance.md, "apiserver").
+ */
 export class CompiledRequirement implements LabelSelectorRequirement {
-  private readonly set: ReadonlySet<string> | undefined;
-  private readonly bound: bigint | undefined;
+  readonly #test: (labels: Labels) => boolean;
 
   constructor(
     readonly key: string,
     readonly operator: SelectionOperator,
     readonly values: readonly string[],
   ) {
-    this.set = values.length > 4 ? new Set(values) : undefined;
-    this.bound = values.length === 1 ? parseInt64(values[0]!) : undefined;
+    this.#test = matcherOf(key, operator, values);
   }
 
-  private hasValue(v: string): boolean {
-    return this.set ? this.set.has(v) : this.values.includes(v);
-  }
-
+  /** True when the label set satisfies the requirement (Kubernetes' `Requirement.Matches`). */
   matches(labels: Labels): boolean {
-    const present = Object.hasOwn(labels, this.key);
-    switch (this.operator) {
-      case 'in':
-      case '=':
-      case '==':
-        return present && this.hasValue(labels[this.key]!);
-      case 'notin':
-      case '!=':
-        return !present || !this.hasValue(labels[this.key]!);
-      case 'exists':
-        return present;
-      case '!':
-        return !present;
-      case 'gt':
-      case 'lt': {
-        if (!present || this.bound === undefined) return false;
-        const v = parseInt64(labels[this.key]!);
-        if (v === undefined) return false;
-        return this.operator === 'gt' ? v > this.bound : v < this.bound;
-      }
-    }
+    return this.#test(labels);
   }
 
   toString(): string {
@@ -119,6 +100,67 @@ export class CompiledRequirement implements LabelSelectorRequirement {
     if (this.operator === 'in' || this.operator === 'notin') out += ')';
     return out;
   }
+}
+
+/**
+ * The test of one requirement. A label is present when it is the set's own property: a value read
+ * through the prototype (`constructor`, `toString`) is never a string, so the equality tests
+ * check ownership only after the value compared equal.
+ */
+function matcherOf(key: string, operator: SelectionOperator, values: readonly string[]): (labels: Labels) => boolean {
+  const hasOwn = Object.hasOwn;
+  switch (operator) {
+    case 'in':
+    case '=':
+    case '==': {
+      if (values.length === 1) {
+        const value = values[0];
+        return (labels) => labels[key] === value && hasOwn(labels, key);
+      }
+      const has = valueTest(values);
+      return (labels) => {
+        const v = labels[key];
+        return typeof v === 'string' && hasOwn(labels, key) && has(v);
+      };
+    }
+    case 'notin':
+    case '!=': {
+      if (values.length === 1) {
+        const value = values[0];
+        return (labels) => labels[key] !== value || !hasOwn(labels, key);
+      }
+      const has = valueTest(values);
+      return (labels) => {
+        const v = labels[key];
+        return typeof v !== 'string' || !hasOwn(labels, key) || !has(v);
+      };
+    }
+    case 'exists':
+      return (labels) => hasOwn(labels, key);
+    case '!':
+      return (labels) => !hasOwn(labels, key);
+    case 'gt':
+    case 'lt': {
+      const bound = values.length === 1 ? parseInt64(values[0]!) : undefined;
+      if (bound === undefined) return () => false;
+      const greater = operator === 'gt';
+      return (labels) => {
+        if (!hasOwn(labels, key)) return false;
+        const v = parseInt64(labels[key]!);
+        if (v === undefined) return false;
+        return greater ? v > bound : v < bound;
+      };
+    }
+  }
+}
+
+/** Membership in a requirement's values: a set past four values, a scan below. */
+function valueTest(values: readonly string[]): (v: string) => boolean {
+  if (values.length > 4) {
+    const set = new Set(values);
+    return (v) => set.has(v);
+  }
+  return (v) => values.includes(v);
 }
 
 const nilPath = '<nil>';

@@ -24,10 +24,15 @@ export class LabelSelector {
   private static readonly everythingSelector = new LabelSelector([], false);
   private static readonly nothingSelector = new LabelSelector([], true);
 
+  /** The whole selector as one test, chosen once: see `matcherOf`. */
+  readonly #test: (labels: Labels) => boolean;
+
   private constructor(
     private readonly reqs: readonly CompiledRequirement[],
     private readonly nothing: boolean,
-  ) {}
+  ) {
+    this.#test = matcherOf(reqs, nothing);
+  }
 
   /** Parses Kubernetes' selector syntax; throws SelectorError with Kubernetes' message. */
   static parse(selector: string, options: LabelRequirementOptions = {}): LabelSelector {
@@ -68,10 +73,7 @@ export class LabelSelector {
   }
 
   matches(labels: Labels | null | undefined): boolean {
-    if (this.nothing) return false;
-    const l = labels ?? {};
-    for (const r of this.reqs) if (!r.matches(l)) return false;
-    return true;
+    return this.#test(labels ?? noLabels);
   }
 
   /** True when the selector does not restrict anything. */
@@ -102,6 +104,25 @@ export class LabelSelector {
   toString(): string {
     return this.reqs.map((r) => r.toString()).join(',');
   }
+}
+
+const noLabels: Labels = Object.freeze({});
+
+/**
+ * A selector's test: the one requirement's own test when there is one (the common
+ * `labelSelector=app=x`), else a loop over them, allocating nothing per label set.
+ */
+function matcherOf(reqs: readonly CompiledRequirement[], nothing: boolean): (labels: Labels) => boolean {
+  if (nothing) return () => false;
+  if (reqs.length === 0) return () => true;
+  if (reqs.length === 1) {
+    const r = reqs[0]!;
+    return (labels) => r.matches(labels);
+  }
+  return (labels) => {
+    for (let i = 0; i < reqs.length; i++) if (!reqs[i]!.matches(labels)) return false;
+    return true;
+  };
 }
 
 function compile(r: LabelSelectorRequirement): CompiledRequirement {

@@ -111,7 +111,9 @@ class LoopbackOutgoingResponse implements OutgoingResponse {
 
   write(chunk: string | Buffer, cb?: (err?: Error | null) => void): boolean {
     this.headersSent = true;
-    this.chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+    // A copy: as a socket's, the write is done once its callback ran, and the writer may use
+    // the chunk's memory again after 'finish' (a LIST's body, rest/list-buffers.ts).
+    this.chunks.push(Buffer.from(chunk));
     cb?.();
     return true;
   }

@@ -1,4 +1,5 @@
-import type { Storage, Watch, WatchEvent, WatchOptions } from './index.js';
+import fc from 'fast-check';
+import type { ListOptions, Predicate, Storage, Watch, WatchEvent, WatchOptions } from './index.js';
 import { MemoryStorage, WatchCache } from './index.js';
 import { deliverTurnSize } from './watch-cache.js';
 
@@ -256,5 +257,59 @@ describe('watch cache', () => {
     const l = await cache.list(prefix, { resourceVersion: '0' });
     expect(l.items.map((o) => o.metadata?.name)).toEqual(['a', 'b', 'c', 'z']);
     expect(await cache.ready()).toBe(true);
+  });
+
+  it('lists, counts, pages and starts watches as the backend does, after any creates, updates and deletes', async () => {
+    // Keys in two collections whose prefixes are prefixes of each other's names, so a list's
+    // range ends where the next collection begins; names sort apart from insertion order.
+    const collections = ['/g/a', '/g/ab'];
+    const names = ['x', 'a', 'm', 'b0', 'zz', 'a-1'];
+    const op = fc.record({
+      coll: fc.constantFrom(...collections),
+      name: fc.constantFrom(...names),
+      kind: fc.constantFrom('put', 'put', 'delete'),
+      label: fc.constantFrom('on', 'off'),
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { maxLength: 25 }), fc.integer({ min: 1, max: 4 }), async (ops, limit) => {
+        const store = new MemoryStorage();
+        const watched = await WatchCache.open(store, { freshnessTimeoutMs: 1000 });
+        try {
+          for (const o of ops) {
+            const k = `${o.coll}/${o.name}`;
+            const exists = await store.get(k).then(() => true, () => false);
+            const value = { metadata: { name: o.name, labels: { l: o.label } }, spec: { n: o.name } };
+            if (o.kind === 'delete') {
+              if (exists) await watched.delete(k);
+            } else if (exists) {
+              await watched.guaranteedUpdate(k, (cur) => ({ ...cur, metadata: { ...cur.metadata, labels: { l: o.label } } }));
+            } else {
+              await watched.create(k, value);
+            }
+          }
+          const selected: Predicate = (x) => x.metadata?.labels?.['l'] === 'on';
+          for (const coll of collections) {
+            for (const opts of [{}, { limit }, { predicate: selected }, { predicate: selected, limit }] as ListOptions[]) {
+              // "" reads the cache once it holds the backend's current revision.
+              const fromCache = await watched.list(coll, { ...opts, readOnly: true });
+              const fromBackend = await store.list(coll, { ...opts, resourceVersion: fromCache.resourceVersion, resourceVersionMatch: 'Exact' });
+              expect(fromCache.items).toEqual(fromBackend.items);
+              expect(fromCache.continue).toBe(fromBackend.continue);
+              expect(fromCache.remainingItemCount).toBe(fromBackend.remainingItemCount);
+            }
+            expect(await watched.count(coll)).toBe(await store.count(coll));
+            const w = await watched.watch(coll, { resourceVersion: '0' });
+            const initial: string[] = [];
+            const expected = (await store.list(coll)).items.map((x) => x.metadata!.name!);
+            for (let i = 0; i < expected.length; i++) initial.push((await next(w)).value.object.metadata.name);
+            w.stop();
+            expect(initial).toEqual(expected);
+          }
+        } finally {
+          await watched.close();
+        }
+      }),
+      { numRuns: 60 },
+    );
   });
 });

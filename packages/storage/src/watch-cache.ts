@@ -56,11 +56,12 @@ export interface WatchCacheOptions {
 
 /** A cached object, deep-frozen: shared by every reader below its top level and metadata, and whole by read-only lists. */
 interface Entry {
-  obj: StoredObject;
+  readonly key: string;
+  readonly obj: StoredObject;
 }
 
-function entryOf(obj: StoredObject): Entry {
-  return { obj: deepFreeze(obj) };
+function entryOf(key: string, obj: StoredObject): Entry {
+  return { key, obj: deepFreeze(obj) };
 }
 
 /**
@@ -117,12 +118,13 @@ interface CacheWatcher {
  */
 export const deliverTurnSize = 500;
 
-function lowerBound(arr: readonly string[], x: string): number {
+/** The index of the first entry whose key is not below `x`. */
+function lowerBound(arr: readonly Entry[], x: string): number {
   let lo = 0;
   let hi = arr.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (arr[mid] < x) lo = mid + 1;
+    if (arr[mid]!.key < x) lo = mid + 1;
     else hi = mid;
   }
   return lo;
@@ -143,7 +145,14 @@ export class WatchCache implements Storage {
   private readonly progressIntervalMs: number;
 
   private readonly objects = new Map<string, Entry>();
-  private keys: string[] = [];
+  /**
+   * The entries of `objects` in key order. A list walks the range of its prefix here, found by
+   * two binary searches, and reads each object from its entry: no map lookup and no comparison
+   * of a long key with the range's end per item. What it buys: the walk of a label-selected list
+   * over 1,001 objects, in-process, takes 20–23 µs instead of 53–60 (docs/performance.md,
+   * "apiserver").
+   */
+  private sorted: Entry[] = [];
   private readonly events: EventWindow<CachedEvent>;
   /** Every change up to rev has been applied. */
   private rev = 0;
@@ -214,18 +223,20 @@ export class WatchCache implements Storage {
         this.upstream = w;
         const it = w[Symbol.asyncIterator]();
         this.objects.clear();
-        const loaded: string[] = [];
+        const loaded: Entry[] = [];
         for (;;) {
           const r = await it.next();
           if (r.done) throw newServiceUnavailable('backend watch ended during the initial sync');
           const e = r.value;
           if (e.type === 'ADDED' && e.key) {
-            this.objects.set(e.key, entryOf(e.object as StoredObject));
-            loaded.push(e.key);
+            const entry = entryOf(e.key, e.object as StoredObject);
+            this.objects.set(e.key, entry);
+            loaded.push(entry);
           } else if (e.type === 'BOOKMARK') {
             const meta = (e.object as StoredObject).metadata;
             if (meta?.annotations?.[initialEventsEndAnnotation] === 'true') {
-              this.keys = loaded.sort();
+              // Sorted by UTF-16 code units, as `<` compares keys in lowerBound.
+              this.sorted = loaded.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
               this.events.clear();
               this.rev = Number(meta.resourceVersion);
               this.lastApplied = this.rev;
@@ -291,17 +302,19 @@ export class WatchCache implements Storage {
       return;
     }
     this.lastApplied = revision;
-    const entry = entryOf(obj);
+    const entry = entryOf(key, obj);
     const old = this.objects.get(key);
-    const prev = old ?? (prevObject ? entryOf(prevObject) : undefined);
+    const prev = old ?? (prevObject ? entryOf(key, prevObject) : undefined);
     if (type === 'DELETED') {
       if (old) {
         this.objects.delete(key);
-        const i = lowerBound(this.keys, key);
-        if (this.keys[i] === key) this.keys.splice(i, 1);
+        const i = lowerBound(this.sorted, key);
+        if (this.sorted[i]?.key === key) this.sorted.splice(i, 1);
       }
     } else {
-      if (!old) this.keys.splice(lowerBound(this.keys, key), 0, key);
+      const i = lowerBound(this.sorted, key);
+      if (this.sorted[i]?.key === key) this.sorted[i] = entry;
+      else this.sorted.splice(i, 0, entry);
       this.objects.set(key, entry);
     }
     const ev: CachedEvent = { type, key, revision, entry, prev: type === 'ADDED' ? undefined : prev, size: size ?? JSON.stringify(obj).length };
@@ -481,10 +494,12 @@ export class WatchCache implements Storage {
     const p = opts.predicate;
     const readOnly = opts.readOnly === true;
     const revision = this.rev;
-    let i = lowerBound(this.keys, prefix);
-    for (; i < this.keys.length && this.keys[i] < end; i++) {
-      const e = this.objects.get(this.keys[i])!;
-      if (p && !p(e.obj)) continue;
+    const sorted = this.sorted;
+    const last = lowerBound(sorted, end);
+    let i = lowerBound(sorted, prefix);
+    for (; i < last; i++) {
+      const e = sorted[i]!;
+      if (p !== undefined && !p(e.obj)) continue;
       // A read-only caller gets the cached frozen object itself: no copy of each top level and
       // metadata, and the server finds each item's kept encoding by identity instead of by a
       // built key (EncodedObjects). What it buys: a LIST of 1,000 costs 2.08–2.31 ms of server
@@ -495,9 +510,9 @@ export class WatchCache implements Storage {
       if (limit !== undefined && items.length >= limit) break;
     }
     const result: ListResult = { items, resourceVersion: String(revision) };
-    if (limit !== undefined && items.length >= limit && i + 1 < this.keys.length && this.keys[i + 1] < end) {
-      result.continue = encodeContinue(`${this.keys[i]}\u0000`, prefix, revision);
-      if (!p) result.remainingItemCount = lowerBound(this.keys, end) - (i + 1);
+    if (limit !== undefined && items.length >= limit && i + 1 < last) {
+      result.continue = encodeContinue(`${sorted[i]!.key}\u0000`, prefix, revision);
+      if (!p) result.remainingItemCount = last - (i + 1);
     }
     return result;
   }
@@ -505,7 +520,7 @@ export class WatchCache implements Storage {
   async count(prefix: string): Promise<number> {
     if (!this.isReady) return this.backend.count(prefix);
     const p = normalizePrefix(prefix);
-    return lowerBound(this.keys, prefixEnd(p)) - lowerBound(this.keys, p);
+    return lowerBound(this.sorted, prefixEnd(p)) - lowerBound(this.sorted, p);
   }
 
   async watch(prefixIn: string, opts: WatchOptions = {}): Promise<Watch> {
@@ -530,9 +545,10 @@ export class WatchCache implements Storage {
     const w: CacheWatcher = { start: prefix, end, predicate, stream, last: 0, queued: 0 };
     let startRev: number;
     if (initial) {
-      for (let i = lowerBound(this.keys, prefix); i < this.keys.length && this.keys[i] < end; i++) {
-        const e = this.objects.get(this.keys[i])!;
-        if (!predicate || predicate(e.obj)) stream.pushInitial({ type: 'ADDED', object: copy(e), key: this.keys[i] });
+      const sorted = this.sorted;
+      for (let i = lowerBound(sorted, prefix), last = lowerBound(sorted, end); i < last; i++) {
+        const e = sorted[i]!;
+        if (!predicate || predicate(e.obj)) stream.pushInitial({ type: 'ADDED', object: copy(e), key: e.key });
       }
       startRev = this.rev;
       w.last = startRev;

@@ -5,7 +5,10 @@
 // hits both alike; the figure to read is the CPU per request of B as a ratio of A.
 //
 //   node tools/bench/apiserver/ab.mjs --a base.mjs --b new.mjs [--args "--storage-backend=memory ..."]
-//                                     [--rounds 6] [--duration 3] [--connections 16] [--pin]
+//                                     [--rounds 6] [--duration 3] [--connections 16] [--pin] [--list N]
+//
+// --list N compares a LIST of N ClusterTrustBundles instead (each server seeded with N objects
+// labelled `bench=list` beside the GET's, listed with `labelSelector=bench=list`, as bench.mjs's).
 //
 // --pin (Linux, taskset): the servers on CPU 0, this process (autocannon) on the others, so that
 // the server under test never waits for the load generator's CPU; steadier on a 2-core machine.
@@ -20,7 +23,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Agent } from 'undici';
-import { adminCredentials, benchFlags, cannonWith, createBenchBundle, measuredSlice, mergeSlices, pinning, startApiServer } from '../lib/apiserver-harness.mjs';
+import { adminCredentials, benchFlags, cannonWith, createBenchBundle, measuredSlice, mergeSlices, pinning, seedObjects, startApiServer } from '../lib/apiserver-harness.mjs';
 
 const { flag } = benchFlags();
 const builds = { A: flag('a'), B: flag('b') };
@@ -30,6 +33,8 @@ const rounds = Number(flag('rounds', '6'));
 const cannon = cannonWith({ connections: Number(flag('connections', '16')), duration: Number(flag('duration', '3')) });
 const pin = process.argv.includes('--pin');
 const collection = '/apis/certificates.plat.io/v1alpha1/clustertrustbundles';
+const listSize = Number(flag('list', '0'));
+const what = listSize ? `LIST of ${listSize}` : 'GET';
 
 if (pin) pinning.loadGenerator();
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'plat-bench-ab-'));
@@ -44,8 +49,10 @@ try {
     const creds = adminCredentials(path.join(dataDir, 'admin.conf'));
     const dispatcher = new Agent({ connect: creds });
     await createBenchBundle(url, dispatcher, creds);
+    if (listSize) await seedObjects(url, dispatcher, creds.ca, { count: listSize, name: (i) => `bench-list-${String(i).padStart(4, '0')}`, labels: { bench: 'list' } });
     await dispatcher.close();
-    Object.assign(server, { name, target: { url: `${url}${collection}/bench`, tlsOptions: { ca: creds.ca, cert: creds.cert, key: creds.key }, headers: { accept: 'application/json' } }, runs: [] });
+    const target = listSize ? `${collection}?labelSelector=bench%3Dlist` : `${collection}/bench`;
+    Object.assign(server, { name, target: { url: `${url}${target}`, tlsOptions: { ca: creds.ca, cert: creds.cert, key: creds.key }, headers: { accept: 'application/json' } }, runs: [] });
   }
   for (const s of servers) await cannon({ ...s.target, duration: 1 });
   for (let r = 0; r < rounds; r++) {
@@ -56,7 +63,7 @@ try {
     }
   }
   const [a, b] = servers.map((s) => ({ ...mergeSlices(s.runs), perRound: s.runs.map((x) => (1e6 * x.cpu) / x.total) }));
-  console.log('| build | GET req/s | µs CPU per request | per round |');
+  console.log(`| build | ${what} req/s | µs CPU per request | per round |`);
   console.log('|---|---:|---:|---|');
   for (const [name, m] of [['A', a], ['B', b]]) {
     console.log(`| ${name} ${path.basename(builds[name])} | ${m.rps} | ${(1e6 / m.perCpuSecond).toFixed(1)} | ${m.perRound.map((x) => x.toFixed(0)).join(' ')} |`);

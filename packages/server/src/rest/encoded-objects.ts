@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { encodeJson, type ApiObject } from '@plat/api-model';
+import { ListBuffers } from './list-buffers.js';
 
 /** Default bound of the encodings kept ({@link EncodedObjects}): 64 MiB. */
 export const defaultEncodedCacheBytes = 64 * 1024 * 1024;
@@ -34,8 +35,11 @@ export class EncodedObjects {
   readonly #entries: LRUCache<string, Encoding>;
   /** Encodings of frozen stored objects by object, per view: held only while the object lives. */
   readonly #frozen = new WeakMap<EncodingView, WeakMap<object, Encoding>>();
+  /** Memory for list bodies, used again once their responses finished. */
+  readonly #bodies: ListBuffers;
 
-  constructor(maxBytes = defaultEncodedCacheBytes) {
+  constructor(maxBytes = defaultEncodedCacheBytes, bodies = new ListBuffers()) {
+    this.#bodies = bodies;
     // Sized at twice the item: room for the GET form, made at the first GET.
     this.#entries = new LRUCache<string, Encoding>({ maxSize: maxBytes, sizeCalculation: (entry, key) => 2 * entry.item.length + key.length });
   }
@@ -80,16 +84,43 @@ export class EncodedObjects {
    * A list as writeObject encodes it (`encodeJson({ kind, apiVersion, metadata, items }) + '\n'`,
    * as UTF-8), from the items' kept bytes copied once into the envelope: no JSON.stringify of the
    * list, no join of a megabyte string, no UTF-8 encoding of it at the write.
+   *
+   * One buffer of the exact length, filled in place: the commas are written as bytes and each
+   * item is one `set`, where Buffer.concat took a list of twice as many parts (a buffer per
+   * comma) and walked it twice; frozen items (the watch cache's) are looked up in the view's map
+   * found once per list. The body's memory comes from {@link ListBuffers}: give it back with
+   * {@link release} once its response finished. A write per item instead of the copy would not
+   * save it: node's TLS layer joins the chunks of one write into one buffer before `SSL_write`.
+   * What it buys: see docs/performance.md, "apiserver".
    */
   list(view: EncodingView, listKind: string, metadata: Record<string, unknown>, items: readonly ApiObject[]): Buffer {
-    const head = Buffer.from(`{"kind":${JSON.stringify(listKind)},"apiVersion":${JSON.stringify(view.apiVersion)},"metadata":${encodeJson(metadata)},"items":[`, 'utf8');
-    const parts: Buffer[] = [head];
-    for (let i = 0; i < items.length; i++) {
-      if (i > 0) parts.push(comma);
-      parts.push(this.item(view, items[i]!));
+    const head = `{"kind":${JSON.stringify(listKind)},"apiVersion":${JSON.stringify(view.apiVersion)},"metadata":${encodeJson(metadata)},"items":[`;
+    const byObject = this.#frozenOf(view);
+    const n = items.length;
+    const parts = new Array<Buffer>(n);
+    const headLength = Buffer.byteLength(head, 'utf8');
+    let length = headLength + (n > 0 ? n - 1 : 0) + listTail.length;
+    for (let i = 0; i < n; i++) {
+      const stored = items[i]!;
+      const item = byObject.get(stored)?.item ?? this.#entry(view, stored).item;
+      parts[i] = item;
+      length += item.length;
     }
-    parts.push(listTail);
-    return Buffer.concat(parts);
+    const out = this.#bodies.take(length);
+    let at = out.write(head, 0, headLength, 'utf8');
+    for (let i = 0; i < n; i++) {
+      if (i > 0) out[at++] = comma;
+      const item = parts[i]!;
+      out.set(item, at);
+      at += item.length;
+    }
+    out.set(listTail, at);
+    return out;
+  }
+
+  /** Gives back the memory of a body from {@link list} once its response has finished (written out). */
+  release(body: Buffer): void {
+    this.#bodies.give(body);
   }
 
   /** Kept encodings (for tests of the bound). */
@@ -104,7 +135,8 @@ interface Encoding {
   object?: string;
 }
 
-const comma = Buffer.from(',');
+/** `,` in UTF-8. */
+const comma = 0x2c;
 const listTail = Buffer.from(']}\n');
 
 /**

@@ -74,6 +74,15 @@ function validate(o: ListRequestOptions, rawMatch: string): FieldError[] {
 }
 
 /**
+ * The test of a list's selectors, chosen once per request: without a field selector (the common
+ * `labelSelector=...`) it reads only the labels, and builds no selectable fields per object.
+ */
+function selectionOf(scope: ResourceScope, ls: LabelSelector, fs: FieldSelector): (obj: ApiObject) => boolean {
+  if (fs.isEmpty()) return (obj) => ls.matches(obj.metadata?.labels);
+  return (obj) => ls.matches(obj.metadata?.labels) && fs.matches(selectableFields(scope, obj));
+}
+
+/**
  * Parses the list/watch/deletecollection query. A name in the path (`.../clustertrustbundles/x`
  * with watch) becomes a `metadata.name` field selector, as Kubernetes does.
  */
@@ -109,8 +118,7 @@ export function parseListOptions(scope: ResourceScope, ctx: RequestContext, opts
     timeoutSeconds: parseInteger(q.get('timeoutSeconds'), 'timeoutSeconds'),
     limit: parseInteger(q.get('limit'), 'limit'),
     continue: q.get('continue') || undefined,
-    matches: (obj) =>
-      (ls.isEmpty() || ls.matches(obj.metadata?.labels ?? {})) && (fs.isEmpty() || fs.matches(selectableFields(scope, obj))),
+    matches: selectionOf(scope, ls, fs),
   };
   const errs = validate(o, rawMatch);
   if (errs.length) throw invalidOptions('ListOptions', errs);

@@ -51,7 +51,10 @@ export async function listResource(scope: ResourceScope, ctx: RequestContext): P
     // The common answer: each item's kept compact JSON joined inside the list's envelope, the
     // same bytes as encoding the whole list (EncodedObjects says what it buys).
     if (ctx.audit?.level === 'RequestResponse') ctx.audit.logResponseObject(typedList(scope, listMeta, result.items));
-    writeBody(ctx, 200, choice.contentType, scope.encodings.list(scope.encodingView, scope.def.listKind, listMeta, result.items));
+    const body = scope.encodings.list(scope.encodingView, scope.def.listKind, listMeta, result.items);
+    // Its memory serves a later LIST once this response is written out (ListBuffers says why).
+    ctx.res.once('finish', () => scope.encodings.release(body));
+    writeBody(ctx, 200, choice.contentType, body);
     return;
   }
   writeObject(ctx, 200, typedList(scope, listMeta, result.items), choice);
