@@ -199,6 +199,10 @@ export function traceAuthenticator(tracing: Tracing, authenticator: Authenticato
               return result;
             },
           ),
+    // A traced request takes `authenticate`, for its span.
+    authenticateKnown: authenticator.authenticateKnown
+      ? (req, scope) => (traced.count === 0 || scope?.traceContext === undefined ? authenticator.authenticateKnown!(req, scope) : undefined)
+      : undefined,
   };
 }
 
@@ -237,6 +241,10 @@ export function traceAuthorization(tracing: Tracing, authorizer: Authorizer): Au
               return result;
             },
           ),
+    // A traced request takes `authorize`, for its span.
+    authorizeKnown: authorizer.authorizeKnown
+      ? (attrs, scope) => (traced.count === 0 || scope?.traceContext === undefined ? authorizer.authorizeKnown!(attrs, scope) : undefined)
+      : undefined,
   };
 }
 
@@ -266,6 +274,10 @@ export function traceAuthorizer(tracing: Tracing | undefined, type: string, name
               return result;
             },
           ),
+    // A traced request takes `authorize`, for its span.
+    authorizeKnown: authorizer.authorizeKnown
+      ? (attrs, scope) => (traced.count === 0 || scope?.traceContext === undefined ? authorizer.authorizeKnown!(attrs, scope) : undefined)
+      : undefined,
   };
 }
 
