@@ -43,23 +43,6 @@ describe('memory storage', () => {
     await expect(s.get('/g/r/a')).rejects.toThrow('storage is closed');
   });
 
-  it('answers getKnown from its read cache while the object is unchanged, also through a watch cache', async () => {
-    const s = await openStorage({ backend: 'memory' }, { watchCache: true });
-    try {
-      await s.create('/g/r/a', { metadata: { name: 'a' } });
-      // Not read yet: get reads it.
-      expect(s.getKnown!('/g/r/a')).toBeUndefined();
-      const a = await s.get('/g/r/a');
-      expect(s.getKnown!('/g/r/a')).toBe(a);
-      expect(s.getKnown!('/g/r/a', { resourceVersion: '' })).toBe(a);
-      await s.guaranteedUpdate('/g/r/a', (cur) => ({ ...cur, spec: { x: 1 } }));
-      expect(s.getKnown!('/g/r/a')).toBeUndefined();
-      expect(s.getKnown!('/g/r/missing')).toBeUndefined();
-    } finally {
-      await s.close();
-    }
-  });
-
   it('keeps at most readCacheSize decoded objects, and decodes every get afresh with 0', async () => {
     const small = new MemoryStorage({ readCacheSize: 2 });
     const none = new MemoryStorage({ readCacheSize: 0 });

@@ -119,30 +119,6 @@ export function runStorageContract(name: string, target: ContractTarget): void {
         expect(got.spec).toEqual({ trustBundle: 'pem-a' });
       });
 
-      it('answers from getKnown, where offered, what get answers, or undefined for get to answer', async () => {
-        const { key } = freshResource();
-        // The answer getKnown gives is get's at the same moment.
-        const agrees = async (k: string, opts?: { resourceVersion?: string }) => {
-          const known = s.getKnown?.(k, opts);
-          if (known !== undefined) expect(await s.get(k, opts)).toBe(known);
-          return known;
-        };
-        expect(await agrees(key('a'))).toBeUndefined();
-        await s.create(key('a'), bundle('a'));
-        const first = await s.get(key('a'));
-        await agrees(key('a'));
-        const updated = await s.guaranteedUpdate(key('a'), (cur) => ({ ...cur, spec: { trustBundle: 'new' } }));
-        // Never the object before the write.
-        expect(s.getKnown?.(key('a'))).not.toBe(first);
-        expect(await s.get(key('a'))).toEqual(updated);
-        await agrees(key('a'));
-        // A resourceVersion is left to get.
-        expect(s.getKnown?.(key('a'), { resourceVersion: '0' })).toBeUndefined();
-        await s.delete(key('a'));
-        expect(s.getKnown?.(key('a'))).toBeUndefined();
-        await expectStatus(s.get(key('a')), 404, 'NotFound');
-      });
-
       it('answers a shared frozen object from get while it is unchanged, and a new one after a write', async () => {
         const { key } = freshResource();
         await s.create(key('a'), bundle('a'));
