@@ -36,17 +36,6 @@ export function instrumentStorage(storage: Storage, metrics: ServerMetrics, type
       );
     };
   }
-  // Timed as a get when it answers; otherwise the caller's `get` is (so each read counts once).
-  // Defined even when the storage has none: the wrapper must not inherit an untimed one.
-  const getSeries = metrics.storageDuration.labels({ operation: 'get', type });
-  wrapped.getKnown = storage.getKnown
-    ? (key, opts) => {
-        const end = getSeries.startTimer();
-        const known = storage.getKnown!(key, opts);
-        if (known !== undefined) end();
-        return known;
-      }
-    : undefined;
   for (const op of ['watch', 'compact', 'currentRevision', 'ready', 'close'] as const) {
     (wrapped as unknown as Record<string, unknown>)[op] = (storage[op] as (...a: unknown[]) => unknown).bind(storage);
   }

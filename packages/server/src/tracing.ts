@@ -338,11 +338,6 @@ export function traceStorage(tracing: Tracing, storage: Storage, type: string): 
       return request?.traceContext === undefined ? original(...args) : inChildSpan(tracing, request, `storage.${op}`, attributes, () => original(...args));
     };
   }
-  // A traced request's get takes `get`, for its span. Defined even when the storage has none:
-  // the wrapper must not inherit one that skips the span.
-  wrapped.getKnown = storage.getKnown
-    ? (key, opts) => (tracedRequests.count === 0 || opts?.request?.traceContext === undefined ? storage.getKnown!(key, opts) : undefined)
-    : undefined;
   for (const op of ['watch', 'compact', 'ready', 'close'] as const) {
     (wrapped as unknown as Record<string, unknown>)[op] = (storage[op] as (...a: unknown[]) => unknown).bind(storage);
   }

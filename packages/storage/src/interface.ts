@@ -159,14 +159,6 @@ export interface Storage {
   create(key: string, obj: StoredObject, opts?: CreateOptions): Promise<StoredObject>;
   /** The object at key; it may be shared with other readers and frozen: copy it before changing it. */
   get(key: string, opts?: GetOptions): Promise<StoredObject>;
-  /**
-   * The object `get` would answer, when the storage has it at hand without waiting (an unchanged
-   * object of the memory or SQLite backend's read cache); undefined when the caller must await
-   * `get` (etcd, a missing object, a resourceVersion to wait for, an error). Never throws.
-   * Optional; a wrapper of a storage forwards it with what it adds to `get` (metrics, spans). A
-   * GET answered here spares an async call per storage layer (docs/performance.md, "apiserver").
-   */
-  getKnown?(key: string, opts?: GetOptions): StoredObject | undefined;
   list(prefix: string, opts?: ListOptions): Promise<ListResult>;
   guaranteedUpdate(key: string, tryUpdate: TryUpdate, opts?: UpdateOptions): Promise<StoredObject>;
   delete(key: string, opts?: DeleteOptions): Promise<StoredObject>;

@@ -111,11 +111,6 @@ export interface Kv {
    * of an unchanged object from its read cache without fetching and parsing the value.
    */
   modRevision?(key: string, opts?: KvReadOptions): Promise<{ modRevision: number | undefined; revision: number }>;
-  /**
-   * Optional: the latest modRevision of a live key (0 when it is missing or deleted), for a store
-   * that knows it without waiting (in its memory or a synchronous database call). May throw.
-   */
-  modRevisionNow?(key: string): number;
   range(start: string, end: string, opts: RangeOptions): Promise<RangeResult>;
   count(start: string, end: string): Promise<number>;
   create(key: string, value: string): Promise<TxnResult>;

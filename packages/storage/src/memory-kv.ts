@@ -59,12 +59,6 @@ export class MemoryKv implements Kv {
     return i >= 0 ? vs[i] : undefined;
   }
 
-  modRevisionNow(key: string): number {
-    const vs = this.versions.get(key);
-    const v = vs?.[vs.length - 1];
-    return v?.value !== undefined ? v.revision : 0;
-  }
-
   async get(key: string, revision?: number): Promise<{ record: KvRecord | undefined; revision: number }> {
     const at = readRevision(revision, this.revision, this.compacted);
     const v = this.versionAt(key, at);

@@ -215,19 +215,6 @@ export class MvccStorage implements Storage {
     return this.decodeRead(key, record);
   }
 
-  // An unchanged object of the read cache, when the backend tells its newest revision without
-  // waiting (memory, SQLite) and no resourceVersion is asked for: the same answer as `get`.
-  getKnown(key: string, opts: GetOptions = {}): StoredObject | undefined {
-    if (this.closed || !this.reads || !this.kv.modRevisionNow || (opts.resourceVersion !== undefined && opts.resourceVersion !== '')) return undefined;
-    const known = this.reads.get(key);
-    if (!known) return undefined;
-    try {
-      return this.kv.modRevisionNow(key) === known.revision ? known.object : undefined;
-    } catch {
-      return undefined;
-    }
-  }
-
   /**
    * The object of a get, shared and frozen: reads of an unchanged object answer the object decoded
    * before (a key's modRevision changes with every write, delete and re-create). Callers copy

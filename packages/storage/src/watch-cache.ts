@@ -456,13 +456,6 @@ export class WatchCache implements Storage {
     return copy(e);
   }
 
-  // Only what `get` hands to the backend (no resourceVersion: a quorum read); a read at a
-  // resourceVersion waits for the cache.
-  getKnown(key: string, opts: GetOptions = {}): StoredObject | undefined {
-    if (opts.resourceVersion !== undefined && opts.resourceVersion !== '') return undefined;
-    return this.backend.getKnown?.(key, opts);
-  }
-
   async list(prefixIn: string, opts: ListOptions = {}): Promise<ListResult> {
     const rv = parseResourceVersion(opts.resourceVersion);
     const limit = opts.limit && opts.limit > 0 ? opts.limit : undefined;
