@@ -34,4 +34,12 @@ describe('anonymous authentication', () => {
     await expect(a.authenticate(req('/apis', { authorization: 'Bearer bad' }))).rejects.toThrow('invalid bearer token');
     expect(await withAnonymous(oneToken, { enabled: false }).authenticate(req('/apis'))).toBeNull();
   });
+
+  it('answers without waiting only when the credential authenticators know their answer', async () => {
+    // An authenticator that knows there is no credential of its kind (a request without a client certificate).
+    const none: Authenticator = { authenticate: async () => null, authenticateKnown: () => null };
+    expect(withAnonymous(none, { enabled: true }).authenticateKnown!(req('/apis'))).toEqual(await withAnonymous(none, { enabled: true }).authenticate(req('/apis')));
+    // A token authenticator has to be awaited: so has anonymous access after it.
+    expect(withAnonymous(oneToken, { enabled: true }).authenticateKnown!(req('/apis'))).toBeUndefined();
+  });
 });

@@ -20,12 +20,14 @@ export type AnonymousSpec = Omit<AnonymousAuthConfig, 'conditions'> & Partial<Pi
  */
 export function createAnonymousAuthenticator(spec: AnonymousSpec): Authenticator {
   const paths = new Set((spec.conditions ?? []).map((c) => c.path));
+  const answer = (req: AuthenticationRequest): AuthenticationResult | null => {
+    if (!spec.enabled) return null;
+    if (paths.size > 0 && !paths.has(req.path)) return null;
+    return { user: { username: anonymousUser, groups: [systemUnauthenticated] } };
+  };
   return {
-    async authenticate(req: AuthenticationRequest): Promise<AuthenticationResult | null> {
-      if (!spec.enabled) return null;
-      if (paths.size > 0 && !paths.has(req.path)) return null;
-      return { user: { username: anonymousUser, groups: [systemUnauthenticated] } };
-    },
+    authenticate: async (req) => answer(req),
+    authenticateKnown: answer,
   };
 }
 
@@ -41,6 +43,10 @@ export function withAnonymous(credentials: Authenticator, spec: AnonymousSpec | 
     async authenticate(req: AuthenticationRequest, scope?: RequestScope): Promise<AuthenticationResult | null> {
       const result = await credentials.authenticate(req, scope);
       return result ?? anonymous.authenticate(req);
+    },
+    authenticateKnown(req: AuthenticationRequest, scope?: RequestScope): AuthenticationResult | null | undefined {
+      const result = credentials.authenticateKnown?.(req, scope);
+      return result === undefined ? undefined : (result ?? anonymous.authenticateKnown!(req));
     },
   };
 }

@@ -89,6 +89,7 @@ export function createBuiltinAuthorizer(opts: BuiltinAuthorizerOptions = {}): Au
     async authorize(attrs: Attributes): Promise<AuthorizationResult> {
       return builtinDecision(attrs, privileged, roles);
     },
+    authorizeKnown: (attrs) => builtinDecision(attrs, privileged, roles),
     // The rules of the built-in roles the user's groups hold. The privileged groups' "everything"
     // is not listed, as Kubernetes' privileged-group authorizer lists nothing (RBAC's
     // cluster-admin binding shows it).

@@ -1,6 +1,10 @@
 import type { PeerCertificate } from 'node:tls';
 
-/** The authenticated identity (Kubernetes' user.Info). */
+/**
+ * The authenticated identity (Kubernetes' user.Info). Treat it as read-only: an authenticator
+ * may answer one deep-frozen user to every request of a client (the x509 authenticator does),
+ * so a change would throw; make a new one instead (impersonation does).
+ */
 export interface UserInfo {
   username: string;
   uid?: string;
@@ -68,6 +72,14 @@ export interface AuthenticationResult {
  */
 export interface Authenticator {
   authenticate(req: AuthenticationRequest, scope?: RequestScope): Promise<AuthenticationResult | null>;
+  /**
+   * The answer `authenticate` would give, when the authenticator has it at hand without waiting
+   * (a client certificate chain it verified before); undefined when the caller must await
+   * `authenticate`. Never throws: a rejected credential is `authenticate`'s to report. Optional;
+   * wrappers forward it. A request answered here spares the server an async call per layer
+   * (docs/performance.md, "apiserver").
+   */
+  authenticateKnown?(req: AuthenticationRequest, scope?: RequestScope): AuthenticationResult | null | undefined;
 }
 
 /** A credential was presented and rejected: the request gets 401 (the authenticator contract). */
@@ -140,6 +152,13 @@ export interface SubjectRules {
 export interface Authorizer {
   /** `scope` is the request the check is made for (its signal, trace context and pinned authorizer). */
   authorize(attrs: Attributes, scope?: RequestScope): Promise<AuthorizationResult>;
+  /**
+   * The decision `authorize` would give, when the authorizer has it at hand without waiting (RBAC,
+   * the built-in rules, the modes); undefined when the caller must await `authorize` (a webhook).
+   * A request decided here spares the server an async call per layer (docs/performance.md,
+   * "apiserver"). Optional; wrappers forward it.
+   */
+  authorizeKnown?(attrs: Attributes, scope?: RequestScope): AuthorizationResult | undefined;
   /**
    * Kubernetes' RuleResolver: the rules this authorizer grants the user in a namespace, for
    * SelfSubjectRulesReview (`kubectl auth can-i --list`). An authorizer without it counts as one

@@ -6,6 +6,7 @@ export function createAlwaysAllowAuthorizer(): Authorizer {
     async authorize(): Promise<AuthorizationResult> {
       return { decision: 'Allow', reason: '' };
     },
+    authorizeKnown: (): AuthorizationResult => ({ decision: 'Allow', reason: '' }),
     // Kubernetes' alwaysAllowAuthorizer.RulesFor: everything.
     rulesFor: (): SubjectRules => ({
       resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }],
@@ -25,6 +26,7 @@ export function createAlwaysDenyAuthorizer(): Authorizer {
     async authorize(): Promise<AuthorizationResult> {
       return { decision: 'NoOpinion', reason: 'Everything is forbidden.' };
     },
+    authorizeKnown: (): AuthorizationResult => ({ decision: 'NoOpinion', reason: 'Everything is forbidden.' }),
     rulesFor: (): SubjectRules => ({ resourceRules: [], nonResourceRules: [], incomplete: false }),
   };
 }

@@ -33,13 +33,15 @@ export function nodeIdentity(user: UserInfo): string | undefined {
  * opinion otherwise. It never denies.
  */
 export function createNodeAuthorizer(rules: readonly PolicyRule[] = nodeRules): Authorizer {
+  const decide = (attrs: Attributes): AuthorizationResult => {
+    const node = nodeIdentity(attrs.user);
+    if (node === undefined) return { decision: 'NoOpinion', reason: '' };
+    if (node === '') return { decision: 'NoOpinion', reason: `unknown node for user ${goQuote(attrs.user.username)}` };
+    return rulesAllow(attrs, rules) ? { decision: 'Allow', reason: '' } : { decision: 'NoOpinion', reason: '' };
+  };
   return {
-    async authorize(attrs: Attributes): Promise<AuthorizationResult> {
-      const node = nodeIdentity(attrs.user);
-      if (node === undefined) return { decision: 'NoOpinion', reason: '' };
-      if (node === '') return { decision: 'NoOpinion', reason: `unknown node for user ${goQuote(attrs.user.username)}` };
-      return rulesAllow(attrs, rules) ? { decision: 'Allow', reason: '' } : { decision: 'NoOpinion', reason: '' };
-    },
+    authorize: async (attrs) => decide(attrs),
+    authorizeKnown: decide,
     // Kubernetes' NodeAuthorizer.RulesFor: a node's permissions are not enumerated.
     rulesFor: (user): SubjectRules =>
       nodeIdentity(user) === undefined

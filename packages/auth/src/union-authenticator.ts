@@ -33,12 +33,31 @@ export function createUnionAuthenticator(authenticators: readonly Authenticator[
       if (errors.length > 0) throw aggregateAuthenticationErrors(errors);
       return null;
     },
+    // Known only when every authenticator before the one that answers knows its answer too.
+    authenticateKnown(req: AuthenticationRequest, scope?: RequestScope): AuthenticationResult | null | undefined {
+      for (const a of authenticators) {
+        const result = a.authenticateKnown?.(req, scope);
+        if (result === undefined) return undefined;
+        if (result) return withAuthenticatedGroup(result);
+      }
+      return null;
+    },
   };
 }
+
+// A frozen result (shared by the requests of a client) gains its group once; the requests then
+// share the frozen answer too, instead of three new objects each.
+const withGroupOf = new WeakMap<AuthenticationResult, AuthenticationResult>();
 
 export function withAuthenticatedGroup(result: AuthenticationResult): AuthenticationResult {
   const { user } = result;
   if (user.username === anonymousUser) return result;
   if (user.groups.includes(systemAuthenticated) || user.groups.includes(systemUnauthenticated)) return result;
-  return { ...result, user: { ...user, groups: [...user.groups, systemAuthenticated] } };
+  if (!Object.isFrozen(result)) return { ...result, user: { ...user, groups: [...user.groups, systemAuthenticated] } };
+  let shared = withGroupOf.get(result);
+  if (shared === undefined) {
+    shared = Object.freeze({ ...result, user: Object.freeze({ ...user, groups: Object.freeze([...user.groups, systemAuthenticated]) as string[] }) });
+    withGroupOf.set(result, shared);
+  }
+  return shared;
 }

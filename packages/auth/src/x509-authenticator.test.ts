@@ -7,6 +7,7 @@ import {
   type PemKeyPair,
 } from '@plat/x509';
 import { call, startAuthServer, type AuthServer } from '../test/tls-fixture.js';
+import { createUnionAuthenticator } from './union-authenticator.js';
 import { createX509Authenticator } from './x509-authenticator.js';
 
 describe('x509 client-certificate authenticator over real TLS', () => {
@@ -128,16 +129,31 @@ describe('x509 client-certificate authenticator over real TLS', () => {
     expect((await dynamic.authenticate(req))?.user.username).toBe('alice');
   });
 
-  it('remembers a verified chain until the earliest expiry in it, and answers copies', async () => {
+  it('remembers a verified chain until the earliest expiry in it, and answers a user no caller can change', async () => {
     const alice = await issueClientCertificate(clientCA, { commonName: 'alice', organizations: ['devs'], validityDays: 2 });
     let clock = new Date();
     const authenticator = createX509Authenticator({ clientCA: clientCA.certPem, now: () => clock });
     const peer = new X509Certificate(alice.certPem).toLegacyObject();
     const req = { method: 'GET', path: '/', headers: {}, tls: { authorized: true, peerCertificate: peer } };
+    // Before the chain is verified, only `authenticate` knows the answer.
+    expect(authenticator.authenticateKnown!(req)).toBeUndefined();
     const first = await authenticator.authenticate(req);
-    first!.user.groups.push('system:masters');
+    // One request's consumer cannot change what the next request of the client is.
+    expect(() => first!.user.groups.push('system:masters')).toThrow(TypeError);
+    expect(() => {
+      first!.user.username = 'admin';
+    }).toThrow(TypeError);
     expect((await authenticator.authenticate(req))?.user).toEqual({ username: 'alice', groups: ['devs'] });
+    expect(authenticator.authenticateKnown!(req)).toBe(first);
+    // Through the union, which adds system:authenticated once for the shared user.
+    const union = createUnionAuthenticator([authenticator]);
+    const viaUnion = union.authenticateKnown!(req);
+    expect(viaUnion?.user).toEqual({ username: 'alice', groups: ['devs', 'system:authenticated'] });
+    expect(await union.authenticate(req)).toBe(viaUnion);
+    expect(() => viaUnion!.user.groups.push('system:masters')).toThrow(TypeError);
+    expect(first!.user.groups).toEqual(['devs']);
     clock = new Date(Date.now() + 3 * 86400_000);
+    expect(authenticator.authenticateKnown!(req)).toBeUndefined();
     await expect(authenticator.authenticate(req)).rejects.toThrow(/certificate has expired or is not yet valid/);
   });
 

@@ -68,6 +68,13 @@ function counted(type: string, name: string, authorizer: Authorizer, metrics: We
       count(result.decision);
       return result;
     },
+    authorizeKnown: authorizer.authorizeKnown
+      ? (attrs, scope) => {
+          const result = authorizer.authorizeKnown!(attrs, scope);
+          if (result) count(result.decision);
+          return result;
+        }
+      : undefined,
   };
 }
 

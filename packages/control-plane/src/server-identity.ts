@@ -30,12 +30,22 @@ export class ServerIdentity {
       if (this.pinning && scope) scope.pinnedAuthorizer = this.current(this.authz).authorizer;
       return authn.authenticator.authenticate(req, scope);
     },
+    authenticateKnown: (req, scope) => {
+      const authn = this.current(this.authn);
+      if (!authn.authenticator.authenticateKnown) return undefined;
+      if (this.pinning && scope) scope.pinnedAuthorizer = this.current(this.authz).authorizer;
+      return authn.authenticator.authenticateKnown(req, scope);
+    },
   };
 
   readonly authorizer: Authorizer = {
     authorize: (attrs, scope) => {
       const authorizer = (this.pinning && scope?.pinnedAuthorizer) || this.current(this.authz).authorizer;
       return authorizer.authorize(attrs, scope);
+    },
+    authorizeKnown: (attrs, scope) => {
+      const authorizer = (this.pinning && scope?.pinnedAuthorizer) || this.current(this.authz).authorizer;
+      return authorizer.authorizeKnown?.(attrs, scope);
     },
     rulesFor: (user, namespace) => {
       const { authorizer } = this.current(this.authz);

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import type { IncomingRequest } from './context.js';
 import { requestHeader } from './request-header.js';
 
-const names = ['accept', 'user-agent', 'authorization'] as const;
+const names = ['accept', 'user-agent', 'authorization', 'traceparent', 'tracestate'] as const;
 
 /** Sends `lines` as one request's header lines to a real node:http server; resolves with what it read. */
 function readByServer(port: number, lines: string[]) {
@@ -40,7 +40,7 @@ afterAll(() => new Promise((r) => server.close(r)));
 describe('requestHeader', () => {
   it("answers as node's req.headers for any spelling and repetition of the headers it reads (fast-check)", async () => {
     const port = (server.address() as AddressInfo).port;
-    const spelling = fc.constantFrom('accept', 'Accept', 'ACCEPT', 'user-agent', 'User-Agent', 'USER-agent', 'authorization', 'Authorization', 'X-Other', 'Accept-Encoding');
+    const spelling = fc.constantFrom('accept', 'Accept', 'ACCEPT', 'user-agent', 'User-Agent', 'USER-agent', 'authorization', 'Authorization', 'traceparent', 'TraceParent', 'tracestate', 'X-Other', 'Accept-Encoding');
     const value = fc.stringMatching(/^[a-zA-Z0-9/*;=.,+ -]{0,12}$/).map((v) => v.trim());
     await fc.assert(
       fc.asyncProperty(fc.array(fc.tuple(spelling, value), { maxLength: 6 }), async (headers) => {

@@ -17,6 +17,7 @@ import type { OperationOptions, Storage } from '@plat/storage';
 import type { Tracing } from '@plat/telemetry';
 import type { Filter, Handler, RequestContext } from './context.js';
 import type { AdmissionRequest, ResourceDefinition } from './resource.js';
+import { requestHeader } from './request-header.js';
 
 /**
  * How many requests a tracer has in flight with a trace context (sampled or not), shared by its
@@ -122,11 +123,6 @@ export function routeTemplate(ctx: RequestContext): string {
 
 const noAttributes = (): SpanAttributes => ({});
 
-function header(ctx: RequestContext, name: string): string {
-  const v = ctx.req.headers[name];
-  return Array.isArray(v) ? v.join(', ') : (v ?? '');
-}
-
 /**
  * The outermost filter: extracts the incoming W3C trace context (`traceparent`, `tracestate`),
  * starts the request span under it and ends it with the status code when the chain is done.
@@ -134,13 +130,15 @@ function header(ctx: RequestContext, name: string): string {
 export function withTracing(tracing: Tracing): Filter {
   const traced = tracedRequestsOf(tracing);
   // With the rate unset or 0, a request that carries no trace context can never be sampled
-  // (ParentBased roots): skip the SDK for it entirely, so rate 0 costs a header lookup.
+  // (ParentBased roots): skip the SDK for it entirely, so rate 0 costs a header lookup, in the
+  // raw list: `req.headers` is not built for it (request-header.ts).
   return (next) => (ctx) =>
-    !tracing.samplesRoots && ctx.req.headers.traceparent === undefined ? next(ctx) : tracedRequest(tracing, traced, next, ctx);
+    !tracing.samplesRoots && requestHeader(ctx.req, 'traceparent') === undefined ? next(ctx) : tracedRequest(tracing, traced, next, ctx);
 }
 
 async function tracedRequest(tracing: Tracing, traced: { count: number }, next: Handler, ctx: RequestContext): Promise<void> {
-  const parent = tracing.extract(ctx.req.headers);
+  // The W3C propagator reads these two headers only.
+  const parent = tracing.extract({ traceparent: requestHeader(ctx.req, 'traceparent'), tracestate: requestHeader(ctx.req, 'tracestate') });
   // The samplers in use (parent-based, trace-id ratio) read neither name nor attributes: both
   // are only built for spans that are recorded.
   const span = tracing.tracer.startSpan(ctx.method, { kind: SpanKind.SERVER }, parent);
@@ -153,7 +151,7 @@ async function tracedRequest(tracing: Tracing, traced: { count: number }, next: 
     span.setAttributes({
       'http.request.method': ctx.method,
       'http.route': route,
-      'user_agent.original': header(ctx, 'user-agent'),
+      'user_agent.original': requestHeader(ctx.req, 'user-agent') ?? '',
       'apiserver.verb': ctx.info.verb,
       'apiserver.resource': ctx.info.resource,
       'apiserver.audit_id': ctx.auditId,
@@ -199,6 +197,10 @@ export function traceAuthenticator(tracing: Tracing, authenticator: Authenticato
               return result;
             },
           ),
+    // A traced request takes `authenticate`, for its span.
+    authenticateKnown: authenticator.authenticateKnown
+      ? (req, scope) => (traced.count === 0 || scope?.traceContext === undefined ? authenticator.authenticateKnown!(req, scope) : undefined)
+      : undefined,
   };
 }
 
@@ -237,6 +239,10 @@ export function traceAuthorization(tracing: Tracing, authorizer: Authorizer): Au
               return result;
             },
           ),
+    // A traced request takes `authorize`, for its span.
+    authorizeKnown: authorizer.authorizeKnown
+      ? (attrs, scope) => (traced.count === 0 || scope?.traceContext === undefined ? authorizer.authorizeKnown!(attrs, scope) : undefined)
+      : undefined,
   };
 }
 
@@ -266,6 +272,10 @@ export function traceAuthorizer(tracing: Tracing | undefined, type: string, name
               return result;
             },
           ),
+    // A traced request takes `authorize`, for its span.
+    authorizeKnown: authorizer.authorizeKnown
+      ? (attrs, scope) => (traced.count === 0 || scope?.traceContext === undefined ? authorizer.authorizeKnown!(attrs, scope) : undefined)
+      : undefined,
   };
 }
 

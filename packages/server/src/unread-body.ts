@@ -7,6 +7,25 @@ import type { RequestContext } from './context.js';
  */
 export const unreadBodyLingerMs = 500;
 
+/**
+ * Whether the request says a body follows its head (RFC 9112 6.3: a Transfer-Encoding, or a
+ * Content-Length other than 0). A request without one is complete once its head is parsed, but
+ * Node marks it so only after the 'request' event: a handler that answers within that event (a
+ * request whose checks the caches answer at once and whose answer needs no storage, such as
+ * `/version`) sees `complete` false, and must not close a
+ * connection that has pipelined requests after it.
+ */
+function announcesBody(ctx: RequestContext): boolean {
+  const raw = (ctx.req as { rawHeaders?: readonly string[] }).rawHeaders;
+  if (raw === undefined) return ctx.req.headers['transfer-encoding'] !== undefined || (ctx.req.headers['content-length'] ?? '0') !== '0';
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const n = raw[i]!;
+    if (n.length === 17 && n.toLowerCase() === 'transfer-encoding') return true;
+    if (n.length === 14 && n.toLowerCase() === 'content-length' && raw[i + 1]!.trim() !== '0') return true;
+  }
+  return false;
+}
+
 /** The parts of Node's HTTP/1.1 request and socket this reads. */
 interface Http1RequestParts {
   /** The parser has seen the whole message (what the handler did not read is in memory). */
@@ -35,7 +54,7 @@ export function closeAfterUnreadBody(ctx: RequestContext): void {
   if (ctx.req.httpVersion === '2.0') return;
   const req = ctx.req as unknown as Http1RequestParts;
   const socket = req.socket;
-  if (req.readableEnded || req.complete !== false || !socket) return;
+  if (req.readableEnded || req.complete !== false || !socket || !announcesBody(ctx)) return;
   ctx.res.setHeader('Connection', 'close');
   // Node ends an answer marked `Connection: close` with socket.destroySoon(): end, then destroy
   // as soon as the end is flushed, which is the reset this avoids. This socket closes later.

@@ -31,6 +31,10 @@ export class RbacAuthorizer implements Authorizer {
   }
 
   async authorize(attrs: Attributes): Promise<AuthorizationResult> {
+    return this.authorizeKnown(attrs);
+  }
+
+  authorizeKnown(attrs: Attributes): AuthorizationResult {
     const revision = this.resolver.revision;
     if (revision !== this.decisionsRevision) {
       this.decisions.clear();
