@@ -11,7 +11,11 @@
 //   node tools/bench/apiserver/inprocess.mjs [--bundle B] [--backend memory|sqlite] [--requests 20000]
 //                                            [--rounds 5] [--connections 4] [--depth 16] [--bare] [--profile [--heap] [--keep FILE]] [--top 30]
 //   node tools/bench/apiserver/inprocess.mjs --a base.mjs --b new.mjs [--rounds 10] [--pin] ...
+//   node tools/bench/apiserver/inprocess.mjs [--a X --b Y] --a-args 'FLAGS' --b-args 'FLAGS' ...
 //
+// --a-args / --b-args: server flags for that side only (space-separated; `{data}` is the child's
+// data directory), e.g. audit off against an audit policy in the same build (tools/bench/audit/
+// inprocess.mjs). With either and no --a/--b, both sides run the one build.
 // With --a and --b, each build runs in its own child process and the rounds alternate (A B, B A,
 // ...), so that a machine whose speed drifts hits both alike: read the per-round ratio B ÷ A.
 // --pin (taskset) puts both children on CPU 0. --bare adds bare-server.mjs's node:https server
@@ -55,7 +59,7 @@ function duplexPair() {
 const createHttpsServer = https.createServer;
 
 /** Starts the bundle's CLI in this process and returns its HTTPS server and the admin's credentials. */
-async function startInProcess(bundle, dataDir) {
+async function startInProcess(bundle, dataDir, extraArgs) {
   // The server the apiserver makes (secure-serving.ts), to hand it connections.
   const servers = [];
   for (const [mod, name] of [[http2, 'createSecureServer'], [https, 'createServer']]) {
@@ -67,7 +71,7 @@ async function startInProcess(bundle, dataDir) {
     };
   }
   syncBuiltinESMExports();
-  process.argv = [process.execPath, bundle, '--secure-port=0', `--data-dir=${dataDir}`, `--storage-backend=${backend}`, '-v=0'];
+  process.argv = [process.execPath, bundle, '--secure-port=0', `--data-dir=${dataDir}`, `--storage-backend=${backend}`, '-v=0', ...extraArgs];
   await import(pathToFileURL(bundle).href);
   const kubeconfig = path.join(dataDir, 'admin.conf');
   for (let i = 0; !(servers[0]?.listening && fs.existsSync(kubeconfig)); i++) {
@@ -102,6 +106,9 @@ async function firstAnswer(socket) {
   }
 }
 
+/** TLS records' worth of answers the client got (data events): how many writes the server's answers took. */
+let chunks = 0;
+
 /** Drives `n` GETs over the connections, `depth` outstanding on each; resolves when all are answered. */
 function run(sockets, length, n, request) {
   return new Promise((resolve) => {
@@ -119,6 +126,7 @@ function run(sockets, length, n, request) {
       };
       socket.removeAllListeners('data');
       socket.on('data', (chunk) => {
+        chunks++;
         bytes += chunk.length;
         const whole = Math.floor(bytes / length);
         if (whole === 0) return;
@@ -187,7 +195,8 @@ function allocations(profile, bundle, count) {
 async function child(bundle) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'plat-bench-inprocess-'));
   process.on('exit', () => fs.rmSync(dataDir, { recursive: true, force: true }));
-  const { server, creds } = await startInProcess(bundle, dataDir);
+  const extraArgs = flag('server-args', '').split(' ').filter(Boolean).map((a) => a.replaceAll('{data}', dataDir));
+  const { server, creds } = await startInProcess(bundle, dataDir, extraArgs);
   const create = await connect(server, creds);
   const body = JSON.stringify({ apiVersion: 'certificates.plat.io/v1alpha1', kind: 'ClusterTrustBundle', metadata: { name: 'bench' }, spec: { trustBundle: creds.ca } });
   create.write(`POST /apis/certificates.plat.io/v1alpha1/clustertrustbundles HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
@@ -217,8 +226,10 @@ async function child(bundle) {
   }
   const measure = async (target) => {
     const cpu0 = process.cpuUsage();
+    chunks = 0;
     await run(target.sockets, target.length, requests, request);
     const { user, system } = process.cpuUsage(cpu0);
+    target.chunksPerGet = chunks / requests;
     return user + system;
   };
   const session = has('--profile') ? new inspector.Session() : undefined;
@@ -239,11 +250,12 @@ async function child(bundle) {
     // With --bare, the two servers take turns: apiserver then bare, then bare then apiserver.
     const bareFirst = bare && count % (2 * requests) !== 0;
     const bareCpu = bareFirst ? await measure(bare) : undefined;
-    const cpu = await measure({ sockets, length });
+    const target = { sockets, length };
+    const cpu = await measure(target);
     const bareCpuLast = bare && !bareFirst ? await measure(bare) : bareCpu;
     cpuTotal += cpu;
     count += requests;
-    process.stdout.write(`${JSON.stringify({ cpuUs: cpu / requests, bareCpuUs: bare ? bareCpuLast / requests : undefined })}\n`);
+    process.stdout.write(`${JSON.stringify({ cpuUs: cpu / requests, chunksPerGet: target.chunksPerGet, bareCpuUs: bare ? bareCpuLast / requests : undefined })}\n`);
   }
   if (session && has('--heap')) {
     const { profile } = await post('HeapProfiler.stopSampling');
@@ -268,17 +280,28 @@ const median = (xs) => {
 
 /** Parent: one child per build, rounds alternating between them. */
 async function parent() {
-  const builds = flag('a') ? { A: path.resolve(flag('a')), B: path.resolve(flag('b')) } : { A: path.resolve(flag('bundle', '') || (await buildApiServerBundle())) };
-  const pass = process.argv.slice(2).filter((a, i, all) => !['--a', '--b', '--bundle'].includes(a) && !['--a', '--b', '--bundle'].includes(all[i - 1]));
+  const sideArgs = { A: flag('a-args', ''), B: flag('b-args', '') };
+  const one = () => flag('bundle', '') || buildApiServerBundle();
+  const builds = flag('a')
+    ? { A: path.resolve(flag('a')), B: path.resolve(flag('b')) }
+    : has('--a-args') || has('--b-args')
+      ? await one().then((b) => ({ A: path.resolve(b), B: path.resolve(b) }))
+      : { A: path.resolve(await one()) };
+  const own = ['--a', '--b', '--bundle', '--a-args', '--b-args'];
+  const pass = process.argv.slice(2).filter((a, i, all) => !own.includes(a) && !own.includes(all[i - 1]));
   const children = {};
   for (const [name, bundle] of Object.entries(builds)) {
-    const c = spawn(process.execPath, [fileURLToPath(import.meta.url), '--child', bundle, ...pass], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const c = spawn(process.execPath, [...(process.env.INPROCESS_NODE_FLAGS ?? '').split(' ').filter(Boolean), fileURLToPath(import.meta.url), '--child', bundle, ...pass, '--server-args', sideArgs[name]], { stdio: ['pipe', 'pipe', 'inherit'] });
     if (has('--pin')) execFileSync('taskset', ['-a', '-p', '-c', '0', String(c.pid)], { stdio: 'ignore' });
     const lines = readline.createInterface({ input: c.stdout });
     const queue = [];
     const waiting = [];
     lines.on('line', (l) => {
-      if (!l.startsWith('{')) return; // the apiserver's own stdout
+      if (!l.startsWith('{')) {
+        // The apiserver's own stdout (and V8's --trace-* output, INPROCESS_NODE_FLAGS): shown with --echo.
+        if (has('--echo')) process.stderr.write(`${name}: ${l}\n`);
+        return;
+      }
       if (waiting.length) waiting.shift()(JSON.parse(l));
       else queue.push(JSON.parse(l));
     });
@@ -304,7 +327,8 @@ async function parent() {
   console.log('|---|---:|---|');
   for (const name of names) {
     const xs = children[name].runs.map((m) => m.cpuUs);
-    console.log(`| ${name} ${path.basename(builds[name])} | ${median(xs).toFixed(1)} [${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)}] | ${xs.map((x) => x.toFixed(1)).join(' ')} |`);
+    console.log(`| ${name} ${path.basename(builds[name])}${sideArgs[name] ? ` ${sideArgs[name]}` : ''} | ${median(xs).toFixed(1)} [${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)}] | ${xs.map((x) => x.toFixed(1)).join(' ')} |`);
+    console.log(`| ${name}: reads of answers per GET (client 'data' events) | ${median(children[name].runs.map((m) => m.chunksPerGet)).toFixed(3)} | |`);
     if (has('--bare')) {
       const bs = children[name].runs.map((m) => m.bareCpuUs);
       const ratios = children[name].runs.map((m) => m.bareCpuUs / m.cpuUs);
@@ -315,6 +339,8 @@ async function parent() {
   if (names.length === 2) {
     const ratios = children.A.runs.map((a, i) => children.B.runs[i].cpuUs / a.cpuUs);
     console.log(`B ÷ A, CPU per GET per round: median ${median(ratios).toFixed(3)} [${Math.min(...ratios).toFixed(3)}–${Math.max(...ratios).toFixed(3)}]`);
+    const diffs = children.A.runs.map((a, i) => children.B.runs[i].cpuUs - a.cpuUs);
+    console.log(`B − A, µs CPU per GET per round: median ${median(diffs).toFixed(2)} [${Math.min(...diffs).toFixed(2)}–${Math.max(...diffs).toFixed(2)}]`);
   }
   if (has('--profile')) {
     for (const name of names) {

@@ -1,0 +1,26 @@
+#!/usr/bin/env node
+// The server CPU auditing adds to a GET, without the kernel, the load generator and the scheduler:
+// tools/bench/apiserver/inprocess.mjs with one build on both sides, A audit off, B the recommended
+// policy of docs/audit.md with the batch log backend (bench.mjs's flags, policy.mjs). Other flags
+// pass through (--rounds, --requests, --pin, --profile [--heap], --top, --bundle).
+//
+//   node tools/bench/audit/inprocess.mjs --pin --rounds 10 --requests 15000
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { auditServerArgs, recommendedPolicy } from './policy.mjs';
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'plat-bench-audit-inprocess-'));
+try {
+  // The policy file is shared; the log goes into each child's own data directory.
+  const args = auditServerArgs(dir, recommendedPolicy())
+    .filter((a) => !a.startsWith('--storage-backend='))
+    .map((a) => (a.startsWith('--audit-log-path=') ? '--audit-log-path={data}/audit.log' : a));
+  const script = path.join(path.dirname(fileURLToPath(import.meta.url)), '../apiserver/inprocess.mjs');
+  const r = spawnSync(process.execPath, [script, ...process.argv.slice(2), '--a-args', '', '--b-args', args.join(' ')], { stdio: 'inherit' });
+  process.exitCode = r.status ?? 1;
+} finally {
+  fs.rmSync(dir, { recursive: true, force: true });
+}
