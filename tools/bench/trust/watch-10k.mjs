@@ -340,8 +340,10 @@ async function main() {
       const cpuPerUpdateMs = Number((((cpuSeconds(pid) - cpuBefore) * 1000) / updates).toFixed(1));
       const get = await getting;
       const d = distribution(delays);
-      perRound.push({ ...d, missed, cpuPerUpdateMs, get: { p50ms: get.p50ms, p99ms: get.p99ms, maxms: get.maxms, rps: get.rps, non2xx: get.non2xx } });
-      log(`round ${r + 1}/${rounds}: fan-out p50 ${d.p50} ms, p99 ${d.p99} ms, max ${d.max} ms, missed ${missed}, server CPU ${cpuPerUpdateMs} ms per update; GET p50 ${get.p50ms} ms, p99 ${get.p99ms} ms (${get.rps}/s) (load average ${loadAverage().join(' ')})`);
+      // The server's RSS after each round shows whether memory settles or grows with every change.
+      const rssMiB = mib(rssBytes(pid));
+      perRound.push({ ...d, missed, cpuPerUpdateMs, rssMiB, get: { p50ms: get.p50ms, p99ms: get.p99ms, maxms: get.maxms, rps: get.rps, non2xx: get.non2xx } });
+      log(`round ${r + 1}/${rounds}: fan-out p50 ${d.p50} ms, p99 ${d.p99} ms, max ${d.max} ms, missed ${missed}, server CPU ${cpuPerUpdateMs} ms per update, RSS ${rssMiB} MiB; GET p50 ${get.p50ms} ms, p99 ${get.p99ms} ms (${get.rps}/s) (load average ${loadAverage().join(' ')})`);
     }
     const rssAfter = rssBytes(pid);
     const status = await Promise.all(clients.map((c) => c.call('status')));
