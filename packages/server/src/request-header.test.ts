@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import type { IncomingRequest } from './context.js';
 import { requestHeader } from './request-header.js';
 
-const names = ['accept', 'user-agent', 'authorization', 'traceparent', 'tracestate'] as const;
+const names = ['accept', 'user-agent', 'authorization', 'traceparent', 'tracestate', 'content-length', 'transfer-encoding'] as const;
 
 /** Sends `lines` as one request's header lines to a real node:http server; resolves with what it read. */
 function readByServer(port: number, lines: string[]) {
@@ -52,6 +52,14 @@ describe('requestHeader', () => {
       }),
       { numRuns: 60 },
     );
+  });
+
+  it("answers as node's req.headers for the headers that announce a body (unread-body.ts)", async () => {
+    const port = (server.address() as AddressInfo).port;
+    for (const lines of [['Content-Length: 0'], ['content-length:  0 '], ['TRANSFER-ENCODING: chunked'], ['Transfer-Encoding: gzip', 'transfer-encoding: chunked'], []]) {
+      const got = await readByServer(port, lines);
+      expect(got.ours).toEqual(got.node);
+    }
   });
 
   it('reads a request without raw headers (the loopback requests) by name', () => {

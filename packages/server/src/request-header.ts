@@ -2,8 +2,9 @@ import type { IncomingRequest } from './context.js';
 
 /**
  * One request header, read from the request's raw header list, as `req.headers[name]` answers
- * it: `accept`, `traceparent` and `tracestate` (list headers to Node) joined with `, `,
- * `user-agent` and `authorization` (single-value headers) their first value. `name` is lower-case.
+ * it: `accept`, `traceparent`, `tracestate` and `transfer-encoding` (list headers to Node) joined
+ * with `, `, `user-agent`, `authorization` and `content-length` (single-value headers) their first
+ * value. `name` is lower-case.
  *
  * Why not `req.headers`: Node builds that object on first use from the raw list (a new object of
  * its own shape each request, every header lower-cased and added), and reading it is a
@@ -13,9 +14,12 @@ import type { IncomingRequest } from './context.js';
  * 0.95-0.99 in three same-run A/Bs (inprocess.mjs).
  * Requests without a raw list (the server's loopback requests) are read by name.
  */
-export function requestHeader(req: IncomingRequest, name: 'accept' | 'user-agent' | 'authorization' | 'traceparent' | 'tracestate'): string | undefined {
+export function requestHeader(
+  req: IncomingRequest,
+  name: 'accept' | 'user-agent' | 'authorization' | 'traceparent' | 'tracestate' | 'content-length' | 'transfer-encoding',
+): string | undefined {
   const raw = (req as { rawHeaders?: readonly string[] }).rawHeaders;
-  const single = name === 'user-agent' || name === 'authorization';
+  const single = name === 'user-agent' || name === 'authorization' || name === 'content-length';
   if (raw === undefined) {
     const v = req.headers[name];
     return Array.isArray(v) ? (single ? v[0] : v.join(', ')) : v;
@@ -24,7 +28,7 @@ export function requestHeader(req: IncomingRequest, name: 'accept' | 'user-agent
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const n = raw[i]!;
     if (n.length !== name.length || !(n === name || n.toLowerCase() === name)) continue;
-    // Node's IncomingMessage keeps the first User-Agent and Authorization, and joins the others.
+    // Node's IncomingMessage keeps the first User-Agent, Authorization and Content-Length, and joins the others.
     if (single) return raw[i + 1];
     value = value === undefined ? raw[i + 1] : `${value}, ${raw[i + 1]}`;
   }

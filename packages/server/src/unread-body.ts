@@ -1,4 +1,5 @@
 import type { RequestContext } from './context.js';
+import { requestHeader } from './request-header.js';
 
 /**
  * How long an HTTP/1.1 connection lingers, half-closed, after answering a request whose body is
@@ -16,14 +17,7 @@ export const unreadBodyLingerMs = 500;
  * connection that has pipelined requests after it.
  */
 function announcesBody(ctx: RequestContext): boolean {
-  const raw = (ctx.req as { rawHeaders?: readonly string[] }).rawHeaders;
-  if (raw === undefined) return ctx.req.headers['transfer-encoding'] !== undefined || (ctx.req.headers['content-length'] ?? '0') !== '0';
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    const n = raw[i]!;
-    if (n.length === 17 && n.toLowerCase() === 'transfer-encoding') return true;
-    if (n.length === 14 && n.toLowerCase() === 'content-length' && raw[i + 1]!.trim() !== '0') return true;
-  }
-  return false;
+  return requestHeader(ctx.req, 'transfer-encoding') !== undefined || (requestHeader(ctx.req, 'content-length')?.trim() ?? '0') !== '0';
 }
 
 /** The parts of Node's HTTP/1.1 request and socket this reads. */
