@@ -36,6 +36,14 @@ function tracedRequestsOf(tracing: Tracing): { count: number } {
 /** The request a call below the filters is made for, as far as tracing reads and writes it. */
 type TraceScope = { traceContext?: unknown } | undefined;
 
+/**
+ * A wrapper's `authenticateKnown`/`authorizeKnown`: the wrapped answer for a request that is not
+ * traced; a traced request takes the awaited call, for its span. Absent when the wrapped one is.
+ */
+function knownWhenUntraced<A, R>(traced: { count: number }, known: ((arg: A, scope?: RequestScope) => R | undefined) | undefined) {
+  return known ? (arg: A, scope?: RequestScope) => (traced.count === 0 || scope?.traceContext === undefined ? known(arg, scope) : undefined) : undefined;
+}
+
 /** The trace context of the request a call is made for (undefined outside a traced request). */
 export function currentTraceContext(scope: RequestScope | undefined): Context | undefined {
   return scope?.traceContext as Context | undefined;
@@ -197,10 +205,7 @@ export function traceAuthenticator(tracing: Tracing, authenticator: Authenticato
               return result;
             },
           ),
-    // A traced request takes `authenticate`, for its span.
-    authenticateKnown: authenticator.authenticateKnown
-      ? (req, scope) => (traced.count === 0 || scope?.traceContext === undefined ? authenticator.authenticateKnown!(req, scope) : undefined)
-      : undefined,
+    authenticateKnown: knownWhenUntraced(traced, authenticator.authenticateKnown?.bind(authenticator)),
   };
 }
 
@@ -239,10 +244,7 @@ export function traceAuthorization(tracing: Tracing, authorizer: Authorizer): Au
               return result;
             },
           ),
-    // A traced request takes `authorize`, for its span.
-    authorizeKnown: authorizer.authorizeKnown
-      ? (attrs, scope) => (traced.count === 0 || scope?.traceContext === undefined ? authorizer.authorizeKnown!(attrs, scope) : undefined)
-      : undefined,
+    authorizeKnown: knownWhenUntraced(traced, authorizer.authorizeKnown?.bind(authorizer)),
   };
 }
 
@@ -272,10 +274,7 @@ export function traceAuthorizer(tracing: Tracing | undefined, type: string, name
               return result;
             },
           ),
-    // A traced request takes `authorize`, for its span.
-    authorizeKnown: authorizer.authorizeKnown
-      ? (attrs, scope) => (traced.count === 0 || scope?.traceContext === undefined ? authorizer.authorizeKnown!(attrs, scope) : undefined)
-      : undefined,
+    authorizeKnown: knownWhenUntraced(traced, authorizer.authorizeKnown?.bind(authorizer)),
   };
 }
 
