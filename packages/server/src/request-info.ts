@@ -132,7 +132,7 @@ export function requestInfoFor(method: string, rawPath: string, query: URLSearch
   info.resource = parts[0] ?? '';
   info.name = parts[1] ?? '';
   info.subresource = parts[2] ?? '';
-  info.resourceKey = resourceKeyOf(path, info);
+  info.resourceKey = resourceKeyInPath(path, info);
   if (parts.length === 1 || info.name === '') {
     if (verb === 'get') verb = 'list';
     else if (verb === 'delete') verb = 'deletecollection';
@@ -144,8 +144,13 @@ export function requestInfoFor(method: string, rawPath: string, query: URLSearch
   return info;
 }
 
+/** `group/version/resource` of a resource request: the one its info holds, else joined. */
+export function resourceKeyOf(info: RequestInfo): string {
+  return info.resourceKey ?? `${info.apiGroup}/${info.apiVersion}/${info.resource}`;
+}
+
 /** `group/version/resource`: cut from the path where it stands there whole, else joined (the same string). */
-function resourceKeyOf(path: string, info: RequestInfo): string {
+function resourceKeyInPath(path: string, info: RequestInfo): string {
   const { apiGroup: group, apiVersion: version, resource } = info;
   // Where the key starts in the path, and the slash before the version.
   let at = 4;
@@ -153,13 +158,13 @@ function resourceKeyOf(path: string, info: RequestInfo): string {
   if (info.apiPrefix === 'apis') {
     at = 6;
     slash = 6 + group.length;
-    if (!path.startsWith('/apis/') || !path.startsWith(group, at)) return `${group}/${version}/${resource}`;
-  } else if (!path.startsWith('/api/')) return `${group}/${version}/${resource}`;
+    if (!path.startsWith('/apis/') || !path.startsWith(group, at)) return resourceKeyOf(info);
+  } else if (!path.startsWith('/api/')) return resourceKeyOf(info);
   const resourceAt = slash + version.length + 2;
   if (path.charCodeAt(slash) === 47 && path.startsWith(version, slash + 1) && path.charCodeAt(resourceAt - 1) === 47 && path.startsWith(resource, resourceAt)) {
     return path.slice(at, resourceAt + resource.length);
   }
-  return `${group}/${version}/${resource}`;
+  return resourceKeyOf(info);
 }
 
 /** Verbs that change state: they count against the mutating in-flight limit. */

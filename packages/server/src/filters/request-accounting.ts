@@ -1,5 +1,6 @@
 import type { Filter, RequestContext } from '../context.js';
 import { recordRequest, type ServerMetrics } from '../metrics.js';
+import { resourceKeyOf } from '../request-info.js';
 import type { ServerLifecycle } from '../serving.js';
 
 // Constants, not `verb.toUpperCase()`: a string made per request would be hashed by the series lookup.
@@ -29,7 +30,7 @@ export function withRequestAccounting(lifecycle: ServerLifecycle, metrics: Serve
     let resourceKey = '';
     let subresource = '';
     if (info.isResourceRequest) {
-      const key = info.resourceKey ?? `${info.apiGroup}/${info.apiVersion}/${info.resource}`;
+      const key = resourceKeyOf(info);
       if (servedResources.has(key)) {
         resourceKey = key;
         if (info.subresource && servedResources.has(`${key}/${info.subresource}`)) subresource = info.subresource;

@@ -1,5 +1,6 @@
 import { newMethodNotSupported } from '@plat/api-model';
 import type { RequestContext } from '../context.js';
+import { resourceKeyOf } from '../request-info.js';
 import { newPathNotFound } from '../response.js';
 import { createOnlyResource } from './create-only.js';
 import { createResource } from './create.js';
@@ -29,7 +30,7 @@ const handlers: Record<string, (scope: ResourceScope, ctx: RequestContext) => Pr
  */
 export function dispatchResource(scopes: ReadonlyMap<string, ResourceScope>, ctx: RequestContext): Promise<void> {
   const { info } = ctx;
-  const scope = scopes.get(info.resourceKey ?? `${info.apiGroup}/${info.apiVersion}/${info.resource}`);
+  const scope = scopes.get(resourceKeyOf(info));
   if (!scope) throw newPathNotFound();
   if (scope.def.namespaced) {
     // Across namespaces (`/<resource>` of a namespaced resource) Kubernetes serves list and watch
