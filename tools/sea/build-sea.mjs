@@ -192,9 +192,10 @@ async function buildParts(name, app) {
       // import() becomes require(): a part runs in a vm.Script, which has no dynamic import (and
       // it would not find the package parts or Node's modules through it).
       const raw = await bundle(part, app, { entry, file: path.join(dir, `${part}.bundle.cjs`), external: entry === app.entry ? app.packages : [], plugins, supported: { 'dynamic-import': false } });
-      if (/\bimport\(/.test(fs.readFileSync(raw, 'utf8').replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`(?:[^`\\]|\\.)*`/g, '""'))) throw new Error(`${part}: an import() is left in the bundle; a part cannot run it`);
+      const source = fs.readFileSync(raw, 'utf8');
+      if (/\bimport\(/.test(source.replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`(?:[^`\\]|\\.)*`/g, '""'))) throw new Error(`${part}: an import() is left in the bundle; a part cannot run it`);
       const file = path.join(dir, `${part}.cjs`);
-      const text = `(function (exports, require, module, __filename, __dirname) {${fs.readFileSync(raw, 'utf8')}\n})`;
+      const text = `(function (exports, require, module, __filename, __dirname) {${source}\n})`;
       // sea-loader.cjs reads a part as Latin-1; esbuild writes non-ASCII characters as escapes (its charset default).
       if (/[^\x00-\x7f]/.test(text)) throw new Error(`${part}: the bundle has a non-ASCII character; the loader reads parts as Latin-1`);
       fs.writeFileSync(file, text);
