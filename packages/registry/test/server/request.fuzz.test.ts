@@ -51,6 +51,15 @@ describe('request path (fuzz, HTTPS)', () => {
         const path = `${ctbPath}${target === 'one' ? '/fuzz' : ''}?${q}`;
         // dryRun keeps the object for the next runs whatever the other parameters are.
         const res = await c.req('writer', method!, method === 'DELETE' ? `${path}&dryRun=All` : path);
+        // A read at a resourceVersion the store has not reached waits for it, then answers
+        // Kubernetes' 504 Too large resource version (the storage contract suite's "answers get at
+        // a resourceVersion newer than the store with 504"; the cacher's waitUntilFreshAndBlock):
+        // the one 5xx that is the answer, only for a query whose resourceVersion is such a number.
+        const rv = q.get('resourceVersion') ?? '';
+        if (res.status === 504 && /^[0-9]+$/.test(rv)) {
+          expect(res.json).toMatchObject({ kind: 'Status', code: 504, reason: 'Timeout', details: { causes: [{ reason: 'ResourceVersionTooLarge' }] } });
+          return;
+        }
         expectHandled(res, `${method} ${path}`);
       }),
       fuzzParameters(150),
