@@ -57,7 +57,7 @@ describe('keytool reads our keystores (Java 17)', () => {
     const bad = await run('keytool', ['-list', '-keystore', p, '-storetype', 'JKS', '-storepass', 'wrong-one']);
     expect(bad.code).not.toBe(0);
     expect(bad.stdout + bad.stderr).toContain('password was incorrect');
-  });
+  }, 60_000); // each starts one or two JVMs, seconds apiece on a loaded CI machine
 
   maybe('lists the anchors of a PKCS#12 store with a password, its fingerprints those of the PEM', async () => {
     const p = await file('a.p12', await encodeTrustAnchors(anchors, 'pkcs12', { password: 's3cret pass' }));
@@ -69,7 +69,7 @@ describe('keytool reads our keystores (Java 17)', () => {
     const fingerprints = [...r.stdout.matchAll(/SHA256: ([0-9A-F:]+)/g)].map((m) => m[1].replaceAll(':', '').toLowerCase());
     expect(fingerprints.sort()).toEqual(anchors.anchors.map((a) => a.sha256).sort());
     expect(r.stdout).toContain('Entry type: trustedCertEntry');
-  });
+  }, 60_000); // each starts one or two JVMs, seconds apiece on a loaded CI machine
 
   maybe('lists the anchors of the legacy and the password-less PKCS#12 stores', async () => {
     const legacy = await file('legacy.p12', await encodeTrustAnchors(anchors, 'pkcs12', { password: 'changeit', legacy: true }));
@@ -82,7 +82,7 @@ describe('keytool reads our keystores (Java 17)', () => {
     const r2 = await run('keytool', ['-list', '-keystore', none, '-storetype', 'PKCS12', '-storepass', 'anything']);
     expect(r2.code).toBe(0);
     expect(keytoolAliases(r2.stdout).sort()).toEqual([...aliases].sort());
-  });
+  }, 60_000); // each starts one or two JVMs, seconds apiece on a loaded CI machine
 });
 
 describe('a Java 17 HTTPS client with our truststores', () => {

@@ -2,6 +2,7 @@ import { request as httpsRequest, createServer, type Server } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { request } from 'undici';
 import { canonicalTrustBundle, createCertificateAuthority, issueServingCertificate, type PemKeyPair } from '@plat/x509';
+import { eventually } from '../test/scripted-server.js';
 import { TrustAgent } from './trust-agent.js';
 import { trustedSecureContext } from './trusted-secure-context.js';
 
@@ -48,10 +49,11 @@ describe('TrustAgent', () => {
   });
 
   it('closes idle pooled connections when the anchors change, and keeps them when they do not', async () => {
+    // The server's end of the earlier test's connection closes after that agent's close resolves.
+    await eventually(() => sockets.size === 0);
     const agent = new TrustAgent({ anchors: anchorsOf(caOld) });
     try {
       expect(await get(agent)).toBe('hello');
-      await new Promise((r) => setTimeout(r, 50));
       expect(sockets.size).toBe(1);
       const [pooled] = sockets;
       agent.update(anchorsOf(caOld));

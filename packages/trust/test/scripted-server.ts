@@ -140,7 +140,7 @@ export async function threeCas(): Promise<[PemKeyPair, PemKeyPair, PemKeyPair]> 
 }
 
 /** Resolves once `predicate` holds (polled every 10 ms), or rejects after `timeoutMs`. */
-export async function eventually(predicate: () => boolean, timeoutMs = 5000): Promise<void> {
+export async function eventually(predicate: () => boolean, timeoutMs = 15_000): Promise<void> {
   const started = Date.now();
   while (!predicate()) {
     if (Date.now() - started > timeoutMs) throw new Error(`condition not met within ${timeoutMs} ms`);
