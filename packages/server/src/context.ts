@@ -33,7 +33,8 @@ export interface OutgoingResponse {
   setHeader(name: string, value: string | number | readonly string[]): unknown;
   getHeader(name: string): unknown;
   removeHeader(name: string): void;
-  writeHead(statusCode: number, headers?: Record<string, string | number | string[]>): unknown;
+  /** `headers`: an object, or a flat list (name, value, name, value), as Node takes both. */
+  writeHead(statusCode: number, headers?: Record<string, string | number | string[]> | (string | number | string[])[]): unknown;
   write(chunk: string | Buffer, cb?: (err?: Error | null) => void): boolean;
   end(chunk?: string | Buffer, cb?: () => void): unknown;
   on(event: 'close' | 'finish' | 'drain', listener: () => void): unknown;

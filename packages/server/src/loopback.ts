@@ -102,9 +102,10 @@ class LoopbackOutgoingResponse implements OutgoingResponse {
     delete this.headers[name.toLowerCase()];
   }
 
-  writeHead(statusCode: number, headers?: Record<string, string | number | string[]>): this {
+  writeHead(statusCode: number, headers?: Record<string, string | number | string[]> | (string | number | string[])[]): this {
     this.statusCode = statusCode;
-    for (const [name, value] of Object.entries(headers ?? {})) this.setHeader(name, value);
+    if (Array.isArray(headers)) for (let i = 0; i + 1 < headers.length; i += 2) this.setHeader(String(headers[i]), headers[i + 1]!);
+    else for (const [name, value] of Object.entries(headers ?? {})) this.setHeader(name, value);
     this.headersSent = true;
     return this;
   }

@@ -66,6 +66,30 @@ export function negotiateOutput(header: string | undefined, opts: NegotiationOpt
   return choice;
 }
 
+/**
+ * negotiateOutput for one endpoint's fixed `allowedAs`, remembering its answers by the Accept
+ * header alone (bounded as negotiateOutput's memo, one memo per negotiator). negotiateOutput
+ * keys its shared memo by `allowedAs` joined with the header: an array join, a concatenation,
+ * and V8's flattening and hashing of that new string on every request. A GET's Accept header
+ * is looked up as the parser gave it instead. With the GET path's header list (response.ts):
+ * `Builtins_StringAdd`, `WriteToFlat` and `ComputeAndSetRawHash` were 1.1 µs of a GET's perf
+ * samples against 0.35 for the bare server (perf-native.mjs, load 2; docs/performance.md
+ * "apiserver").
+ */
+export function outputNegotiator(allowedAs: NegotiationOptions['allowedAs']): (header: string | undefined) => MediaTypeChoice {
+  const opts: NegotiationOptions = { allowedAs: Object.freeze([...allowedAs]) };
+  const answers = new LRUCache<string, MediaTypeChoice>({ max: 256 });
+  return (header) => {
+    if (!header) return defaultChoice;
+    if (header.length > maxRememberedHeaderLength) return negotiate(header, opts);
+    const known = answers.get(header);
+    if (known) return known;
+    const choice = Object.freeze(negotiate(header, opts));
+    answers.set(header, choice);
+    return choice;
+  };
+}
+
 const defaultChoice: MediaTypeChoice = Object.freeze({ format: 'json', contentType: 'application/json' });
 const maxRememberedHeaderLength = 512;
 // A memo of a pure function (the answer depends only on the header and the caller's allowedAs,

@@ -4,9 +4,18 @@
 // from /proc split by what ran (kernel, OpenSSL, V8's builtins, JIT code, V8's runtime and
 // compiler, node's C++ and libuv, libc), the part of it under the response's write
 // (StreamBase::Writev: TLS encryption and the write system call), and system calls, page faults
-// and context switches per request.
+// and context switches per request. Then the same CPU by symbol (the leaf frame's), for every
+// group but the kernel and OpenSSL, sorted by how much more the apiserver spends on it than the
+// bare server: which builtins (megamorphic inline caches, promises, async functions), runtime
+// functions (string hashing and flattening) and node C++ calls make the difference, and which
+// JIT-compiled functions (ours by name) run longest.
 //
 //   node tools/bench/apiserver/perf-native.mjs [--duration 5] [--warmup 10] [--connections 32] [--frequency 999]
+//                                              [--bundle B] [--top 40] [--callers REGEX]
+//
+// --callers: for the leaf symbols matching REGEX (e.g. 'RegExpExec|CompileLazy'), the apiserver's
+// stacks above them, cut to their first four named frames, with CPU per GET: which of our
+// functions call into a builtin or the runtime.
 //
 // Why next to profile.mjs: V8's sampler (--cpu-prof) takes its samples on a wall-clock timer, so
 // a server that waits for a CPU, or is preempted by the load generator it just woke with its
@@ -26,6 +35,8 @@ const { flag } = benchFlags();
 const duration = Number(flag('duration', '5'));
 const warmup = Number(flag('warmup', '10'));
 const frequency = flag('frequency', '999');
+const top = Number(flag('top', '40'));
+const callers = flag('callers', undefined) && new RegExp(flag('callers'));
 const cannon = cannonWith({ connections: Number(flag('connections', '32')), duration });
 const getPath = '/apis/certificates.plat.io/v1alpha1/clustertrustbundles/bench-get';
 
@@ -66,6 +77,16 @@ function groupOf(dso, sym) {
   return 'node C++ and libuv';
 }
 
+/**
+ * A leaf symbol as one row: JIT code without its address and tier marker (`LazyCompile:*f
+ * file:1:2` and `JS:~f` are one function), C++ without its argument list.
+ */
+function symbolName(sym) {
+  const js = /^(?:LazyCompile|Function|JS|Script):[*~^+]?(.*)$/.exec(sym);
+  if (js) return `JS ${js[1]}`;
+  return sym.replace(/\(.*\)( const)?$/, '');
+}
+
 /** Samples of a perf.data file: each with its stack (leaf first) as `symbol dso` lines. */
 function samples(file) {
   const text = execFileSync('perf', ['script', '-i', file, '-F', 'ip,sym,dso'], { maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'ignore'] }).toString();
@@ -96,22 +117,38 @@ async function measure(name, pid, target) {
   const all = samples(file);
   fs.rmSync(file, { force: true });
   const groups = new Map();
+  const symbols = new Map();
   let underWrite = 0;
   let underWriteSyscall = 0;
   for (const stack of all) {
     const g = groupOf(stack[0].dso, stack[0].sym);
     groups.set(g, (groups.get(g) ?? 0) + 1);
+    if (g !== 'kernel' && g !== 'OpenSSL') {
+      const key = `${symbolName(stack[0].sym)}\t${g}`;
+      symbols.set(key, (symbols.get(key) ?? 0) + 1);
+    }
     if (stack.some((f) => f.sym.includes('StreamBase::Writev') || f.sym.includes('StreamBase::WriteBuffer') || f.sym.includes('WriteString'))) {
       underWrite++;
       if (stack.some((f) => /^(__GI___libc_write|__libc_write|write|writev|__writev)$/.test(f.sym))) underWriteSyscall++;
     }
   }
   const share = (k) => (cpuUs * k) / all.length;
+  const callerStacks = new Map();
+  if (callers) {
+    for (const stack of all) {
+      if (!callers.test(stack[0].sym)) continue;
+      const named = stack.filter((f) => f.sym && f.sym !== '[unknown]').slice(0, 5).map((f) => symbolName(f.sym).replace(/ file:\/\/\S*\/([^/\s]+)$/, ' $1'));
+      const key = named.join(' ← ');
+      callerStacks.set(key, (callerStacks.get(key) ?? 0) + 1);
+    }
+  }
   return {
     name,
     requests: n,
     cpuUs,
     groups: new Map([...groups].map(([k, v]) => [k, share(v)])),
+    symbols: new Map([...symbols].map(([k, v]) => [k, share(v)])),
+    callerStacks: new Map([...callerStacks].map(([k, v]) => [k, share(v)])),
     underWrite: share(underWrite),
     underWriteSyscall: share(underWriteSyscall),
     syscalls: (after.syscalls - before.syscalls) / n,
@@ -126,7 +163,7 @@ let api;
 let bare;
 const results = [];
 try {
-  const bundle = await buildApiServerBundle();
+  const bundle = flag('bundle', undefined) ? path.resolve(flag('bundle')) : await buildApiServerBundle();
   api = await startApiServer({ bundle, dataDir, nodeArgs: ['--perf-basic-prof-only-functions'], args: ['--storage-backend=sqlite', '--v=0'], cwd: root, timeoutMs: 60_000 });
   const { tlsOptions, target, serving } = await seedBenchTarget(api, dataDir, getPath);
   results.push(await measure('apiserver', api.child.pid, target));
@@ -155,3 +192,18 @@ console.log(`| of it, the write system call | ${us(a.underWriteSyscall)} | ${us(
 console.log(`| read and write system calls per GET | ${a.syscalls.toFixed(2)} | ${b.syscalls.toFixed(2)} |`);
 console.log(`| minor page faults per GET | ${a.faults.toFixed(3)} | ${b.faults.toFixed(3)} |`);
 console.log(`| preemptions per GET | ${a.preempted.toFixed(3)} | ${b.preempted.toFixed(3)} |`);
+
+console.log(`\n| CPU per GET by leaf symbol (perf; kernel and OpenSSL left out), the ${top} largest differences | group | apiserver µs | bare µs | difference |`);
+console.log('|---|---|---:|---:|---:|');
+const keys = [...new Set([...a.symbols.keys(), ...b.symbols.keys()])];
+const diff = (k) => (a.symbols.get(k) ?? 0) - (b.symbols.get(k) ?? 0);
+for (const k of keys.sort((x, y) => Math.abs(diff(y)) - Math.abs(diff(x))).slice(0, top)) {
+  const [sym, g] = k.split('\t');
+  console.log(`| \`${sym.replaceAll('|', '\\|')}\` | ${g.split(' (')[0]} | ${(a.symbols.get(k) ?? 0).toFixed(2)} | ${(b.symbols.get(k) ?? 0).toFixed(2)} | ${diff(k) >= 0 ? '+' : ''}${diff(k).toFixed(2)} |`);
+}
+
+if (callers) {
+  console.log(`\n| apiserver stacks under leaf symbols matching /${callers.source}/ (leaf first) | µs per GET |`);
+  console.log('|---|---:|');
+  for (const [k, v] of [...a.callerStacks].sort((x, y) => y[1] - x[1]).slice(0, top)) console.log(`| ${k.replaceAll('|', '\\|')} | ${v.toFixed(2)} |`);
+}

@@ -41,23 +41,42 @@ export function withRequestAccounting(lifecycle: ServerLifecycle, metrics: Serve
   };
   return (next) => (ctx) => {
     lifecycle.requestStarted();
-    const { res } = ctx;
-    let handled = false;
-    let closed = false;
+    const accounted = new AccountedRequest(ctx, finish);
     // One listener for both jobs: cancel the work of a client that went away, and finish. (A
     // response closes once; `on` spares the wrapper and removal of `once` on every request.)
-    res.on('close', () => {
-      if (!res.writableEnded) ctx.abort(new Error('client closed the connection'));
-      closed = true;
-      if (handled) finish(ctx);
-    });
-    const done = () => {
-      handled = true;
-      if (closed) finish(ctx);
-    };
-    return next(ctx).then(done, (err: unknown) => {
-      done();
-      throw err;
-    });
+    ctx.res.on('close', accounted.closed.bind(accounted));
+    return next(ctx).then(accounted.handled.bind(accounted), accounted.failed.bind(accounted));
   };
+}
+
+/**
+ * A request between its start and its metrics: finished once both its handler has settled and its
+ * response has closed, in either order. Its methods go to the response and the handler's promise
+ * bound, not as closures made per request: V8 runs `CompileLazy` at the first call of each new
+ * closure (with the timeout filter's, 0.45 µs of a GET's perf samples; filters/timeout.ts).
+ */
+class AccountedRequest {
+  private isHandled = false;
+  private isClosed = false;
+
+  constructor(
+    private readonly ctx: RequestContext,
+    private readonly finish: (ctx: RequestContext) => void,
+  ) {}
+
+  closed(): void {
+    if (!this.ctx.res.writableEnded) this.ctx.abort(new Error('client closed the connection'));
+    this.isClosed = true;
+    if (this.isHandled) this.finish(this.ctx);
+  }
+
+  handled(): void {
+    this.isHandled = true;
+    if (this.isClosed) this.finish(this.ctx);
+  }
+
+  failed(err: unknown): never {
+    this.handled();
+    throw err;
+  }
 }

@@ -1,6 +1,6 @@
 import type { GetOptions } from '@plat/storage';
 import { RequestCallOptions, type RequestContext } from '../context.js';
-import { negotiateOutput } from '../negotiation.js';
+import { outputNegotiator } from '../negotiation.js';
 import { requestHeader } from '../request-header.js';
 import { wantsPretty, writeBody, writeObject } from '../response.js';
 import { parseIncludeObject, toTable } from '../table.js';
@@ -20,9 +20,11 @@ class GetCall extends RequestCallOptions implements GetOptions {
   }
 }
 
+const negotiateGetOutput = outputNegotiator(['Table', 'PartialObjectMetadata']);
+
 /** GET .../<resource>/<name>: 200 with the object (or a one-row Table). */
 export async function getResource(scope: ResourceScope, ctx: RequestContext): Promise<void> {
-  const choice = negotiateOutput(requestHeader(ctx.req, 'accept'), { allowedAs: ['Table', 'PartialObjectMetadata'] });
+  const choice = negotiateGetOutput(requestHeader(ctx.req, 'accept'));
   const includeObject = parseIncludeObject(ctx.query.get('includeObject'));
   const rv = ctx.query.get('resourceVersion') ?? undefined;
   const stored = await scope.storage.get(scopeKey(scope, ctx.info.namespace, ctx.info.name), new GetCall(ctx, rv));
