@@ -1,4 +1,4 @@
-import { negotiateOutput, parseAccept } from './negotiation.js';
+import { negotiateOutput, outputNegotiator, parseAccept } from './negotiation.js';
 
 describe('content negotiation', () => {
   it('orders clauses by quality, keeping the client order among equals', () => {
@@ -42,5 +42,31 @@ describe('content negotiation', () => {
     expect(negotiateOutput(long, { allowedAs: [] }).format).toBe('yaml');
     for (let i = 0; i < 600; i++) expect(negotiateOutput(`application/json;x=${i}`, { allowedAs: [] }).format).toBe('json');
     expect(negotiateOutput('application/yaml', { allowedAs: [] }).format).toBe('yaml');
+  });
+
+  it("answers through an endpoint's negotiator as negotiateOutput does, remembering by the header alone", () => {
+    const forGet = outputNegotiator(['Table', 'PartialObjectMetadata']);
+    const forOther = outputNegotiator([]);
+    const headers = [
+      undefined,
+      'application/json',
+      'application/yaml',
+      'application/json;as=Table;v=v1;g=meta.k8s.io,application/json',
+      'application/yaml;as=PartialObjectMetadata;g=meta.k8s.io;v=v1, application/json',
+      `${'application/x-nothing, '.repeat(40)}application/yaml`,
+    ];
+    for (const h of headers) {
+      expect(forGet(h)).toEqual(negotiateOutput(h, { allowedAs: ['Table', 'PartialObjectMetadata'] }));
+      expect(forOther(h)).toEqual(negotiateOutput(h, { allowedAs: [] }));
+    }
+    // Each negotiator has its own memo: the same header is a Table for one and JSON for the other.
+    const table = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json';
+    expect(forGet(table)).toBe(forGet(table));
+    expect(forGet(table).as).toBe('Table');
+    expect(forOther(table).as).toBeUndefined();
+    expect(Object.isFrozen(forGet(table))).toBe(true);
+    for (let i = 0; i < 2; i++) expect(() => forGet('text/html')).toThrow('only the following media types are accepted');
+    for (let i = 0; i < 600; i++) expect(forOther(`application/json;x=${i}`).format).toBe('json');
+    expect(forOther('application/yaml').format).toBe('yaml');
   });
 });
