@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { ServerRequestContext, splitRequestTarget, type Handler, type IncomingRequest, type OutgoingResponse } from './context.js';
 import type { CompletedConfig } from './config.js';
+import { newRequestUUID } from './request-uuid.js';
 import { writeError } from './response.js';
 import { createSecureServer } from './secure-serving.js';
 
@@ -67,7 +67,7 @@ export function serve(config: CompletedConfig, handler: Handler): Serving {
 
   const onRequest = (req: IncomingRequest, res: OutgoingResponse): void => {
     const method = (req.method ?? 'GET').toUpperCase();
-    const ctx = new ServerRequestContext(req, res, method, splitRequestTarget(req.url ?? '/'), randomUUID(), process.hrtime.bigint());
+    const ctx = new ServerRequestContext(req, res, method, splitRequestTarget(req.url ?? '/'), newRequestUUID(), process.hrtime.bigint());
     if (lifecycle.shuttingDown && req.httpVersion.startsWith('1')) res.setHeader('Connection', 'close');
     handler(ctx).catch((err: unknown) => {
       logger.error('unhandled request error', { err: String(err) });
