@@ -71,10 +71,10 @@ export function negotiateOutput(header: string | undefined, opts: NegotiationOpt
  * header alone (bounded as negotiateOutput's memo, one memo per negotiator). negotiateOutput
  * keys its shared memo by `allowedAs` joined with the header: an array join, a concatenation,
  * and V8's flattening and hashing of that new string on every request. A GET's Accept header
- * is looked up as the parser gave it instead. With the GET path's header list (response.ts):
- * `Builtins_StringAdd`, `WriteToFlat` and `ComputeAndSetRawHash` were 1.1 µs of a GET's perf
- * samples against 0.35 for the bare server (perf-native.mjs, load 2; docs/performance.md
- * "apiserver").
+ * is looked up as the parser gave it instead. `StringAdd`, `WriteToFlat` and
+ * `ComputeAndSetRawHash` were 1.2 µs of a GET's perf samples against the bare server's 0.35;
+ * 0.74 against 0.25 with this and the flat Audit-Id (request-uuid.ts; perf-native.mjs, load 2-4;
+ * docs/performance.md "apiserver").
  */
 export function outputNegotiator(allowedAs: NegotiationOptions['allowedAs']): (header: string | undefined) => MediaTypeChoice {
   const opts: NegotiationOptions = { allowedAs: Object.freeze([...allowedAs]) };

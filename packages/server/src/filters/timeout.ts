@@ -136,8 +136,8 @@ export function withRequestTimeout(requestTimeoutMs: number, timers = new Deadli
  * before (`new Promise` runs it at once), and the handler's outcome goes to that object's bound
  * methods. A closure made per request costs V8 a `CompileLazy` at its first call: with the
  * request accounting's (request-accounting.ts), 0.45 µs of a GET's perf samples were
- * `CompileLazy` under promise reactions (perf-native.mjs --callers; docs/performance.md
- * "apiserver"); a bound method calls code already compiled.
+ * `CompileLazy` under promise reactions, 0.07-0.10 with bound methods, which call code already
+ * compiled (perf-native.mjs --callers, load 2-4; docs/performance.md "apiserver").
  */
 let receiving: TimedRequest | undefined;
 function giveResolvers(resolve: () => void, reject: (err: unknown) => void): void {
