@@ -127,13 +127,17 @@ describe('encodeEventInto', () => {
     expect(buf.toString('utf8', 0, end)).toBe(JSON.stringify(ev));
   });
 
-  it('declines, writing nothing past `end`, when the line does not fit or a changing value is not plain ASCII', () => {
+  it('declines, writing nothing past `end`, when the line does not fit, a changing value is not plain ASCII, or it has a request object', () => {
     const ev = getEvent('id', 'r');
     const buf = Buffer.alloc(4096, 0x2a);
     const full = JSON.stringify(ev).length;
     expect(encodeEventInto(ev, buf, 100, 100 + full - 1)).toBe(-1);
     expect(buf.subarray(100 + full - 1).every((b) => b === 0x2a)).toBe(true);
     expect(encodeEventInto(ev, buf, 100, 100 + full)).toBe(100 + full);
+    // A request object goes the string way (it would change every run of bytes it is in).
+    const withObject = { ...getEvent('id-o', 'r'), requestObject: { kind: 'ClusterTrustBundle' } };
+    expect(encodeEventInto(withObject, buf, 0, buf.length)).toBe(-1);
+    expect(encodeEventJson(withObject)).toBe(JSON.stringify(withObject));
     for (const auditID of ['é', 'a"b', 'a\\b', '\n', '\ud800']) {
       const odd = getEvent(auditID, 'r');
       expect(encodeEventInto(odd, buf, 0, buf.length)).toBe(-1);

@@ -167,12 +167,14 @@ function str(memo: StringMemo, value: unknown): string | undefined {
 
 /** The name (with the `{` or `,` before it) of the piece pieceOf() returned last. */
 let pieceName = '';
+/** pieceOf() was asked for only the known keys' pieces and met another key. */
+let unknownKey = false;
 
 /**
  * One key's piece of the line: its value's JSON (undefined when it has none), and in `pieceName`
  * the key as it goes before it.
  */
-function pieceOf(key: string, value: unknown, first: boolean): string | undefined {
+function pieceOf(key: string, value: unknown, first: boolean, onlyKnown: boolean): string | undefined {
   let piece: string | undefined;
   // Each known key with what goes before it as one literal, and a memo of its own: looking
   // either up by the key's name was a megamorphic keyed load each, fifteen an event.
@@ -259,6 +261,10 @@ function pieceOf(key: string, value: unknown, first: boolean): string | undefine
       break;
     default:
       // requestObject, responseObject, and whatever else an event carries.
+      if (onlyKnown) {
+        unknownKey = true;
+        return undefined;
+      }
       piece = encodeJson(value);
       pieceName = `${first ? '{' : ','}${JSON.stringify(key)}:`;
   }
@@ -271,7 +277,7 @@ export function encodeEventJson(ev: AuditEvent): string {
   let out = '';
   let first = true;
   for (const key in ev) {
-    const json = pieceOf(key, (ev as unknown as Record<string, unknown>)[key], first);
+    const json = pieceOf(key, (ev as unknown as Record<string, unknown>)[key], first, false);
     // As JSON.stringify: a key whose value has no JSON (undefined, a function) is left out.
     if (json === undefined) continue;
     out += pieceName;
@@ -291,15 +297,20 @@ export function encodeEventJson(ev: AuditEvent): string {
  * event to event (audit ID, request URI, the two timestamps) are kept as bytes while their pieces
  * stay the same and copied in one `set` each, and the changing values are written byte by byte.
  * Returns where the line ends, or -1 when it did not take this path (a changing value that is not
- * plain ASCII or needs escaping, a piece that needs escaping, no room): nothing counts as written
- * then, and encodeEventJson writes the line.
+ * plain ASCII or needs escaping, a piece that needs escaping, a request or response object, no
+ * room): nothing counts as written then, and encodeEventJson writes the line.
  *
  * What this buys: the line string (15 pieces joined) is never built, flattened and encoded again
- * into the slab by `Buffer.write`, which together cost more than the pieces themselves (perf:
- * the slab's write 1.1–1.4 inflated µs a GET against encodeEventJson's 2.0–2.5).
+ * into the slab by `Buffer.write` (perf had the slab's write at 1.1–1.4 inflated µs a GET against
+ * encodeEventJson's 2.0–2.5): a GET's event costs 1.03 [0.96–1.22] against 1.49 [1.24–1.75] µs
+ * with the slab's write (tools/bench/audit/event-json.mjs, n=9, load 1.5), and the audit filter
+ * with the batch log backend 0.86 [0.64–1.04] and 0.91 [0.51–1.22] of what it cost before
+ * (filter-ab.mjs 0aafd80, n=9, two runs at load 2.0 and 1.0). Memory: at most five runs' bytes,
+ * together one Metadata event's line (events with request or response objects do not take it).
  */
 export function encodeEventInto(ev: AuditEvent, buf: Uint8Array, at: number, end: number): number {
   unchecked = '';
+  unknownKey = false;
   runIndex = 0;
   startRun();
   let first = true;
@@ -333,8 +344,13 @@ export function encodeEventInto(ev: AuditEvent, buf: Uint8Array, at: number, end
         continue;
       }
     }
-    const json = pieceOf(key, value, first);
-    if (json === undefined) continue;
+    const json = pieceOf(key, value, first, true);
+    if (json === undefined) {
+      // A request or response object (Request level and up) changes with every event: kept as a
+      // run's bytes it would be encoded twice and held until the next event; the string path takes it.
+      if (unknownKey) return declined();
+      continue;
+    }
     addPiece(pieceName);
     addPiece(json);
     first = false;
