@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { BackgroundWriter, backgroundWriteIntervalMs, slabBytes, writeChunks, type BackgroundWriterOptions } from './background-writer.js';
+import { BackgroundWriter, backgroundWriteIntervalMs, directLineBytes, slabBytes, writeChunks, type BackgroundWriterOptions } from './background-writer.js';
 
 /** A writer into memory that records each write's chunks (copied: slabs are reused afterwards). */
 function recorder(over: Partial<BackgroundWriterOptions> = {}) {
@@ -28,6 +28,27 @@ describe('background writer', () => {
     for (const l of lines) expect(writer.append(l, 1)).toBe(true);
     await writer.drain();
     expect(writes.map((w) => w.text).join('')).toBe(lines.map((l) => `${l}\n`).join(''));
+  });
+
+  it('takes lines encoded straight into the slab in order with the string lines, and nothing of a declined one', async () => {
+    const { writer, writes } = recorder();
+    const ascii = (text: string, buf: Uint8Array, at: number, end: number) => (at + text.length > end ? -1 : at + Buffer.from(buf.buffer, buf.byteOffset, buf.length).write(text, at, 'latin1'));
+    const decline = () => -1;
+    expect(writer.append('one', 1)).toBe(true);
+    expect(writer.appendInto('two', ascii, 1)).toBe(true);
+    expect(writer.appendInto('never', decline, 1)).toBeUndefined();
+    expect(writer.append('three', 1)).toBe(true);
+    // Lines that together outgrow the slab: the next slab is taken while directLineBytes are still free.
+    const long = 'x'.repeat(directLineBytes / 2);
+    for (let i = 0; i < slabBytes / long.length + 2; i++) expect(writer.appendInto(long, ascii, 1)).toBe(true);
+    await writer.drain();
+    expect(writes.map((w) => w.text).join('')).toBe(`one\ntwo\nthree\n${`${long}\n`.repeat(slabBytes / long.length + 2)}`);
+  });
+
+  it('leaves a line to append() when the queue may be too full for it', () => {
+    const { writer } = recorder({ maxQueuedBytes: directLineBytes - 1 });
+    expect(writer.appendInto('x', () => 1, 1)).toBeUndefined();
+    expect(writer.append('x', 1)).toBe(true);
   });
 
   it('gathers the lines of one interval into one write instead of one write per line', async () => {

@@ -19,6 +19,14 @@ export const backgroundWriteIntervalMs = 25;
 export const backgroundWriteBytes = 1024 * 1024;
 /** Lines are gathered in slabs of this size (a longer line gets a buffer of its own). */
 export const slabBytes = 256 * 1024;
+/**
+ * Room a slab must have left for appendInto() to encode a line into it (else a new slab is taken,
+ * leaving at most this much of the old one unused); a longer line may still fit.
+ */
+export const directLineBytes = 8 * 1024;
+
+/** Encodes `value` into `buf` from `at`, up to `end`; returns where it ends, or -1 when it did not. */
+export type EncodeInto<T> = (value: T, buf: Uint8Array, at: number, end: number) => number;
 
 interface Chunk {
   data: Buffer;
@@ -80,6 +88,28 @@ export class BackgroundWriter {
     const start = this.used;
     this.used += this.slab.write(text, this.used);
     this.slab[this.used++] = 0x0a;
+    this.slabCount += count;
+    this.queuedBytes += this.used - start;
+    this.pump();
+    return true;
+  }
+
+  /**
+   * Queues the line `encodeInto` writes for `value` straight into the slab, and a newline, as the
+   * line of `count` events: no string of it is made. Returns undefined (nothing queued) when the
+   * encoder declined or the queue may be too full: append() then takes the line as a string.
+   */
+  appendInto<T>(value: T, encodeInto: EncodeInto<T>, count: number): boolean | undefined {
+    if (this.queuedBytes + directLineBytes > this.options.maxQueuedBytes) return undefined;
+    if (!this.slab || this.slab.length - this.used < directLineBytes) {
+      this.seal();
+      this.slab = this.takeSlab();
+    }
+    const start = this.used;
+    const end = encodeInto(value, this.slab, start, this.slab.length - 1);
+    if (end < 0) return undefined;
+    this.slab[end] = 0x0a;
+    this.used = end + 1;
     this.slabCount += count;
     this.queuedBytes += this.used - start;
     this.pump();

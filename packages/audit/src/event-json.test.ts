@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { encodeJson } from '@plat/api-model';
 import type { AuditEvent } from './event.js';
-import { encodeEventJson } from './event-json.js';
+import { encodeEventInto, encodeEventJson } from './event-json.js';
 
 const sourceIPs = Object.freeze(['127.0.0.1']);
 
@@ -99,5 +99,69 @@ describe('encodeEventJson', () => {
     expect(line).toBe(JSON.stringify(ev));
     expect(line.indexOf('"annotations"')).toBeGreaterThan(line.indexOf('"responseStatus"'));
     expect(line).not.toContain('userAgent');
+  });
+});
+
+/** The line encodeEventInto writes, or what the log backend writes when it declines (encodeEventJson). */
+function intoOrString(ev: AuditEvent, buf: Buffer, at = 0, end = buf.length): string {
+  const stop = encodeEventInto(ev, buf, at, end);
+  return stop < 0 ? encodeEventJson(ev) : buf.toString('utf8', at, stop);
+}
+
+describe('encodeEventInto', () => {
+  it('writes the line of a GET event straight into the buffer, event after event, without declining', () => {
+    const reason = 'RBAC: allowed by ClusterRoleBinding "cluster-admin" of ClusterRole "cluster-admin" to Group "system:masters"';
+    const buf = Buffer.alloc(4096);
+    let at = 7;
+    for (let i = 0; i < 5; i++) {
+      const ev = getEvent(`id-${i}`, reason);
+      const end = encodeEventInto(ev, buf, at, buf.length);
+      expect(end).toBeGreaterThan(at);
+      expect(buf.toString('utf8', at, end)).toBe(JSON.stringify(ev));
+      at = end;
+    }
+    // A changed piece between the changing values (another user) makes the run's bytes anew.
+    const ev = getEvent('id-x', reason);
+    ev.user = { username: 'jane', groups: ['system:authenticated'] };
+    const end = encodeEventInto(ev, buf, 0, buf.length);
+    expect(buf.toString('utf8', 0, end)).toBe(JSON.stringify(ev));
+  });
+
+  it('declines, writing nothing past `end`, when the line does not fit, a changing value is not plain ASCII, or it has a request object', () => {
+    const ev = getEvent('id', 'r');
+    const buf = Buffer.alloc(4096, 0x2a);
+    const full = JSON.stringify(ev).length;
+    expect(encodeEventInto(ev, buf, 100, 100 + full - 1)).toBe(-1);
+    expect(buf.subarray(100 + full - 1).every((b) => b === 0x2a)).toBe(true);
+    expect(encodeEventInto(ev, buf, 100, 100 + full)).toBe(100 + full);
+    // A request object goes the string way (it would change every run of bytes it is in).
+    const withObject = { ...getEvent('id-o', 'r'), requestObject: { kind: 'ClusterTrustBundle' } };
+    expect(encodeEventInto(withObject, buf, 0, buf.length)).toBe(-1);
+    expect(encodeEventJson(withObject)).toBe(JSON.stringify(withObject));
+    for (const auditID of ['é', 'a"b', 'a\\b', '\n', '\ud800']) {
+      const odd = getEvent(auditID, 'r');
+      expect(encodeEventInto(odd, buf, 0, buf.length)).toBe(-1);
+      expect(encodeEventJson(odd)).toBe(JSON.stringify(odd));
+    }
+  });
+
+  it('writes what encodeJson writes for any event, taking turns with encodeEventJson as the log backend does when it declines', () => {
+    const buf = Buffer.alloc(64 * 1024);
+    fc.assert(
+      fc.property(fc.array(fc.tuple(event, fc.integer({ min: 0, max: 2 })), { minLength: 1, maxLength: 5 }), (events) => {
+        for (const [ev, how] of events) {
+          const line = how === 0 ? encodeEventJson(ev) : how === 1 ? intoOrString(ev, buf) : intoOrString(ev, buf, 10, 10 + 200);
+          expect(line).toBe(encodeJson(ev));
+          // The same event again (every piece reused), then with the user's groups changed in place.
+          expect(intoOrString(ev, buf)).toBe(encodeJson(ev));
+          expect(encodeEventJson(ev)).toBe(encodeJson(ev));
+          if (ev.user.groups) {
+            ev.user.groups.push('changed');
+            expect(intoOrString(ev, buf)).toBe(encodeJson(ev));
+          }
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 });

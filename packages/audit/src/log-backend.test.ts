@@ -153,6 +153,25 @@ describe('log backend', () => {
     for (const f of files) expect(fs.statSync(path.join(dir, f)).size).toBeLessThanOrEqual(1024 * 1024);
   });
 
+  it('in the background writes each line as JSON.stringify does, whether encoded into the slab or as a string', async () => {
+    const file = path.join(dir, 'audit.log');
+    const log = createLogBackend({ path: file, metrics: noAuditMetrics, background: true });
+    const events: AuditEvent[] = [];
+    for (let i = 0; i < 6; i++) {
+      // Metadata events (straight into the slab), one with a request object, one with a non-ASCII URI and user (as strings).
+      const ev = event(i, i === 2 ? 'body' : '');
+      ev.level = 'Metadata';
+      if (i === 4) {
+        ev.requestURI = '/apis/x/é';
+        ev.user = { username: 'zoë "q"' };
+      }
+      events.push(ev);
+      expect(log.processEvents([ev])).toBe(true);
+    }
+    await log.shutdown();
+    expect(lines(file)).toEqual(events.map((ev) => JSON.stringify(ev)));
+  });
+
   const hasDevFull = fs.existsSync('/dev/full');
   (hasDevFull ? it : it.skip)('in the background counts a failed write once it fails (/dev/full)', async () => {
     const registry = new Registry();

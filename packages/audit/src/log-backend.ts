@@ -15,7 +15,7 @@ import { basename, dirname, extname, join } from 'node:path';
 import type { AuditBackend } from './backend.js';
 import { BackgroundWriter, writeChunks } from './background-writer.js';
 import { eventString } from './event.js';
-import { encodeEventJson } from './event-json.js';
+import { encodeEventInto, encodeEventJson } from './event-json.js';
 import type { AuditMetrics } from './metrics.js';
 
 export type AuditLogFormat = 'json' | 'legacy';
@@ -219,6 +219,7 @@ export function createLogBackend(options: LogBackendOptions): AuditBackend {
   const format = options.format ?? 'json';
   // encodeEventJson writes JSON.stringify's line from the pieces the event before had in common with it.
   const encode = format === 'legacy' ? eventString : encodeEventJson;
+  const direct = format !== 'legacy';
   const file =
     options.path === '-'
       ? undefined
@@ -268,6 +269,9 @@ export function createLogBackend(options: LogBackendOptions): AuditBackend {
       if (background) {
         let stored = true;
         for (const ev of events) {
+          // A JSON line goes straight into the slab when it can (encodeEventInto: no line string
+          // is built and encoded again); else as a string.
+          if (direct && background.appendInto(ev, encodeEventInto, 1)) continue;
           if (background.append(encode(ev), 1)) continue;
           options.metrics.error('log', 1);
           stored = false;

@@ -2,7 +2,8 @@
 // The JSON line of one audited GET's event (Metadata, ResponseComplete, as the server builds it:
 // a fresh user, object reference and annotations per event, the same source IP list while the
 // client is the same) encoded by JSON.stringify and by encodeEventJson (packages/audit
-// event-json.ts), taking turns round by round; checks that both write the same bytes.
+// event-json.ts), and written straight into the slab by encodeEventInto, taking turns round by
+// round; checks that all write the same bytes.
 //
 //   node tools/bench/audit/event-json.mjs [--events 200000] [--rounds 7]
 import { benchFlags } from '../lib/apiserver-harness.mjs';
@@ -11,7 +12,7 @@ import { importSources } from '../lib/import-sources.mjs';
 const { flag } = benchFlags();
 const events = Number(flag('events', '200000'));
 const rounds = Number(flag('rounds', '7'));
-const m = await importSources(`export { encodeEventJson } from './packages/audit/src/event-json.ts'; export { microTime, nowMicros } from '@plat/audit';`);
+const m = await importSources(`export { encodeEventJson, encodeEventInto } from './packages/audit/src/event-json.ts'; export { microTime, nowMicros } from '@plat/audit';`);
 
 const sourceIPs = Object.freeze(['127.0.0.1']);
 const event = (i) => {
@@ -37,12 +38,21 @@ const event = (i) => {
 for (let i = 0; i < 1000; i++) {
   const ev = event(i);
   if (m.encodeEventJson(ev) !== JSON.stringify(ev)) throw new Error(`different lines:\n${m.encodeEventJson(ev)}\n${JSON.stringify(ev)}`);
+  const into = Buffer.alloc(4096);
+  const end = m.encodeEventInto(ev, into, 0, into.length);
+  if (end < 0 || into.toString('utf8', 0, end) !== JSON.stringify(ev)) throw new Error(`encodeEventInto differs:\n${into.toString('utf8', 0, Math.max(0, end))}`);
 }
 const slab = Buffer.allocUnsafeSlow(1 << 20);
 const run = (encode) => {
   const t = process.cpuUsage();
   let at = 0;
   for (let i = 0; i < events; i++) {
+    if (encode === m.encodeEventInto) {
+      // Straight into the slab, as the background writer has it do.
+      if (at + 8192 > slab.length) at = 0;
+      at = m.encodeEventInto(event(i), slab, at, slab.length);
+      continue;
+    }
     const line = encode(event(i));
     if (at + line.length * 3 > slab.length) at = 0;
     at += slab.write(line, at); // as the background writer takes the line
@@ -52,14 +62,16 @@ const run = (encode) => {
 };
 const base = (ev) => JSON.stringify(ev);
 const none = () => '';
-for (const f of [base, m.encodeEventJson, none]) run(f); // warm-up
+for (const f of [base, m.encodeEventJson, m.encodeEventInto, none]) run(f); // warm-up
 const a = [];
 const b = [];
+const c = [];
 for (let r = 0; r < rounds; r++) {
   const n = run(none);
   a.push(run(base) - n);
   b.push(run(m.encodeEventJson) - n);
+  c.push(run(m.encodeEventInto) - n);
 }
 const med = (v) => [...v].sort((x, y) => x - y)[v.length >> 1];
 const span = (v) => `[${Math.min(...v).toFixed(2)}–${Math.max(...v).toFixed(2)}]`;
-console.log(`JSON.stringify + slab write: ${med(a).toFixed(2)} µs ${span(a)}; encodeEventJson + slab write: ${med(b).toFixed(2)} µs ${span(b)} (n=${rounds}, beyond building the event)`);
+console.log(`JSON.stringify + slab write: ${med(a).toFixed(2)} µs ${span(a)}; encodeEventJson + slab write: ${med(b).toFixed(2)} µs ${span(b)}; encodeEventInto the slab: ${med(c).toFixed(2)} µs ${span(c)} (n=${rounds}, beyond building the event)`);

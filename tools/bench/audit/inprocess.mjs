@@ -5,6 +5,10 @@
 // pass through (--rounds, --requests, --pin, --profile [--heap], --top, --bundle).
 //
 //   node tools/bench/audit/inprocess.mjs --pin --rounds 10 --requests 15000
+//   node tools/bench/audit/inprocess.mjs --audit-both --a base.mjs --b new.mjs --pin --rounds 10 --requests 15000
+//
+// --audit-both puts the recommended policy on both sides: two builds (bundles as ab.mjs makes
+// them) compared with auditing on, round by round.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -19,7 +23,10 @@ try {
     .filter((a) => !a.startsWith('--storage-backend='))
     .map((a) => (a.startsWith('--audit-log-path=') ? '--audit-log-path={data}/audit.log' : a));
   const script = path.join(path.dirname(fileURLToPath(import.meta.url)), '../apiserver/inprocess.mjs');
-  const r = spawnSync(process.execPath, [script, ...process.argv.slice(2), '--a-args', '', '--b-args', args.join(' ')], { stdio: 'inherit' });
+  // --audit-both: the recommended policy on both sides, to compare two builds (--a X --b Y) with auditing on.
+  const both = process.argv.includes('--audit-both');
+  const rest = process.argv.slice(2).filter((a) => a !== '--audit-both');
+  const r = spawnSync(process.execPath, [script, ...rest, '--a-args', both ? args.join(' ') : '', '--b-args', args.join(' ')], { stdio: 'inherit' });
   process.exitCode = r.status ?? 1;
 } finally {
   fs.rmSync(dir, { recursive: true, force: true });
