@@ -13,6 +13,11 @@
 //   v8       the apiserver's V8 flag (no allocation-site pretenuring, v8-tuning.ts)
 //   heap     200 MB of live objects in the old generation, as a server holding caches
 //   promises ten awaits per request, as a chain of async filters
+//   busy     a 25 µs busy loop per request, so that the server is slower than its load generator
+//            and the client sleeps between responses (as it does against the apiserver)
+//   coalesce the HTTP/1.1 responses of one event-loop turn held (socket.cork() at the request)
+//            and sent together in one setImmediate (the check phase, after every readable socket
+//            of the poll has been served)
 import crypto from 'node:crypto';
 import http2 from 'node:http2';
 import https from 'node:https';
@@ -32,8 +37,22 @@ process.stdin.on('end', () => {
   const tls = has('tls')
     ? { cert, key, ca, requestCert: true, rejectUnauthorized: false, minVersion: 'TLSv1.2', handshakeTimeout: 10_000 }
     : { cert, key, ca, requestCert: true, rejectUnauthorized: true };
+  const corked = new Set();
+  const uncorkAll = () => {
+    for (const socket of corked) socket.uncork();
+    corked.clear();
+  };
   const respond = async (req, res) => {
     req.resume();
+    if (has('coalesce') && !corked.has(req.socket)) {
+      if (corked.size === 0) setImmediate(uncorkAll);
+      req.socket.cork();
+      corked.add(req.socket);
+    }
+    if (has('busy')) {
+      const until = performance.now() + 0.025;
+      while (performance.now() < until);
+    }
     if (has('peer')) req.socket.getPeerCertificate?.();
     if (has('promises')) for (let i = 0; i < 10; i++) await null;
     if (has('headers')) {

@@ -6,6 +6,9 @@
 //
 //   node tools/bench/apiserver/bare-variants.mjs [--variants "tls,http2,limits,headers,peer,v8,heap,promises,all"]
 //                                                [--rounds 4] [--duration 3] [--connections 16] [--pin]
+// Traits joined by "+" make one variant: "busy,busy+coalesce" compares a bare server slower than
+// its client with and without its responses coalesced per event-loop turn. `all` takes the
+// apiserver's traits (not busy or coalesce).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
