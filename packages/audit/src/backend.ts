@@ -21,6 +21,12 @@ export interface AuditBackend {
    */
   cork?(): void;
   uncork?(): void;
+  /**
+   * Optional: processEvents stores each event on its own, answers synchronously and keeps nothing
+   * of the array, so how events are grouped into batches makes no difference (the log backend).
+   * Batch mode then hands it everything due in one call.
+   */
+  readonly storesEventsAlone?: boolean;
 }
 
 /** Every event to every backend; stored only when every backend stored it. */

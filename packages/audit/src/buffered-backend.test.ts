@@ -53,6 +53,26 @@ describe('buffered backend', () => {
     expect(await registry.metrics()).toMatch(/^apiserver_audit_error_total\{plugin="buffered"\} 3$/m);
   });
 
+  it('hands a delegate that stores events alone (the log) everything due in one call, and while a batch waits only the full batches', async () => {
+    const { batches, backend } = capture();
+    const alone: AuditBackend = { ...backend, storesEventsAlone: true };
+    const b = createBufferedBackend(alone, defaultLogBatchConfig, createAuditMetrics(new Registry()));
+    for (let i = 0; i < 4; i++) b.processEvents([event(i)]);
+    await sleep(5);
+    b.processEvents([event(4)]);
+    await sleep(5);
+    expect(batches.map((x) => x.ids)).toEqual([['id-0', 'id-1', 'id-2', 'id-3'], ['id-4']]);
+    await b.shutdown();
+
+    const waiting = capture();
+    const w = createBufferedBackend({ ...waiting.backend, storesEventsAlone: true }, config({ maxBatchSize: 3, maxBatchWaitMs: 150 }), createAuditMetrics(new Registry()));
+    for (let i = 0; i < 7; i++) w.processEvents([event(i)]);
+    await sleep(30);
+    expect(waiting.batches.map((x) => x.ids)).toEqual([['id-0', 'id-1', 'id-2', 'id-3', 'id-4', 'id-5']]);
+    await w.shutdown();
+    expect(waiting.batches.map((x) => x.ids)[1]).toEqual(['id-6']);
+  });
+
   it('throttles batches to the QPS after the burst', async () => {
     const { batches, backend } = capture();
     const b = createBufferedBackend(backend, config({ maxBatchSize: 1, maxBatchWaitMs: 0, throttleEnable: true, throttleQPS: 20, throttleBurst: 2 }), createAuditMetrics(new Registry()));

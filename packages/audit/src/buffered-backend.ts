@@ -71,6 +71,12 @@ export function createBufferedBackend(delegate: AuditBackend, config: BatchConfi
   const maxBatch = Math.max(1, config.maxBatchSize);
   const bucket = config.throttleEnable && config.throttleQPS > 0 ? new TokenBucket(config.throttleQPS, Math.max(1, config.throttleBurst)) : undefined;
   const inFlight = new Set<Promise<unknown>>();
+  /**
+   * A delegate that stores events one by one (the log) gets everything due at once, the buffer
+   * itself (emptied after the call, which keeps nothing of it): with the log's batches of one
+   * event, a flush was one `splice`, array and processEvents call an event.
+   */
+  const whole = delegate.storesEventsAlone === true && bucket === undefined;
   let timer: NodeJS.Timeout | undefined;
   let immediate: NodeJS.Immediate | undefined;
   let throttleTimer: NodeJS.Timeout | undefined;
@@ -106,6 +112,16 @@ export function createBufferedBackend(delegate: AuditBackend, config: BatchConfi
     if (timer && (all || buffer.length === 0)) {
       clearTimeout(timer);
       timer = undefined;
+    }
+    if (whole && buffer.length > 0) {
+      // What the loop below would send: everything, or while a batch waits for its time only the full batches.
+      const due = all || !timer ? buffer.length : buffer.length - (buffer.length % maxBatch);
+      if (due === buffer.length) {
+        send(buffer);
+        buffer.length = 0;
+      } else if (due > 0) {
+        send(buffer.splice(0, due));
+      }
     }
     while (buffer.length > 0 && (all || buffer.length >= maxBatch || !timer)) {
       if (!all && inFlight.size >= maxConcurrentBatches) return;

@@ -108,6 +108,43 @@ function intoOrString(ev: AuditEvent, buf: Buffer, at = 0, end = buf.length): st
   return stop < 0 ? encodeEventJson(ev) : buf.toString('utf8', at, stop);
 }
 
+/** The value with its lists frozen, as the server shares users, object references, annotations and statuses between events. */
+function deepFrozen<T>(value: T): T {
+  if (typeof value !== 'object' || value === null) return value;
+  for (const v of Object.values(value)) deepFrozen(v);
+  return Object.freeze(value);
+}
+
+describe('shared (frozen) pieces', () => {
+  it('writes what encodeJson writes when events share frozen pieces, take other frozen or unfrozen ones, or equal copies', () => {
+    const buf = Buffer.alloc(64 * 1024);
+    const piece = fc.record({ user: event.map((e) => e.user), objectRef: event.map((e) => e.objectRef), annotations: event.map((e) => e.annotations), code: fc.integer({ min: 100, max: 599 }) });
+    fc.assert(
+      fc.property(
+        fc.array(piece, { minLength: 1, maxLength: 3 }),
+        fc.array(fc.tuple(fc.nat(), fc.constantFrom('frozen', 'copy', 'into', 'string')), { minLength: 1, maxLength: 8 }),
+        (pool, picks) => {
+          const frozen = pool.map((p) => deepFrozen({ ...structuredClone(p), responseStatus: { metadata: {}, code: p.code } }));
+          for (const [n, how] of picks) {
+            const p = frozen[n % frozen.length]!;
+            const shared = how !== 'copy';
+            const ev = getEvent(`id-${n}`, 'r');
+            ev.user = shared ? p.user : structuredClone(p.user);
+            if (p.objectRef) ev.objectRef = shared ? p.objectRef : structuredClone(p.objectRef);
+            else delete ev.objectRef;
+            if (p.annotations) ev.annotations = shared ? p.annotations : structuredClone(p.annotations);
+            else delete ev.annotations;
+            ev.responseStatus = shared ? p.responseStatus : { metadata: {}, code: p.code };
+            const line = how === 'string' ? encodeEventJson(ev) : intoOrString(ev, buf);
+            expect(line).toBe(encodeJson(ev));
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
+
 describe('encodeEventInto', () => {
   it('writes the line of a GET event straight into the buffer, event after event, without declining', () => {
     const reason = 'RBAC: allowed by ClusterRoleBinding "cluster-admin" of ClusterRole "cluster-admin" to Group "system:masters"';

@@ -25,10 +25,20 @@ class FlatMemo {
   private keys: string[] = [];
   private values: Array<string | readonly string[]> = [];
   private json = '';
+  /**
+   * The last value itself when it is frozen with its lists (nothing can change it): the same
+   * object again needs no comparison. The server shares such objects between requests (a client
+   * certificate's user, an unchanged object reference, the authorization annotations).
+   */
+  private ref: object | undefined;
 
   /** The JSON of `value`, reused when it equals the last one; undefined when `value` is not flat. */
   encode(value: object): string | undefined {
-    if (this.matches(value)) return this.json;
+    if (value === this.ref) return this.json;
+    if (this.matches(value)) {
+      this.ref = frozenFlat(value) ? value : undefined;
+      return this.json;
+    }
     const keys: string[] = [];
     const values: Array<string | readonly string[]> = [];
     for (const key in value) {
@@ -41,6 +51,7 @@ class FlatMemo {
     this.keys = keys;
     this.values = values;
     this.json = JSON.stringify(value);
+    this.ref = frozenFlat(value) ? value : undefined;
     return this.json;
   }
 
@@ -60,6 +71,16 @@ class FlatMemo {
     }
     return i === keys.length && this.json !== '';
   }
+}
+
+/** A flat value (strings and lists of strings) that can never change: frozen, and its lists too. */
+function frozenFlat(value: object): boolean {
+  if (!Object.isFrozen(value)) return false;
+  for (const key in value) {
+    const v = (value as Record<string, unknown>)[key];
+    if (typeof v !== 'string' && !Object.isFrozen(v)) return false;
+  }
+  return true;
 }
 
 const userMemo = new FlatMemo();
@@ -130,9 +151,12 @@ function flat(memo: FlatMemo, value: unknown): string | undefined {
 
 let lastCode = NaN;
 let lastStatusJson = '';
+/** The last status of that shape when it was frozen (the server shares one per code): the same object again needs no checks. */
+let lastStatus: unknown;
 
 /** `{"metadata":{},"code":200}`, the status of every success, without the serialiser. */
 function responseStatusJson(value: unknown): string | undefined {
+  if (value === lastStatus) return lastStatusJson;
   if (typeof value === 'object' && value !== null) {
     const s = value as Record<string, unknown>;
     let n = 0;
@@ -149,6 +173,7 @@ function responseStatusJson(value: unknown): string | undefined {
           lastCode = s.code;
           lastStatusJson = `{"metadata":{},"code":${s.code}}`;
         }
+        lastStatus = Object.isFrozen(s) && Object.isFrozen(meta) ? s : undefined;
         return lastStatusJson;
       }
     }

@@ -264,6 +264,7 @@ export function createLogBackend(options: LogBackendOptions): AuditBackend {
   let pendingCount = 0;
   return {
     name: 'log',
+    storesEventsAlone: true,
     processEvents(events) {
       if (events.length === 0) return true;
       if (background) {

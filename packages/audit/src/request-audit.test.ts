@@ -96,6 +96,39 @@ describe('RequestAudit', () => {
     expect(sealed.event.annotations).toBeUndefined();
   });
 
+  it('shares frozen authorization annotations and status between events, and copies them before another annotation or field goes in', () => {
+    const a = recorder('Metadata').ra;
+    const b = recorder('Metadata').ra;
+    a.addAuthorizationAnnotations('allow', 'r');
+    b.addAuthorizationAnnotations('allow', 'r');
+    expect(b.event.annotations).toBe(a.event.annotations);
+    expect(Object.isFrozen(a.event.annotations)).toBe(true);
+    b.addAnnotation('attest.plat.io/signer', 'example.com/a');
+    expect(b.event.annotations).toEqual({ 'authorization.k8s.io/decision': 'allow', 'authorization.k8s.io/reason': 'r', 'attest.plat.io/signer': 'example.com/a' });
+    expect(a.event.annotations).toEqual({ 'authorization.k8s.io/decision': 'allow', 'authorization.k8s.io/reason': 'r' });
+    const c = recorder('Metadata').ra;
+    c.addAuthorizationAnnotations('forbid', 'r');
+    expect(c.event.annotations).toEqual({ 'authorization.k8s.io/decision': 'forbid', 'authorization.k8s.io/reason': 'r' });
+    expect(a.event.annotations!['authorization.k8s.io/decision']).toBe('allow');
+
+    a.setResponseCode(200);
+    b.setResponseCode(200);
+    c.setResponseCode(404);
+    expect(b.event.responseStatus).toBe(a.event.responseStatus);
+    expect(a.event.responseStatus).toEqual({ metadata: {}, code: 200 });
+    expect(c.event.responseStatus).toEqual({ metadata: {}, code: 404 });
+    expect(JSON.stringify(a.event.responseStatus)).toBe('{"metadata":{},"code":200}');
+  });
+
+  it('fills a shared (frozen) object reference into a copy of its own', () => {
+    const shared = Object.freeze({ resource: 'clustertrustbundles', apiGroup: 'certificates.plat.io', apiVersion: 'v1alpha1' });
+    const { ra } = recorder('Metadata');
+    ra.event.objectRef = shared;
+    ra.logRequestObject(bundle);
+    expect(ra.event.objectRef).toEqual({ ...shared, name: 'example.com:a:b', uid: 'uid-1', resourceVersion: '42' });
+    expect(shared).toEqual({ resource: 'clustertrustbundles', apiGroup: 'certificates.plat.io', apiVersion: 'v1alpha1' });
+  });
+
   it('keeps the first value of an annotation', () => {
     const { ra } = recorder('Metadata');
     ra.addAnnotation('k', 'first');

@@ -83,6 +83,24 @@ function asStatus(obj: unknown): AuditResponseStatus | undefined {
   return out;
 }
 
+/**
+ * `{metadata: {}, code}` for each code, frozen and shared by the events that have no other status
+ * (every success): no two objects an event, and the encoder knows the same object by identity.
+ */
+const statusOfCode: Array<AuditResponseStatus | undefined> = new Array(1000).fill(undefined);
+
+function codeStatus(code: number): AuditResponseStatus {
+  if (!Number.isInteger(code) || code < 0 || code >= statusOfCode.length) return { metadata: {}, code };
+  return (statusOfCode[code] ??= Object.freeze({ metadata: Object.freeze({}) as Record<string, never>, code }));
+}
+
+/**
+ * The last authorization annotations, frozen: the requests of one binding share the object (the
+ * decision and reason strings repeat), and the encoder knows it by identity. An event that gets
+ * another annotation copies it first.
+ */
+let sharedAuthorization: Record<string, string> = Object.freeze({ 'authorization.k8s.io/decision': '', 'authorization.k8s.io/reason': '' });
+
 export class RequestAudit {
   readonly event: AuditEvent;
   private codeSet = false;
@@ -124,8 +142,11 @@ export class RequestAudit {
   /** Adds an annotation unless one with the key is there already (kube keeps the first and logs the clash). */
   addAnnotation(key: string, value: string): void {
     if (this.sealed) return;
-    const annotations = (this.event.annotations ??= {});
-    if (!(key in annotations)) annotations[key] = value;
+    let annotations = (this.event.annotations ??= {});
+    if (key in annotations) return;
+    // Shared (frozen) authorization annotations: this event's own copy takes the new one.
+    if (Object.isFrozen(annotations)) annotations = this.event.annotations = { ...annotations };
+    annotations[key] = value;
   }
 
   /**
@@ -137,8 +158,12 @@ export class RequestAudit {
   addAuthorizationAnnotations(decision: string, reason: string): void {
     if (this.sealed) return;
     if (this.event.annotations === undefined) {
-      // Literal keys (decisionAnnotationKey, reasonAnnotationKey): computed ones are keyed stores again.
-      this.event.annotations = { 'authorization.k8s.io/decision': decision, 'authorization.k8s.io/reason': reason };
+      let shared = sharedAuthorization;
+      if (shared['authorization.k8s.io/decision'] !== decision || shared['authorization.k8s.io/reason'] !== reason) {
+        // Literal keys (decisionAnnotationKey, reasonAnnotationKey): computed ones are keyed stores again.
+        shared = sharedAuthorization = Object.freeze({ 'authorization.k8s.io/decision': decision, 'authorization.k8s.io/reason': reason });
+      }
+      this.event.annotations = shared;
       return;
     }
     this.addAnnotation(decisionAnnotationKey, decision);
@@ -178,7 +203,7 @@ export class RequestAudit {
     if (this.codeSet || this.sealed) return false;
     this.codeSet = true;
     if (this.event.responseStatus) this.event.responseStatus.code ??= code;
-    else this.event.responseStatus = { metadata: {}, code };
+    else this.event.responseStatus = codeStatus(code);
     return true;
   }
 
@@ -214,7 +239,9 @@ export class RequestAudit {
   private fillObjectRef(obj: unknown): void {
     const meta = metadataOf(obj);
     if (!meta) return;
-    const ref = (this.event.objectRef ??= {});
+    let ref = (this.event.objectRef ??= {});
+    // Shared with other requests (frozen, see the audit filter): this event's own copy takes the fields.
+    if (Object.isFrozen(ref)) ref = this.event.objectRef = { ...ref };
     if (!ref.namespace && typeof meta.namespace === 'string' && meta.namespace) ref.namespace = meta.namespace;
     if (!ref.name && typeof meta.name === 'string' && meta.name) ref.name = meta.name;
     if (!ref.uid && typeof meta.uid === 'string' && meta.uid) ref.uid = meta.uid;

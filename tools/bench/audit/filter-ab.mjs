@@ -71,7 +71,7 @@ const policyText = recommendedPolicy();
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'plat-bench-audit-ab-log-'));
 const info = { verb: 'get', isResourceRequest: true, apiGroup: 'certificates.plat.io', apiVersion: 'v1alpha1', resource: 'clustertrustbundles', name: 'bench', path: '/apis/certificates.plat.io/v1alpha1/clustertrustbundles/bench' };
 const bundle = { apiVersion: 'certificates.plat.io/v1alpha1', kind: 'ClusterTrustBundle', metadata: { name: 'bench', uid: 'a1b2', resourceVersion: '12' }, spec: { trustBundle: '-----BEGIN CERTIFICATE-----' } };
-const baseUser = { username: 'system:admin', groups: ['system:masters'] };
+const baseUser = Object.freeze({ username: 'system:admin', groups: Object.freeze(['system:masters', 'system:authenticated']) });
 const req = { url: info.path, headers: { host: '127.0.0.1', 'user-agent': 'autocannon', accept: 'application/json' }, rawHeaders: ['Host', '127.0.0.1', 'User-Agent', 'autocannon', 'Accept', 'application/json'], socket: { remoteAddress: '::ffff:127.0.0.1' } };
 const handlers = {};
 for (const [name, m] of Object.entries(variants)) {
@@ -92,9 +92,10 @@ for (const [name, m] of Object.entries(variants)) {
     ctx.audit?.logResponseObject(bundle);
     ctx.res.headersSent = true;
   };
-  // As withAuthentication with the client-certificate authenticator: a copy of the user per request.
+  // As withAuthentication with the client-certificate authenticator: the requests of a verified
+  // chain share one deep-frozen user (packages/auth x509-authenticator.ts, union-authenticator.ts).
   const authenticated = (next) => async (ctx) => {
-    ctx.user = { ...baseUser, groups: [...baseUser.groups, 'system:authenticated'] };
+    ctx.user = baseUser;
     await next(ctx);
   };
   const audit = { evaluator: m.newPolicyRuleEvaluator(loaded.config), backend, metrics };

@@ -107,6 +107,33 @@ describe('audit filter stages', () => {
     ]);
   });
 
+  it("shares a frozen user's audited copy and an unchanged object reference between requests, frozen, and copies other users", async () => {
+    const backend = memoryBackend();
+    const handler = withAudit(serverAudit(backend, 'Metadata'))(async () => undefined);
+    const shared = Object.freeze({ username: 'alice', groups: Object.freeze(['system:authenticated']) });
+    const mutable = { username: 'bob', groups: ['system:authenticated'] };
+    await handler({ ...context(), user: shared } as RequestContext);
+    await handler({ ...context(), user: shared } as RequestContext);
+    await handler({ ...context(), user: mutable } as RequestContext);
+    const [a, b, c] = backend.events.filter((e) => e.stage === 'ResponseComplete');
+    expect(b!.user).toBe(a!.user);
+    expect(Object.isFrozen(a!.user) && Object.isFrozen(a!.user.groups)).toBe(true);
+    expect(a!.user).toEqual({ username: 'alice', groups: ['system:authenticated'] });
+    expect(a!.user.groups).not.toBe(shared.groups);
+    expect(c!.user).toEqual({ username: 'bob', groups: ['system:authenticated'] });
+    expect(Object.isFrozen(c!.user)).toBe(false);
+    mutable.groups.push('later');
+    expect(c!.user.groups).toEqual(['system:authenticated']);
+    expect(b!.objectRef).toBe(a!.objectRef);
+    expect(Object.isFrozen(a!.objectRef)).toBe(true);
+    expect(a!.objectRef).toEqual({ resource: 'clustertrustbundles', apiGroup: 'certificates.plat.io', apiVersion: 'v1alpha1' });
+    // Another object (a name, a namespace) gets a reference of its own.
+    const named = { ...context(), user: shared } as RequestContext;
+    named.info = { ...named.info, name: 'b', namespace: 'ns' };
+    await handler(named);
+    expect(backend.events.at(-1)!.objectRef).toEqual({ resource: 'clustertrustbundles', namespace: 'ns', name: 'b', apiGroup: 'certificates.plat.io', apiVersion: 'v1alpha1' });
+  });
+
   it('records a faked success when the handler wrote nothing (the client went away)', async () => {
     const backend = memoryBackend();
     await withAudit(serverAudit(backend, 'Metadata'))(async () => undefined)(context());

@@ -108,7 +108,26 @@ export function sourceIPs(ctx: RequestContext, headers: ClientHeaders = readClie
   return out;
 }
 
+/**
+ * The audited copy of each deep-frozen user (the client-certificate authenticator shares one per
+ * verified chain), frozen itself: the requests of a client share it, and the log backend's encoder
+ * reuses its JSON by identity instead of comparing its fields with the last event's.
+ */
+const frozenAuditUsers = new WeakMap<UserInfo, AuditUserInfo>();
+
 export function auditUser(user: UserInfo): AuditUserInfo {
+  if (!Object.isFrozen(user) || (user.groups !== undefined && !Object.isFrozen(user.groups)) || user.extra !== undefined) return copyUser(user);
+  let out = frozenAuditUsers.get(user);
+  if (out === undefined) {
+    out = copyUser(user);
+    if (out.groups) Object.freeze(out.groups);
+    Object.freeze(out);
+    frozenAuditUsers.set(user, out);
+  }
+  return out;
+}
+
+function copyUser(user: UserInfo): AuditUserInfo {
   const out: AuditUserInfo = { username: user.username };
   if (user.uid) out.uid = user.uid;
   if (user.groups && user.groups.length > 0) out.groups = [...user.groups];
@@ -127,14 +146,33 @@ function receivedMicros(ctx: RequestContext): number {
   return monotonicToEpochMicros + Number(ctx.startTime) / 1000;
 }
 
+/**
+ * The last object reference made, frozen: the next request for the same object shares it (the
+ * event copies it before a body fills it in), and the encoder knows it by identity.
+ */
+let lastObjectRef: AuditObjectReference = Object.freeze({});
+
 /** The request's object reference, its keys in the order Kubernetes' ObjectReference has them. */
 function objectRefOf(info: RequestContext['info']): AuditObjectReference {
+  const last = lastObjectRef;
+  if (
+    last.resource === info.resource &&
+    last.name === (info.name || undefined) &&
+    last.namespace === (info.namespace || undefined) &&
+    last.apiGroup === info.apiGroup &&
+    last.apiVersion === info.apiVersion &&
+    last.subresource === (info.subresource || undefined) &&
+    last.resource !== undefined
+  ) {
+    return last;
+  }
   const ref: AuditObjectReference = { resource: info.resource };
   if (info.namespace) ref.namespace = info.namespace;
   if (info.name) ref.name = info.name;
   ref.apiGroup = info.apiGroup;
   ref.apiVersion = info.apiVersion;
   if (info.subresource) ref.subresource = info.subresource;
+  lastObjectRef = Object.freeze(ref);
   return ref;
 }
 
