@@ -190,6 +190,53 @@ function str(memo: StringMemo, value: unknown): string | undefined {
   return typeof value === 'string' ? memo.encode(value) : encodeJson(value);
 }
 
+/** The event's keys this encoder knows, each with its own memo; their index is the key's kind. */
+const knownKeys = ['kind', 'apiVersion', 'level', 'auditID', 'stage', 'requestURI', 'verb', 'user', 'impersonatedUser', 'sourceIPs', 'userAgent', 'objectRef', 'responseStatus', 'requestReceivedTimestamp', 'stageTimestamp', 'annotations'];
+// Their kinds, in knownKeys' order.
+const KIND = 0;
+const API_VERSION = 1;
+const LEVEL = 2;
+const AUDIT_ID = 3;
+const STAGE = 4;
+const REQUEST_URI = 5;
+const VERB = 6;
+const USER = 7;
+const IMPERSONATED_USER = 8;
+const SOURCE_IPS = 9;
+const USER_AGENT = 10;
+const OBJECT_REF = 11;
+const RESPONSE_STATUS = 12;
+const RECEIVED = 13;
+const STAGE_TIMESTAMP = 14;
+const ANNOTATIONS = 15;
+/** Each known key's name as it goes in the line, first (`{"kind":`) or after another (`,"kind":`). */
+const firstNames = knownKeys.map((k) => `{"${k}":`);
+const nextNames = knownKeys.map((k) => `,"${k}":`);
+/** The same with the opening quote of a string value (encodeEventInto's changing values). */
+const firstValueNames = firstNames.map((n) => `${n}"`);
+const nextValueNames = nextNames.map((n) => `${n}"`);
+
+/**
+ * The kind of the key met at each position of the last events (-1: not a known key). Events are
+ * built alike, so a key is mostly the one met at its position before (one comparison of two
+ * internalised strings by reference) instead of being looked for among sixteen names (a switch
+ * over strings compared them one after the other, about eight an event's key). Bounded: keys
+ * past the first 32 of an event are looked up each time.
+ */
+const keyAt: string[] = [];
+const kindAt: number[] = [];
+const maxKeyPositions = 32;
+
+function kindOf(position: number, key: string): number {
+  if (keyAt[position] === key) return kindAt[position]!;
+  const kind = knownKeys.indexOf(key);
+  if (position < maxKeyPositions && position <= keyAt.length) {
+    keyAt[position] = key;
+    kindAt[position] = kind;
+  }
+  return kind;
+}
+
 /** The name (with the `{` or `,` before it) of the piece pieceOf() returned last. */
 let pieceName = '';
 /** pieceOf() was asked for only the known keys' pieces and met another key. */
@@ -199,48 +246,39 @@ let unknownKey = false;
  * One key's piece of the line: its value's JSON (undefined when it has none), and in `pieceName`
  * the key as it goes before it.
  */
-function pieceOf(key: string, value: unknown, first: boolean, onlyKnown: boolean): string | undefined {
+function pieceOf(kind: number, key: string, value: unknown, first: boolean, onlyKnown: boolean): string | undefined {
   let piece: string | undefined;
-  // Each known key with what goes before it as one literal, and a memo of its own: looking
-  // either up by the key's name was a megamorphic keyed load each, fifteen an event.
-  switch (key) {
-    case 'kind':
+  // Each known key with a memo of its own, chosen by its kind: looking a memo up by the key's
+  // name was a megamorphic keyed load each, fifteen an event.
+  switch (kind) {
+    case KIND:
       piece = str(kindMemo, value);
-      pieceName = first ? '{"kind":' : ',"kind":';
       break;
-    case 'apiVersion':
+    case API_VERSION:
       piece = str(apiVersionMemo, value);
-      pieceName = first ? '{"apiVersion":' : ',"apiVersion":';
       break;
-    case 'level':
+    case LEVEL:
       piece = str(levelMemo, value);
-      pieceName = first ? '{"level":' : ',"level":';
       break;
-    case 'auditID':
+    case AUDIT_ID:
       piece = str(auditIDMemo, value);
-      pieceName = first ? '{"auditID":' : ',"auditID":';
       break;
-    case 'stage':
+    case STAGE:
       piece = str(stageMemo, value);
-      pieceName = first ? '{"stage":' : ',"stage":';
       break;
-    case 'requestURI':
+    case REQUEST_URI:
       piece = str(requestURIMemo, value);
-      pieceName = first ? '{"requestURI":' : ',"requestURI":';
       break;
-    case 'verb':
+    case VERB:
       piece = str(verbMemo, value);
-      pieceName = first ? '{"verb":' : ',"verb":';
       break;
-    case 'user':
+    case USER:
       piece = flat(userMemo, value);
-      pieceName = first ? '{"user":' : ',"user":';
       break;
-    case 'impersonatedUser':
+    case IMPERSONATED_USER:
       piece = flat(impersonatedMemo, value);
-      pieceName = first ? '{"impersonatedUser":' : ',"impersonatedUser":';
       break;
-    case 'sourceIPs':
+    case SOURCE_IPS:
       if (sameStrings(value, lastSourceIPs)) {
         piece = lastSourceIPsJson;
       } else {
@@ -250,9 +288,8 @@ function pieceOf(key: string, value: unknown, first: boolean, onlyKnown: boolean
           lastSourceIPsJson = piece;
         }
       }
-      pieceName = first ? '{"sourceIPs":' : ',"sourceIPs":';
       break;
-    case 'userAgent':
+    case USER_AGENT:
       if (value !== lastUserAgent || lastUserAgentJson === '') {
         piece = encodeJson(value);
         if (typeof value === 'string') {
@@ -262,27 +299,21 @@ function pieceOf(key: string, value: unknown, first: boolean, onlyKnown: boolean
       } else {
         piece = lastUserAgentJson;
       }
-      pieceName = first ? '{"userAgent":' : ',"userAgent":';
       break;
-    case 'objectRef':
+    case OBJECT_REF:
       piece = flat(objectRefMemo, value);
-      pieceName = first ? '{"objectRef":' : ',"objectRef":';
       break;
-    case 'responseStatus':
+    case RESPONSE_STATUS:
       piece = responseStatusJson(value);
-      pieceName = first ? '{"responseStatus":' : ',"responseStatus":';
       break;
-    case 'requestReceivedTimestamp':
+    case RECEIVED:
       piece = str(receivedMemo, value);
-      pieceName = first ? '{"requestReceivedTimestamp":' : ',"requestReceivedTimestamp":';
       break;
-    case 'stageTimestamp':
+    case STAGE_TIMESTAMP:
       piece = str(stageTimestampMemo, value);
-      pieceName = first ? '{"stageTimestamp":' : ',"stageTimestamp":';
       break;
-    case 'annotations':
+    case ANNOTATIONS:
       piece = flat(annotationsMemo, value);
-      pieceName = first ? '{"annotations":' : ',"annotations":';
       break;
     default:
       // requestObject, responseObject, and whatever else an event carries.
@@ -290,9 +321,10 @@ function pieceOf(key: string, value: unknown, first: boolean, onlyKnown: boolean
         unknownKey = true;
         return undefined;
       }
-      piece = encodeJson(value);
       pieceName = `${first ? '{' : ','}${JSON.stringify(key)}:`;
+      return encodeJson(value);
   }
+  pieceName = first ? firstNames[kind]! : nextNames[kind]!;
   return piece;
 }
 
@@ -301,8 +333,9 @@ export function encodeEventJson(ev: AuditEvent): string {
   unchecked = '';
   let out = '';
   let first = true;
+  let position = 0;
   for (const key in ev) {
-    const json = pieceOf(key, (ev as unknown as Record<string, unknown>)[key], first, false);
+    const json = pieceOf(kindOf(position++, key), key, (ev as unknown as Record<string, unknown>)[key], first, false);
     // As JSON.stringify: a key whose value has no JSON (undefined, a function) is left out.
     if (json === undefined) continue;
     out += pieceName;
@@ -339,26 +372,14 @@ export function encodeEventInto(ev: AuditEvent, buf: Uint8Array, at: number, end
   runIndex = 0;
   startRun();
   let first = true;
+  let position = 0;
   for (const key in ev) {
     const value = (ev as unknown as Record<string, unknown>)[key];
+    const kind = kindOf(position++, key);
     if (typeof value === 'string') {
-      let name: string | undefined;
-      switch (key) {
-        case 'auditID':
-          name = first ? '{"auditID":"' : ',"auditID":"';
-          break;
-        case 'requestURI':
-          name = first ? '{"requestURI":"' : ',"requestURI":"';
-          break;
-        case 'requestReceivedTimestamp':
-          name = first ? '{"requestReceivedTimestamp":"' : ',"requestReceivedTimestamp":"';
-          break;
-        case 'stageTimestamp':
-          name = first ? '{"stageTimestamp":"' : ',"stageTimestamp":"';
-          break;
-      }
-      if (name !== undefined) {
-        addPiece(name);
+      if (kind === AUDIT_ID || kind === REQUEST_URI || kind === RECEIVED || kind === STAGE_TIMESTAMP) {
+        // The name with the value's opening quote.
+        addPiece(first ? firstValueNames[kind]! : nextValueNames[kind]!);
         at = endRun(buf, at, end);
         if (at < 0) return declined();
         at = writePlainAscii(value, buf, at, end);
@@ -369,7 +390,7 @@ export function encodeEventInto(ev: AuditEvent, buf: Uint8Array, at: number, end
         continue;
       }
     }
-    const json = pieceOf(key, value, first, true);
+    const json = pieceOf(kind, key, value, first, true);
     if (json === undefined) {
       // A request or response object (Request level and up) changes with every event: kept as a
       // run's bytes it would be encoded twice and held until the next event; the string path takes it.
