@@ -101,6 +101,37 @@ function codeStatus(code: number): AuditResponseStatus {
  */
 let sharedAuthorization: Record<string, string> = Object.freeze({ 'authorization.k8s.io/decision': '', 'authorization.k8s.io/reason': '' });
 
+/**
+ * The event as a RequestAudit starts it, its fields in the order of an object literal's. Made by a
+ * constructor: V8 then leaves room inside the object for the fields added later (user agent,
+ * object reference, timestamps, annotations, status: in-object slack tracking), where a literal
+ * has room for its own nine only and the later ones went into a separate store, allocated and
+ * grown twice an event.
+ */
+class EventRecord {
+  declare kind: 'Event';
+  declare apiVersion: 'audit.k8s.io/v1';
+  declare level: AuditEvent['level'];
+  declare auditID: string;
+  declare stage: AuditStage;
+  declare requestURI: string;
+  declare verb: string;
+  declare user: AuditUserInfo;
+  declare sourceIPs: readonly string[];
+
+  constructor(level: AuditEvent['level'], auditID: string, requestURI: string, verb: string, user: AuditUserInfo, sourceIPs: readonly string[]) {
+    this.kind = 'Event';
+    this.apiVersion = 'audit.k8s.io/v1';
+    this.level = level;
+    this.auditID = auditID;
+    this.stage = 'RequestReceived';
+    this.requestURI = requestURI;
+    this.verb = verb;
+    this.user = user;
+    this.sourceIPs = sourceIPs;
+  }
+}
+
 export class RequestAudit {
   readonly event: AuditEvent;
   private codeSet = false;
@@ -116,18 +147,8 @@ export class RequestAudit {
     const received = microTime(init.requestReceivedMicros);
     let userAgent = init.userAgent;
     if (userAgent !== undefined && userAgent.length > maxUserAgentLength) userAgent = userAgent.slice(0, maxUserAgentLength) + userAgentTruncateSuffix;
+    const event = new EventRecord(config.level, init.auditID, init.requestURI, init.verb, init.user ?? {}, init.sourceIPs) as AuditEvent;
     // Assigned one by one rather than spread from conditional literals: no throw-away objects.
-    const event: AuditEvent = {
-      kind: 'Event',
-      apiVersion: 'audit.k8s.io/v1',
-      level: config.level,
-      auditID: init.auditID,
-      stage: 'RequestReceived',
-      requestURI: init.requestURI,
-      verb: init.verb,
-      user: init.user ?? {},
-      sourceIPs: init.sourceIPs,
-    } as AuditEvent;
     if (userAgent !== undefined) event.userAgent = userAgent;
     if (init.objectRef) event.objectRef = init.objectRef;
     event.requestReceivedTimestamp = received;
