@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { encodeEventLine, eventString, microTime, type AuditEvent } from './event.js';
 
 const event: AuditEvent = {
@@ -21,6 +22,17 @@ describe('audit events', () => {
   it('writes MicroTime with six fractional digits', () => {
     expect(microTime(Date.UTC(2026, 0, 2, 3, 4, 5) * 1000 + 7)).toBe('2026-01-02T03:04:05.000007Z');
     expect(microTime(Date.UTC(2026, 0, 2, 3, 4, 5, 999) * 1000 + 999)).toBe('2026-01-02T03:04:05.999999Z');
+  });
+
+  it('writes MicroTime as Date does to the millisecond, plus the microseconds, for times in any order (its cached second and millisecond)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 4_102_444_800_000_000 }), { minLength: 1, maxLength: 6 }), fc.integer({ min: 0, max: 2_000 }), (times, step) => {
+        for (const t of times.flatMap((t) => [t, t + step, t + 1])) {
+          const ms = Math.floor(t / 1000);
+          expect(microTime(t)).toBe(`${new Date(ms).toISOString().slice(0, 23)}${String(t % 1000).padStart(3, '0')}Z`);
+        }
+      }),
+    );
   });
 
   it('encodes one JSON line, int64 values exact', () => {

@@ -65,16 +65,27 @@ let cachedPrefix = '';
 // at load 14), and an event takes two.
 const threeDigits: readonly string[] = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, '0'));
 
+// The same with the closing `Z`, and the date and time to the millisecond kept while it stays the
+// same millisecond: a time is then one concatenation, not three (each longer than 12 characters
+// is a rope V8 allocates and later flattens), about 20 events a millisecond on a busy server.
+const threeDigitsZ: readonly string[] = threeDigits.map((d) => `${d}Z`);
+let cachedMilli = NaN;
+let cachedMilliPrefix = '';
+
 /** metav1.MicroTime in JSON: RFC 3339 with exactly six fractional digits, UTC. */
 export function microTime(epochMicros: number): string {
-  const second = Math.floor(epochMicros / 1_000_000);
-  if (second !== cachedSecond) {
-    cachedSecond = second;
-    cachedPrefix = `${new Date(second * 1000).toISOString().slice(0, 19)}.`; // 2006-01-02T15:04:05.
+  const whole = Math.floor(epochMicros);
+  const milli = Math.floor(whole / 1000);
+  if (milli !== cachedMilli) {
+    const second = Math.floor(milli / 1000);
+    if (second !== cachedSecond) {
+      cachedSecond = second;
+      cachedPrefix = `${new Date(second * 1000).toISOString().slice(0, 19)}.`; // 2006-01-02T15:04:05.
+    }
+    cachedMilli = milli;
+    cachedMilliPrefix = cachedPrefix + threeDigits[milli - second * 1000]!;
   }
-  const micros = Math.floor(epochMicros) - second * 1_000_000;
-  const millis = (micros / 1000) | 0;
-  return cachedPrefix + threeDigits[millis]! + threeDigits[micros - millis * 1000]! + 'Z';
+  return cachedMilliPrefix + threeDigitsZ[whole - milli * 1000]!;
 }
 
 // performance.timeOrigin is a call into the runtime on every access (about 0.1 µs, two a request);
