@@ -114,8 +114,12 @@ export function sourceIPs(ctx: RequestContext, headers: ClientHeaders = readClie
  * reuses its JSON by identity instead of comparing its fields with the last event's.
  */
 const frozenAuditUsers = new WeakMap<UserInfo, AuditUserInfo>();
+// The last of them, checked before the map: mostly the same client as the request before.
+let lastFrozenUser: UserInfo | undefined;
+let lastFrozenAuditUser: AuditUserInfo = {};
 
 export function auditUser(user: UserInfo): AuditUserInfo {
+  if (user === lastFrozenUser) return lastFrozenAuditUser;
   if (!Object.isFrozen(user) || (user.groups !== undefined && !Object.isFrozen(user.groups)) || user.extra !== undefined) return copyUser(user);
   let out = frozenAuditUsers.get(user);
   if (out === undefined) {
@@ -124,6 +128,8 @@ export function auditUser(user: UserInfo): AuditUserInfo {
     Object.freeze(out);
     frozenAuditUsers.set(user, out);
   }
+  lastFrozenUser = user;
+  lastFrozenAuditUser = out;
   return out;
 }
 
