@@ -19,6 +19,7 @@ const userAgentTruncateSuffix = '...TRUNCATED';
 export const decisionAnnotationKey = 'authorization.k8s.io/decision';
 export const reasonAnnotationKey = 'authorization.k8s.io/reason';
 
+/** What a request's event starts with; read only by the constructor (a caller may reuse the object). */
 export interface RequestAuditInit {
   auditID: string;
   /** Microseconds since the epoch. */

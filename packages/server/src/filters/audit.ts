@@ -8,7 +8,7 @@
  */
 import { isIP } from 'node:net';
 import { newInternalError } from '@plat/api-model';
-import { RequestAudit, nowMicros, type AuditBackend, type AuditMetrics, type AuditObjectReference, type AuditAttributes, type AuditUserInfo, type PolicyRuleEvaluator } from '@plat/audit';
+import { RequestAudit, nowMicros, type RequestAuditInit, type AuditBackend, type AuditMetrics, type AuditObjectReference, type AuditAttributes, type AuditUserInfo, type PolicyRuleEvaluator } from '@plat/audit';
 import type { UserInfo } from '@plat/auth';
 import type { Filter, OutgoingResponse, RequestContext } from '../context.js';
 import { writeError } from '../response.js';
@@ -206,6 +206,8 @@ export function withAudit(audit: ServerAudit): Filter {
   const { evaluator, backend, metrics } = audit;
   const attrs: AuditAttributes = { verb: '', resourceRequest: false, path: '' };
   const headers: ClientHeaders = { userAgent: undefined, forwardedFor: undefined, realIP: undefined };
+  // One init object, filled in per request: RequestAudit's constructor keeps nothing of it.
+  const init: RequestAuditInit = { auditID: '', requestReceivedMicros: 0, verb: '', requestURI: '', user: undefined, sourceIPs: [], userAgent: undefined, objectRef: undefined };
   return (next) => async (ctx) => {
     const info = ctx.info;
     const user = ctx.user;
@@ -226,16 +228,18 @@ export function withAudit(audit: ServerAudit): Filter {
     if (config.level === 'None') return next(ctx);
 
     readClientHeaders(ctx.req, headers);
-    const ra = new RequestAudit(config, backend, metrics, {
-      auditID: ctx.auditId,
-      requestReceivedMicros: receivedMicros(ctx),
-      verb: info.verb,
-      requestURI: ctx.req.url ?? ctx.path,
-      user: user ? auditUser(user) : undefined,
-      sourceIPs: sourceIPs(ctx, headers),
-      userAgent: headers.userAgent,
-      objectRef: info.isResourceRequest ? objectRefOf(info) : undefined,
-    });
+    init.auditID = ctx.auditId;
+    init.requestReceivedMicros = receivedMicros(ctx);
+    init.verb = info.verb;
+    init.requestURI = ctx.req.url ?? ctx.path;
+    init.user = user ? auditUser(user) : undefined;
+    init.sourceIPs = sourceIPs(ctx, headers);
+    init.userAgent = headers.userAgent;
+    init.objectRef = info.isResourceRequest ? objectRefOf(info) : undefined;
+    const ra = new RequestAudit(config, backend, metrics, init);
+    // Nothing of the request's stays behind in the shared object.
+    init.user = undefined;
+    init.objectRef = undefined;
     ctx.audit = ra;
     // Awaited only when the backend answers with a promise (a blocking webhook): an omitted stage
     // or a buffered event costs no extra turn of the microtask queue.
