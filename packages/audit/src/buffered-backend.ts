@@ -74,7 +74,8 @@ export function createBufferedBackend(delegate: AuditBackend, config: BatchConfi
   /**
    * A delegate that stores events one by one (the log) gets everything due at once, the buffer
    * itself (emptied after the call, which keeps nothing of it): with the log's batches of one
-   * event, a flush was one `splice`, array and processEvents call an event.
+   * event, a flush was one `splice`, array and processEvents call an event (part of the shared
+   * pieces' gain, docs/performance.md "audit": 0.952–0.966× of the audited GET's CPU together).
    */
   const whole = delegate.storesEventsAlone === true && bucket === undefined;
   let timer: NodeJS.Timeout | undefined;

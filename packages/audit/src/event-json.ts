@@ -28,7 +28,9 @@ class FlatMemo {
   /**
    * The last value itself when it is frozen with its lists (nothing can change it): the same
    * object again needs no comparison. The server shares such objects between requests (a client
-   * certificate's user, an unchanged object reference, the authorization annotations).
+   * certificate's user, an unchanged object reference, the authorization annotations). With
+   * the shared pieces of request-audit.ts and the audit filter, measured together: the real
+   * server's CPU a GET with auditing on 0.952–0.966× of what it was (inprocess.mjs --audit-both, n=10).
    */
   private ref: object | undefined;
 
