@@ -190,7 +190,7 @@ async function openWatch(agent: Agent, url: string, headers: Record<string, stri
     }
     ended = true;
   })();
-  const waitFor = async (pred: () => boolean, ms = 5000) => {
+  const waitFor = async (pred: () => boolean, ms = 15_000) => {
     const deadline = Date.now() + ms;
     while (!pred()) {
       if (Date.now() > deadline) throw new Error(`timed out; events: ${JSON.stringify(events.map((e) => [e.type, e.object.metadata?.name]))}`);
@@ -261,7 +261,8 @@ describe('watch', () => {
     const w = await openWatch(c.agent('reader'), `${c.url}${ctbPath}?watch=true&timeoutSeconds=1&labelSelector=none`);
     await w.done;
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
-    expect(Date.now() - started).toBeLessThan(4000);
+    // Ended by timeoutSeconds=1, not by the server's own watch timeout (minutes): 10 s leaves a loaded machine room.
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   it('sends BOOKMARK events with allowWatchBookmarks and the initial-events-end bookmark with sendInitialEvents', async () => {
