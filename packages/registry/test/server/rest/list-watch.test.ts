@@ -354,7 +354,13 @@ describe('watch', () => {
   it('counts registered watchers in /metrics', async () => {
     const w = await openWatch(c.agent('reader'), `${c.url}${ctbPath}?watch=true`);
     await w.waitFor(() => w.events.length >= 1);
-    const metrics = await c.req('admin', 'GET', '/metrics');
+    // Polled: the server's end of the earlier tests' watches may still be closing, and counted.
+    const registered = /apiserver_registered_watchers\{group="certificates.plat.io",version="v1alpha1",kind="ClusterTrustBundle"\} 1$/m;
+    const longRunning = /apiserver_longrunning_requests\{verb="WATCH",[^}]*resource="clustertrustbundles"[^}]*\} 1$/m;
+    let metrics = await c.req('admin', 'GET', '/metrics');
+    for (const end = Date.now() + 15_000; !(registered.test(metrics.text) && longRunning.test(metrics.text)) && Date.now() < end; metrics = await c.req('admin', 'GET', '/metrics')) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
     expect(metrics.text).toMatch(/apiserver_registered_watchers\{group="certificates.plat.io",version="v1alpha1",kind="ClusterTrustBundle"\} 1/);
     expect(metrics.text).toMatch(/apiserver_watch_events_total\{group="certificates.plat.io",version="v1alpha1",kind="ClusterTrustBundle"\} [1-9]/);
     expect(metrics.text).toMatch(/apiserver_longrunning_requests\{verb="WATCH",group="certificates.plat.io",version="v1alpha1",resource="clustertrustbundles",scope="cluster",component="apiserver"\} 1/);
