@@ -27,7 +27,7 @@ function raw(c: TestCluster, data: string, opts: { waitMs?: number } = {}): Prom
     const timer = setTimeout(() => {
       socket.destroy();
       resolve({ text, closed: false, ms: Date.now() - started });
-    }, opts.waitMs ?? 5000);
+    }, opts.waitMs ?? 10_000); // a server that never closes still fails; 10 s leaves a loaded machine room
     socket.on('data', (d) => (text += d.toString()));
     socket.on('error', () => undefined);
     socket.on('close', () => {
