@@ -236,7 +236,7 @@ describeEtcd('etcd3 on a three-member cluster that loses quorum for longer than 
         expect((f as { code: number }).code).not.toBe(409);
       }
       // kube-apiserver's default --request-timeout is 60 s: well inside it.
-      expect(took).toBeLessThan(20_000);
+      expect(took).toBeLessThan(30_000); // 10 s nominal (the etcd request timeout); room for a loaded machine
       // The watch cache keeps serving resourceVersion="0" reads, as kube's cacher does.
       expect((await s.get(key('q'), { resourceVersion: '0' })).metadata?.name).toBe('q');
       expect((await s.list(dir, { resourceVersion: '0' })).items.map((o) => o.metadata?.name)).toContain('q');
