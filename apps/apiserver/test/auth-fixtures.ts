@@ -291,7 +291,7 @@ export function replaceFile(file: string, content: string): void {
 }
 
 /** Polls `probe` until it answers true (at most `timeoutMs`). */
-export async function eventually(probe: () => Promise<boolean> | boolean, timeoutMs = 10_000): Promise<void> {
+export async function eventually(probe: () => Promise<boolean> | boolean, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (await probe()) return;

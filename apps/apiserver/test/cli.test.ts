@@ -138,7 +138,8 @@ describe('apiserver command line', () => {
       expect(res.statusCode).toBe(200);
       expect(await res.body.text()).toBe('ok');
       await dispatcher.close();
-      await new Promise((r) => setTimeout(r, 200));
+      // The child logs the request after answering it: poll its stderr rather than sleep a fixed time.
+      for (const end = Date.now() + 15_000; !/"URI":"\/healthz".*\n/.test(server.stderr()) && Date.now() < end; ) await new Promise((r) => setTimeout(r, 50));
       const lines = server.stderr().trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
       expect(lines.some((l) => l.msg === 'Serving securely')).toBe(true);
       expect(lines).toContainEqual(

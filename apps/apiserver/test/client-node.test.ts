@@ -140,7 +140,7 @@ if (!k8s) {
         (err) => (ended = err),
       );
       const other = (await custom.createClusterCustomObject({ group, version, plural, body: bundle('example.com:watch:other', pem, 'example.com/watch') })) as Bundle;
-      await waitFor(() => ended !== 'not yet', 6000, 'the watch to end at its timeoutSeconds');
+      await waitFor(() => ended !== 'not yet', 15_000, 'the watch to end at its timeoutSeconds');
       const elapsed = Date.now() - started;
       expect(ended).toBeNull();
       expect(elapsed).toBeGreaterThanOrEqual(2900);
@@ -151,7 +151,7 @@ if (!k8s) {
       const resumed: string[] = [];
       const req = await watch.watch(listPath, { resourceVersion: seen[0]!.rv, fieldSelector: `metadata.name=${name}` }, (type, obj: Bundle) => resumed.push(`${type} ${obj.metadata.name}`), () => undefined);
       await custom.patchClusterCustomObject({ group, version, plural, name, body: [{ op: 'add', path: '/metadata/labels', value: { resumed: 'yes' } }] });
-      await waitFor(() => resumed.length > 0, 5000, 'the resumed watch to see the change');
+      await waitFor(() => resumed.length > 0, 15_000, 'the resumed watch to see the change');
       req.abort();
       expect(resumed).toEqual([`MODIFIED ${name}`]);
     });
@@ -173,7 +173,7 @@ if (!k8s) {
       await custom.createClusterCustomObject({ group, version, plural, body: bundle(first, pem, 'example.com/informer', { informed: 'yes' }) });
       await informer.start();
       try {
-        await waitFor(() => events.includes(`add ${first}`), 5000, 'the listed object');
+        await waitFor(() => events.includes(`add ${first}`), 15_000, 'the listed object');
         const second = 'example.com:informer:second';
         await custom.createClusterCustomObject({ group, version, plural, body: bundle(second, pem, 'example.com/informer', { informed: 'yes' }) });
         await custom.patchClusterCustomObject(
@@ -181,7 +181,7 @@ if (!k8s) {
           lib.setHeaderOptions('Content-Type', lib.PatchStrategy.MergePatch),
         );
         await custom.deleteClusterCustomObject({ group, version, plural, name: first });
-        await waitFor(() => events.length >= 4, 5000, 'the watched changes');
+        await waitFor(() => events.length >= 4, 15_000, 'the watched changes');
         expect(events).toEqual([`add ${first}`, `add ${second}`, `update ${second} two`, `delete ${first}`]);
         expect(informer.list().map((o) => o.metadata?.name)).toEqual([second]);
         expect(informer.get(second)?.metadata?.labels?.['step']).toBe('two');

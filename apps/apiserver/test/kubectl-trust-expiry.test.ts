@@ -61,7 +61,7 @@ if (!hasKubectl) {
       // The gauges follow the store through a watch: poll until the last write shows.
       const meshAnchors = 'plat_clustertrustbundle_anchors{signer_name="example.com/mesh"} 2';
       let lines = await metricLines();
-      for (const end = Date.now() + 10_000; !lines.includes(meshAnchors) && Date.now() < end; lines = await metricLines()) {
+      for (const end = Date.now() + 15_000; !lines.includes(meshAnchors) && Date.now() < end; lines = await metricLines()) {
         await new Promise((r) => setTimeout(r, 100));
       }
       expect(lines).toEqual(

@@ -108,7 +108,7 @@ describe('restart on the same SQLite data directory', () => {
     expect((await call(server, creds, 'POST', crds, crd)).status).toBe(201);
     const gizmos = '/apis/example.com/v1/gizmos';
     let created = { status: 0 };
-    for (let i = 0; i < 100 && created.status !== 201; i++) {
+    for (const end = Date.now() + 15_000; created.status !== 201 && Date.now() < end; ) {
       created = await call(server, creds, 'POST', gizmos, { apiVersion: 'example.com/v1', kind: 'Gizmo', metadata: { name: 'g1' }, size: 3 });
       if (created.status !== 201) await new Promise((r) => setTimeout(r, 50));
     }

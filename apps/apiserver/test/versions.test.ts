@@ -101,7 +101,7 @@ if (missing.length) {
       // Written in v1alpha1, seen in v1beta1.
       const labeled = await kubectl(env, ['label', 'clustertrustbundles.v1alpha1.certificates.plat.io', name, 'watched=yes']);
       expect(labeled.stderr).toBe('');
-      await waitFor(() => events.length > 0, 5000, 'the v1beta1 watch to see the change');
+      await waitFor(() => events.length > 0, 15_000, 'the v1beta1 watch to see the change');
       req.abort();
       expect(events).toEqual(['MODIFIED certificates.k8s.io/v1beta1 yes']);
     });

@@ -173,7 +173,7 @@ describe('clientctl trust sync', () => {
       onStderr: (t) => void (stderr += t),
     });
     const waitFor = async (pred: () => boolean) => {
-      for (let i = 0; i < 500 && !pred(); i++) await new Promise((r) => setTimeout(r, 20));
+      for (const end = Date.now() + 15_000; !pred() && Date.now() < end; ) await new Promise((r) => setTimeout(r, 20));
       expect(pred()).toBe(true);
     };
     const read = () => {

@@ -15,6 +15,10 @@ function capture() {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Polls until `n` batches went out (15 s at most): fixed sleeps race a loaded machine. */
+async function batchesReach(batches: unknown[], n: number): Promise<void> {
+  for (const end = Date.now() + 15_000; batches.length < n && Date.now() < end; ) await sleep(5);
+}
 const config = (over: Partial<BatchConfig>): BatchConfig => ({ ...defaultWebhookBatchConfig, throttleEnable: false, ...over });
 
 // k8s.io/apiserver plugin/pkg/audit/buffered/buffered_test.go (TestBufferedBackendCollectEvents*,
@@ -27,17 +31,18 @@ describe('buffered backend', () => {
 
   it('sends full batches at once and the rest after the max wait', async () => {
     const { batches, backend } = capture();
-    const b = createBufferedBackend(backend, config({ maxBatchSize: 3, maxBatchWaitMs: 150 }), createAuditMetrics(new Registry()));
+    // A 1 s wait, so that "not yet" below holds however late a loaded machine looks.
+    const b = createBufferedBackend(backend, config({ maxBatchSize: 3, maxBatchWaitMs: 1000 }), createAuditMetrics(new Registry()));
     const start = performance.now();
     for (let i = 0; i < 7; i++) b.processEvents([event(i)]);
-    await sleep(30);
+    await batchesReach(batches, 2);
     expect(batches.map((x) => x.ids)).toEqual([
       ['id-0', 'id-1', 'id-2'],
       ['id-3', 'id-4', 'id-5'],
     ]);
-    await sleep(200);
+    await batchesReach(batches, 3);
     expect(batches.map((x) => x.ids)[2]).toEqual(['id-6']);
-    expect(batches[2]!.at - start).toBeGreaterThanOrEqual(140);
+    expect(batches[2]!.at - start).toBeGreaterThanOrEqual(990);
     await b.shutdown();
   });
 
@@ -75,14 +80,15 @@ describe('buffered backend', () => {
 
   it('throttles batches to the QPS after the burst', async () => {
     const { batches, backend } = capture();
-    const b = createBufferedBackend(backend, config({ maxBatchSize: 1, maxBatchWaitMs: 0, throttleEnable: true, throttleQPS: 20, throttleBurst: 2 }), createAuditMetrics(new Registry()));
+    // 5 a second: 200 ms between batches past the burst leaves a loaded machine room to see the burst alone.
+    const b = createBufferedBackend(backend, config({ maxBatchSize: 1, maxBatchWaitMs: 0, throttleEnable: true, throttleQPS: 5, throttleBurst: 2 }), createAuditMetrics(new Registry()));
     for (let i = 0; i < 6; i++) b.processEvents([event(i)]);
-    await sleep(20);
+    await batchesReach(batches, 2);
     expect(batches).toHaveLength(2);
-    await sleep(300);
+    await batchesReach(batches, 6);
     expect(batches).toHaveLength(6);
-    // Four batches past the burst at 20 a second: at least 150 ms after the first.
-    expect(batches[5]!.at - batches[0]!.at).toBeGreaterThanOrEqual(140);
+    // Four batches past the burst at 5 a second: at least 750 ms after the first.
+    expect(batches[5]!.at - batches[0]!.at).toBeGreaterThanOrEqual(750);
     await b.shutdown();
   });
 });

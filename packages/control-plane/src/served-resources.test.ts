@@ -26,7 +26,7 @@ const attrs = (user: UserInfo, verb: string, resource: string, apiGroup = 'certi
 const admin: UserInfo = { username: 'admin', groups: ['system:masters', 'system:authenticated'] };
 const alice: UserInfo = { username: 'alice', groups: ['system:authenticated'] };
 
-async function eventually(check: () => Promise<void>, timeoutMs = 5000): Promise<void> {
+async function eventually(check: () => Promise<void>, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {

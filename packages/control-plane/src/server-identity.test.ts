@@ -46,7 +46,8 @@ describe('ServerIdentity', () => {
   it('keeps the instances a request started with across a reload, and closes replaced ones later', async () => {
     {
       const closed: string[] = [];
-      const identity = pinningIdentity(100, closed);
+      // Retired after 1 s: long enough that the "not yet closed" check below cannot miss it on a loaded machine.
+      const identity = pinningIdentity(1000, closed);
 
       const inFlight: RequestScope = {};
       expect((await identity.authenticator.authenticate(request, inFlight))!.user.username).toBe('authn-1');
@@ -63,7 +64,7 @@ describe('ServerIdentity', () => {
       expect((await identity.authorizer.authorize(attrs())).reason).toBe('authz-2');
 
       expect(closed).toEqual([]);
-      await new Promise((r) => setTimeout(r, 250));
+      for (const end = Date.now() + 15_000; closed.length < 2 && Date.now() < end; ) await new Promise((r) => setTimeout(r, 20));
       expect(closed.sort()).toEqual(['authn-1', 'authz-1']);
 
       await identity.close();

@@ -17,7 +17,7 @@ const clusterRole = (name: string, labels: Record<string, string>, rules: Cluste
 });
 
 /** Polls until `check` passes (the controllers act on watch events, a moment after the write). */
-async function eventually(check: () => Promise<void>, timeoutMs = 5000): Promise<void> {
+async function eventually(check: () => Promise<void>, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {

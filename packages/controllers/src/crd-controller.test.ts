@@ -24,7 +24,7 @@ function crd(plural: string, kind: string, group = 'example.com'): ApiObject {
   };
 }
 
-async function eventually(check: () => Promise<void>, timeoutMs = 5000): Promise<void> {
+async function eventually(check: () => Promise<void>, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {

@@ -140,7 +140,7 @@ describeEtcd('etcd3 backend', () => {
       try {
         const a = await s.create(key('a'), obj('a'));
         await s.guaranteedUpdate(key('a'), (c) => ({ ...c, spec: { v: 2 } }));
-        const deadline = Date.now() + 5000;
+        const deadline = Date.now() + 15_000;
         while ((await s.compactedRevision()) <= Number(a.metadata?.resourceVersion) && Date.now() < deadline) {
           await new Promise((r) => setTimeout(r, 50));
         }
@@ -286,9 +286,10 @@ describeEtcd('etcd3 backend', () => {
               (err: unknown) => err,
             );
             setTimeout(() => ac.abort(new Error('client went away')), 200);
-            // Well before etcd3's own 10 s call deadline: the call was cancelled, not timed out.
+            // Before etcd3's own 10 s call deadline: the call was cancelled, not timed out (8 s, not
+            // less, leaves a loaded machine room).
             expect(await outcome).toEqual(new Error('client went away'));
-            expect(Date.now() - started).toBeLessThan(3000);
+            expect(Date.now() - started).toBeLessThan(8000);
           }
         } finally {
           etcd.resume();

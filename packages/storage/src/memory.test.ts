@@ -21,7 +21,7 @@ describe('memory storage', () => {
     try {
       const a = await s.create('/g/r/a', { metadata: { name: 'a' } });
       for (let i = 0; i < 5; i++) await s.guaranteedUpdate('/g/r/a', (c) => ({ ...c, spec: { i } }));
-      const deadline = Date.now() + 3000;
+      const deadline = Date.now() + 15_000;
       while ((await s.compactedRevision()) < Number(a.metadata?.resourceVersion) + 5 && Date.now() < deadline) {
         await new Promise((r) => setTimeout(r, 20));
       }

@@ -100,7 +100,7 @@ describe('sqlite storage', () => {
     try {
       const a = await s.create(key('a'), ctb('a'));
       for (let i = 0; i < 20; i++) await s.guaranteedUpdate(key('a'), (c) => ({ ...c, spec: { i } }));
-      const deadline = Date.now() + 5000;
+      const deadline = Date.now() + 15_000;
       while ((await s.compactedRevision()) < Number(a.metadata?.resourceVersion) + 20 && Date.now() < deadline) {
         await new Promise((r) => setTimeout(r, 30));
       }

@@ -29,7 +29,7 @@ const key = (n: string) => `/certificates.plat.io/clustertrustbundles/${n}`;
 const prefix = '/certificates.plat.io/clustertrustbundles';
 const obj = (n: string) => ({ metadata: { name: n }, spec: { n } });
 
-async function next(w: Watch, ms = 2000): Promise<IteratorResult<WatchEvent>> {
+async function next(w: Watch, ms = 10_000): Promise<IteratorResult<WatchEvent>> {
   let t: NodeJS.Timeout | undefined;
   try {
     return await Promise.race([
@@ -250,7 +250,7 @@ describe('watch cache', () => {
     upstream.fail({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 500, reason: 'InternalError', message: 'boom' });
     expect((await next(w)).done).toBe(true);
     await cache.create(key('z'), obj('z'));
-    const deadline = Date.now() + 3000;
+    const deadline = Date.now() + 15_000;
     while (backend.watchCalls < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
     await cache.synced();
     expect(backend.watchCalls).toBe(2);

@@ -13,11 +13,13 @@ let server: Server;
 let url: string;
 const sockets = new Set<Socket>();
 let delayMs = 0;
+let received = 0;
 
 beforeAll(async () => {
   [caOld, caNew] = await Promise.all([createCertificateAuthority({ commonName: 'agent-old-ca' }), createCertificateAuthority({ commonName: 'agent-new-ca' })]);
   leafOld = await issueServingCertificate(caOld, { commonName: 'localhost', ipAddresses: ['127.0.0.1'] });
   server = createServer({ cert: leafOld.certPem, key: leafOld.keyPem }, (_req, res) => {
+    received++;
     setTimeout(() => res.end('hello'), delayMs);
   });
   server.on('secureConnection', (s: Socket) => {
@@ -71,8 +73,11 @@ describe('TrustAgent', () => {
     const agent = new TrustAgent({ anchors: anchorsOf(caOld) });
     delayMs = 300;
     try {
+      const before = received;
       const pending = get(agent);
-      await new Promise((r) => setTimeout(r, 100));
+      // Until the server has the request, not a fixed sleep: on a loaded machine the TLS handshake
+      // can outlast one, and a connection made after the update would refuse this server.
+      await eventually(() => received > before);
       agent.update(anchorsOf(caNew));
       expect(await pending).toBe('hello');
       // New connections use the new anchors, which do not cover this server.

@@ -33,7 +33,7 @@ async function ready(s = spec()): Promise<JwtAuthenticator> {
   const a = new JwtAuthenticator([s], { keySet: { initialRetryMs: 50, minUnknownKidRefreshMs: 0 } });
   open.push(a);
   a.start();
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + 15_000;
   while (!a.readiness()[0]!.ready) {
     if (Date.now() > deadline) throw new Error('keys did not load');
     await new Promise((r) => setTimeout(r, 20));

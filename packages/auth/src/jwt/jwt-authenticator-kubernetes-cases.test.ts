@@ -24,7 +24,7 @@ async function authenticator(config: Omit<JwtAuthenticatorSpec, 'issuer'>): Prom
   const a = new JwtAuthenticator([spec], { keySet: { minUnknownKidRefreshMs: 0, initialRetryMs: 50 } });
   open.push(a);
   a.start();
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + 15_000;
   while (!a.readiness().every((r) => r.ready)) {
     if (Date.now() > deadline) throw new Error('authenticator not ready in time');
     await new Promise((r) => setTimeout(r, 20));

@@ -34,7 +34,7 @@ async function ready(specs: JwtAuthenticatorSpec[], opts: ConstructorParameters<
   return a;
 }
 
-async function waitFor(check: () => boolean, ms = 10_000) {
+async function waitFor(check: () => boolean, ms = 15_000) {
   const deadline = Date.now() + ms;
   while (!check()) {
     if (Date.now() > deadline) throw new Error('condition not met in time');
@@ -306,7 +306,8 @@ describe('JWT authenticator: issuer availability', () => {
     const a = new JwtAuthenticator([spec({}, late)], { keySet: { initialRetryMs: 50, minUnknownKidRefreshMs: 0 } });
     open.push(a);
     a.start();
-    await new Promise((r) => setTimeout(r, 150));
+    // Polled: the first failed fetch comes after a connection attempt, later on a loaded machine.
+    await waitFor(() => a.readiness()[0]!.error !== undefined);
     expect(a.readiness()[0]).toMatchObject({ ready: false, error: expect.stringContaining('oidc: fetching') });
     const token = await late.sign({ ...claims(), iss: late.url });
     await expect(a.authenticateToken(token)).rejects.toThrow('oidc: authenticator not initialized');

@@ -55,7 +55,7 @@ describe('config reloader', () => {
     const reloader = new ConfigReloader<number>({ path: file, kind: 'authentication', initialText: '1', intervalMs: 20, load: async (t) => Number(t), apply: (v) => void (applied = v) });
     reloader.start();
     fs.writeFileSync(file, '7');
-    const deadline = Date.now() + 5000;
+    const deadline = Date.now() + 15_000;
     while (applied !== 7 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     reloader.stop();
     expect(applied).toBe(7);

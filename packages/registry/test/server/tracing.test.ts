@@ -25,7 +25,7 @@ async function tracingAt(samplingRatePerMillion: number | undefined): Promise<Tr
 
 /** Flushes until a span with the audit id arrives (spans end just after the response is sent). */
 async function spansOf(tracing: Tracing, auditId: string, expectSome = true): Promise<ReceivedSpan[]> {
-  const deadline = Date.now() + (expectSome ? 5000 : 300);
+  const deadline = Date.now() + (expectSome ? 15_000 : 300);
   for (;;) {
     await tracing.forceFlush();
     const root = receiver.spans.find((s) => s.attributes['apiserver.audit_id'] === auditId);
@@ -257,7 +257,7 @@ describe('failures and tracing off', () => {
     try {
       for (let i = 0; i < 3; i++) expect((await cluster.req('reader', 'GET', ctbPath)).status).toBe(200);
       await tracing.forceFlush();
-      const deadline = Date.now() + 5000;
+      const deadline = Date.now() + 15_000;
       while (errors.length === 0 && Date.now() < deadline) {
         await new Promise((r) => setTimeout(r, 50));
         await tracing.forceFlush();

@@ -3,7 +3,7 @@ import { DeadlineTimers } from './timeout.js';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls until `cond` holds (bounded): timings under a loaded CI machine are not exact. */
-async function waitFor(cond: () => boolean, ms = 5000): Promise<void> {
+async function waitFor(cond: () => boolean, ms = 15_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!cond()) {
     if (Date.now() > deadline) throw new Error('condition not reached in time');
@@ -15,22 +15,24 @@ describe('DeadlineTimers', () => {
   it('fires deadlines in order, skips cancelled ones and lets an empty length go', async () => {
     const timers = new DeadlineTimers();
     const fired: string[] = [];
-    timers.schedule(300, () => fired.push('a300'));
-    const cancelB = timers.schedule(300, () => fired.push('b300'));
-    timers.schedule(20, () => fired.push('c20'));
-    const cancelD = timers.schedule(20, () => fired.push('d20'));
+    // The short length is 200 ms, not less: d must still be pending when it is cancelled after
+    // the sleep below, which a loaded machine can stretch by tens of milliseconds.
+    timers.schedule(600, () => fired.push('a600'));
+    const cancelB = timers.schedule(600, () => fired.push('b600'));
+    timers.schedule(200, () => fired.push('c200'));
+    const cancelD = timers.schedule(200, () => fired.push('d200'));
     await sleep(1);
-    timers.schedule(300, () => fired.push('e300'));
+    timers.schedule(600, () => fired.push('e600'));
     cancelB();
     cancelD();
     cancelD(); // twice is harmless
     expect(timers.size).toBe(2);
     await waitFor(() => fired.length >= 1);
-    expect(fired[0]).toBe('c20');
+    expect(fired[0]).toBe('c200');
     await waitFor(() => fired.length >= 3);
     await waitFor(() => timers.size === 0);
     await sleep(30);
-    expect(fired).toEqual(['c20', 'a300', 'e300']);
+    expect(fired).toEqual(['c200', 'a600', 'e600']);
     // Still usable after a length was let go.
     timers.schedule(5, () => fired.push('f5'));
     await waitFor(() => fired.length === 4);

@@ -105,9 +105,9 @@ describe('startClusterTrustBundleMetrics on a started server', () => {
   });
 });
 
-/** Retries `check` until it passes (watch events arrive asynchronously), up to 5 s. */
+/** Retries `check` until it passes (watch events arrive asynchronously), up to 15 s. */
 async function waitFor(check: () => Promise<void>): Promise<void> {
-  const deadline = Date.now() + 5000;
+  const deadline = Date.now() + 15_000;
   for (;;) {
     try {
       return await check();

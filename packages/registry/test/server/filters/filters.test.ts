@@ -4,6 +4,19 @@ import { bundle, ctbPath, startCluster, type TestCluster } from '../../cluster.j
 import type { ResourceDefinition } from '@plat/server';
 import { clusterTrustBundleResource } from '../../../src/index.js';
 
+/**
+ * Waits until `n` requests of `kind` hold the in-flight budget (the gauge admin reads; system:masters
+ * is exempt from the budget), instead of sleeping and hoping a slow request got there first: on a
+ * loaded machine its TLS handshake alone can outlast a fixed sleep.
+ */
+async function inFlight(c: TestCluster, kind: 'readOnly' | 'mutating', n: number): Promise<void> {
+  const line = new RegExp(`^apiserver_current_inflight_requests\\{request_kind="${kind}"\\} ${n}$`, 'm');
+  for (const end = Date.now() + 15_000; !line.test((await c.req('admin', 'GET', '/metrics')).text); ) {
+    if (Date.now() > end) throw new Error(`${kind} in-flight requests did not reach ${n}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
 describe('authentication and authorization', () => {
   let c: TestCluster;
   beforeAll(async () => {
@@ -139,7 +152,7 @@ describe('limits', () => {
     expect((await c.req('reader', 'GET', ctbPath)).status).toBe(200);
     watch.body.destroy();
     const slow = c.req('slow', 'GET', ctbPath);
-    await new Promise((r) => setTimeout(r, 100));
+    await inFlight(c, 'readOnly', 1);
     const rejected = await c.req('reader', 'GET', ctbPath);
     expect(rejected.status).toBe(429);
     expect(rejected.headers['retry-after']).toBe('1');
@@ -154,7 +167,7 @@ describe('limits', () => {
 
   it('answers 429 for mutating requests over their budget', async () => {
     const slow = c.req('slow', 'POST', ctbPath, { body: bundle('slow-write', c.anchorPem) });
-    await new Promise((r) => setTimeout(r, 100));
+    await inFlight(c, 'mutating', 1);
     const rejected = await c.req('writer', 'DELETE', `${ctbPath}/during`);
     expect(rejected.status).toBe(429);
     expect((await slow).status).toBe(201);
@@ -163,17 +176,19 @@ describe('limits', () => {
   it('still answers health probes and system:masters when both budgets are used (exempt, as in Kubernetes)', async () => {
     const slowRead = c.req('slow', 'GET', ctbPath);
     const slowWrite = c.req('slow', 'POST', ctbPath, { body: bundle('slow-write-2', c.anchorPem) });
-    await new Promise((r) => setTimeout(r, 100));
+    await inFlight(c, 'readOnly', 1);
+    await inFlight(c, 'mutating', 1);
+    // The refusals first, while the slow requests (600 ms) surely hold both budgets.
     expect((await c.req('reader', 'GET', ctbPath)).status).toBe(429);
     expect((await c.req('writer', 'POST', ctbPath, { body: bundle('refused', c.anchorPem) })).status).toBe(429);
+    // An admin acting as somebody else is that somebody for the budget too.
+    expect((await c.req('admin', 'GET', ctbPath, { headers: { 'impersonate-user': 'reader' } })).status).toBe(429);
     for (const probe of ['/livez', '/readyz', '/healthz', '/readyz?verbose', '/livez/ping']) {
       const res = await c.req('reader', 'GET', probe);
       expect([probe, res.status]).toEqual([probe, 200]);
     }
     expect((await c.req('admin', 'GET', ctbPath)).status).toBe(200);
     expect((await c.req('admin', 'POST', ctbPath, { body: bundle('by-admin', c.anchorPem) })).status).toBe(201);
-    // An admin acting as somebody else is that somebody for the budget too.
-    expect((await c.req('admin', 'GET', ctbPath, { headers: { 'impersonate-user': 'reader' } })).status).toBe(429);
     expect((await slowRead).status).toBe(200);
     expect((await slowWrite).status).toBe(201);
   });
@@ -313,7 +328,7 @@ describe('graceful shutdown', () => {
     const watch = await request(`${c.url}${ctbPath}?watch=true`, { dispatcher: c.agent('reader') });
     const watchText = watch.body.text();
     const inflight = c.req('slow', 'GET', ctbPath);
-    await new Promise((r) => setTimeout(r, 50));
+    await inFlight(c, 'readOnly', 1);
     const closing = c.server.close();
     const ready = await c.req('admin', 'GET', '/readyz?verbose');
     expect(ready.status).toBe(500);

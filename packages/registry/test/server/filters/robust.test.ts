@@ -22,7 +22,7 @@ function raw(data: string, holdOpenMs = 0): Promise<{ text: string; closed: bool
     const timer = setTimeout(() => {
       socket.destroy();
       resolve({ text, closed: false });
-    }, 3000);
+    }, 10_000); // a server that never closes still fails; 10 s leaves a loaded machine's handshake room
     socket.on('data', (d) => (text += d.toString()));
     socket.on('error', () => undefined);
     socket.on('close', () => {

@@ -149,7 +149,7 @@ describe('ClusterTrustBundle versions', () => {
     })();
     const created = await c.req<Obj>('writer', 'POST', path('certificates.plat.io/v1alpha1'), { body: bundle('versions-watched', c.anchorPem) });
     await c.req('writer', 'DELETE', path('certificates.plat.io/v1', 'versions-watched'));
-    const deadline = Date.now() + 5000;
+    const deadline = Date.now() + 15_000;
     while (events.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
     res.body.destroy();
     await reading;

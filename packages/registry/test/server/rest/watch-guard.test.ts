@@ -56,7 +56,7 @@ describe('the HTTP watch guard', () => {
     await c.req('admin', 'POST', ctbPath, { body: bundle('guard-b', c.anchorPem) });
     await c.req('admin', 'DELETE', `${ctbPath}/guard-a`);
     await c.req('admin', 'POST', ctbPath, { body: bundle('guard-c', c.anchorPem) });
-    const deadline = Date.now() + 5000;
+    const deadline = Date.now() + 15_000;
     while (lines.length < 4 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     await new Promise((r) => setTimeout(r, 200));
     res.body.destroy();
