@@ -281,7 +281,8 @@ const median = (xs) => {
 /** Parent: one child per build, rounds alternating between them. */
 async function parent() {
   const sideArgs = { A: flag('a-args', ''), B: flag('b-args', '') };
-  const one = () => flag('bundle', '') || buildApiServerBundle();
+  // --bundle gives a path, else the build is made: a promise either way.
+  const one = async () => flag('bundle', '') || buildApiServerBundle();
   const builds = flag('a')
     ? { A: path.resolve(flag('a')), B: path.resolve(flag('b')) }
     : has('--a-args') || has('--b-args')
