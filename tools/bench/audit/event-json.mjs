@@ -24,7 +24,15 @@ const sharedPieces = {
   annotations: Object.freeze({ 'authorization.k8s.io/decision': 'allow', 'authorization.k8s.io/reason': 'RBAC: allowed by ClusterRoleBinding "cluster-admin" of ClusterRole "cluster-admin" to Group "system:masters"' }),
   responseStatus: Object.freeze({ metadata: Object.freeze({}), code: 200 }),
 };
-const sharedEvent = (i) => {
+// An event of the recommended policy's GET: its user, object reference, annotations and status
+// either shared (as the server hands them over) or made new for each event.
+const freshPieces = () => ({
+  user: { username: 'system:admin', groups: ['system:masters', 'system:authenticated'] },
+  objectRef: { resource: 'clustertrustbundles', name: 'bench', apiGroup: 'certificates.plat.io', apiVersion: 'v1alpha1' },
+  annotations: { 'authorization.k8s.io/decision': 'allow', 'authorization.k8s.io/reason': 'RBAC: allowed by ClusterRoleBinding "cluster-admin" of ClusterRole "cluster-admin" to Group "system:masters"' },
+  responseStatus: { metadata: {}, code: 200 },
+});
+const eventOf = (i, pieces) => {
   const now = m.nowMicros();
   return {
     kind: 'Event',
@@ -34,36 +42,18 @@ const sharedEvent = (i) => {
     stage: 'ResponseComplete',
     requestURI: '/apis/certificates.plat.io/v1alpha1/clustertrustbundles/bench',
     verb: 'get',
-    user: sharedPieces.user,
+    user: pieces.user,
     sourceIPs,
     userAgent: 'autocannon',
-    objectRef: sharedPieces.objectRef,
+    objectRef: pieces.objectRef,
     requestReceivedTimestamp: m.microTime(now - 60),
     stageTimestamp: m.microTime(now),
-    annotations: sharedPieces.annotations,
-    responseStatus: sharedPieces.responseStatus,
+    annotations: pieces.annotations,
+    responseStatus: pieces.responseStatus,
   };
 };
-const event = (i) => {
-  const now = m.nowMicros();
-  return {
-    kind: 'Event',
-    apiVersion: 'audit.k8s.io/v1',
-    level: 'Metadata',
-    auditID: `0f6b2c1e-5a7d-4c2b-9e1f-${String(100000000000 + i)}`,
-    stage: 'ResponseComplete',
-    requestURI: '/apis/certificates.plat.io/v1alpha1/clustertrustbundles/bench',
-    verb: 'get',
-    user: { username: 'system:admin', groups: ['system:masters', 'system:authenticated'] },
-    sourceIPs,
-    userAgent: 'autocannon',
-    objectRef: { resource: 'clustertrustbundles', name: 'bench', apiGroup: 'certificates.plat.io', apiVersion: 'v1alpha1' },
-    requestReceivedTimestamp: m.microTime(now - 60),
-    stageTimestamp: m.microTime(now),
-    annotations: { 'authorization.k8s.io/decision': 'allow', 'authorization.k8s.io/reason': 'RBAC: allowed by ClusterRoleBinding "cluster-admin" of ClusterRole "cluster-admin" to Group "system:masters"' },
-    responseStatus: { metadata: {}, code: 200 },
-  };
-};
+const sharedEvent = (i) => eventOf(i, sharedPieces);
+const event = (i) => eventOf(i, freshPieces());
 for (let i = 0; i < 1000; i++) {
   const ev = event(i);
   if (m.encodeEventJson(ev) !== JSON.stringify(ev)) throw new Error(`different lines:\n${m.encodeEventJson(ev)}\n${JSON.stringify(ev)}`);
