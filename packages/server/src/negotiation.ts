@@ -58,12 +58,7 @@ export function negotiateOutput(header: string | undefined, opts: NegotiationOpt
   if (!header) return defaultChoice;
   if (header.length > maxRememberedHeaderLength) return negotiate(header, opts);
   // Clients send the same few Accept headers again and again: remember the answers (bounded).
-  const key = `${opts.allowedAs.join(',')}\0${header}`;
-  const known = choices.get(key);
-  if (known) return known;
-  const choice = Object.freeze(negotiate(header, opts));
-  choices.set(key, choice);
-  return choice;
+  return remembered(choices, `${opts.allowedAs.join(',')}\0${header}`, header, opts);
 }
 
 /**
@@ -78,16 +73,21 @@ export function negotiateOutput(header: string | undefined, opts: NegotiationOpt
  */
 export function outputNegotiator(allowedAs: NegotiationOptions['allowedAs']): (header: string | undefined) => MediaTypeChoice {
   const opts: NegotiationOptions = { allowedAs: Object.freeze([...allowedAs]) };
-  const answers = new LRUCache<string, MediaTypeChoice>({ max: 256 });
+  const answers = new LRUCache<string, MediaTypeChoice>({ max: maxRememberedChoices });
   return (header) => {
     if (!header) return defaultChoice;
     if (header.length > maxRememberedHeaderLength) return negotiate(header, opts);
-    const known = answers.get(header);
-    if (known) return known;
-    const choice = Object.freeze(negotiate(header, opts));
-    answers.set(header, choice);
-    return choice;
+    return remembered(answers, header, header, opts);
   };
+}
+
+/** The answer for `header` from `memo` under `key`, negotiated and kept (frozen) the first time. */
+function remembered(memo: LRUCache<string, MediaTypeChoice>, key: string, header: string, opts: NegotiationOptions): MediaTypeChoice {
+  const known = memo.get(key);
+  if (known) return known;
+  const choice = Object.freeze(negotiate(header, opts));
+  memo.set(key, choice);
+  return choice;
 }
 
 const defaultChoice: MediaTypeChoice = Object.freeze({ format: 'json', contentType: 'application/json' });
@@ -95,7 +95,8 @@ const maxRememberedHeaderLength = 512;
 // A memo of a pure function (the answer depends only on the header and the caller's allowedAs,
 // both in the key), bounded; it holds nothing of a server or a request, so servers sharing it
 // cannot see each other's state, only each other's recent Accept headers.
-const choices = new LRUCache<string, MediaTypeChoice>({ max: 256 });
+const maxRememberedChoices = 256;
+const choices = new LRUCache<string, MediaTypeChoice>({ max: maxRememberedChoices });
 
 function negotiate(header: string, opts: NegotiationOptions): MediaTypeChoice {
   const clauses = parseAccept(header);
