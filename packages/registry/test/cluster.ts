@@ -186,6 +186,18 @@ export async function startCluster(overrides: Partial<ApiServerOptions> & { revi
 }
 
 /** A ClusterTrustBundle body. */
+/**
+ * Polls `condition` every 20 ms until it holds, and fails after `timeoutMs`: 15 s, so that CI's
+ * loaded workers (2 CPUs shared by two jest projects) still make it.
+ */
+export async function eventually(condition: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 export function bundle(name: string, pem: string, signerName?: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     apiVersion: 'certificates.plat.io/v1alpha1',

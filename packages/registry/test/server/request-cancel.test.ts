@@ -1,7 +1,7 @@
 import { Agent, request } from 'undici';
 import { openStorage, type Storage } from '@plat/storage';
 import { TestEtcd, etcdBinary, hasEtcd } from '@plat/storage/testing';
-import { bundle, ctbPath, startCluster, type TestCluster } from '../cluster.js';
+import { bundle, ctbPath, eventually, startCluster, type TestCluster } from '../cluster.js';
 
 if (!hasEtcd) {
   // Debian's etcd-server package provides it; .ci/run installs it.
@@ -10,11 +10,6 @@ if (!hasEtcd) {
 const describeEtcd = hasEtcd ? describe : describe.skip;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until(condition: () => boolean, ms = 15_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!condition() && Date.now() < deadline) await sleep(20);
-}
 
 /** One storage read as the storage layer saw it: when it started, and how it ended. */
 interface Read {
@@ -72,14 +67,14 @@ describeEtcd('a request against a hanging etcd', () => {
         async (res) => ({ status: res.statusCode, body: await res.body.text() }),
         (err: unknown) => err,
       );
-      await until(() => reads.length > 0);
+      await eventually(() => reads.length > 0);
       expect(reads.map((r) => r.op)).toEqual([op]);
       await sleep(100);
       expect(reads[0]!.outcome).toBeUndefined();
       abort(ac);
       // etcd is still frozen: only a cancelled call can end the read (etcd3's own deadline is 10 s,
       // so waiting 8 s still tells them apart on a loaded machine).
-      await until(() => reads[0]!.outcome !== undefined, 8000);
+      await eventually(() => reads[0]!.outcome !== undefined, 8000);
       return { read: reads[0]!, response: await response };
     } finally {
       etcd.resume();

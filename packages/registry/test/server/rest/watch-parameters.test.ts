@@ -1,6 +1,6 @@
 import { connect } from 'node:tls';
 import { request } from 'undici';
-import { bundle, ctbPath, startCluster, type TestCluster } from '../../cluster.js';
+import { bundle, ctbPath, eventually, startCluster, type TestCluster } from '../../cluster.js';
 
 let c: TestCluster;
 beforeAll(async () => {
@@ -33,13 +33,6 @@ async function openFor(query: string, ms: number): Promise<{ status: number; fir
   return { status: res.statusCode, first: text.split('\n')[0] ?? '', openAfter };
 }
 
-/** Polls `cond` until it holds, failing after 15 s. */
-async function until(cond: () => Promise<boolean>): Promise<void> {
-  for (const end = Date.now() + 15_000; !(await cond()); await new Promise((r) => setTimeout(r, 20))) {
-    if (Date.now() > end) throw new Error('condition not reached within 15 s');
-  }
-}
-
 describe('watch query parameters', () => {
   it('serves watch=maybe as a watch, as Kubernetes (only 0 and false are false)', async () => {
     const w = await openFor('watch=maybe', 300);
@@ -68,7 +61,7 @@ describe('a watcher that stops reading', () => {
     }
     const watchers = async () => Number(/^apiserver_registered_watchers\{[^}]*\} (\d+)$/m.exec((await c.req('admin', 'GET', '/metrics')).text)?.[1] ?? 0);
     // Watches of the tests above end as their clients go; their count must not be taken for this one's.
-    await until(async () => (await watchers()) === 0);
+    await eventually(async () => (await watchers()) === 0);
     const cert = c.clientCertificate('reader');
     const url = new URL(c.url);
     // About 4 MB of initial events to a client that reads none of them: the server is held in backpressure.
@@ -80,8 +73,8 @@ describe('a watcher that stops reading', () => {
     try {
       // Polled rather than fixed sleeps: registration, and the cut 1 s later, come later on a loaded
       // machine. A server that never cuts the watch still fails (the count stays 1).
-      await until(async () => (await watchers()) === 1);
-      await until(async () => (await watchers()) === 0);
+      await eventually(async () => (await watchers()) === 1);
+      await eventually(async () => (await watchers()) === 0);
     } finally {
       socket.destroy();
     }
