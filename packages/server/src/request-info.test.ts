@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { isStatusError } from '@plat/api-model';
-import { decodeRequestPath, requestInfoFor } from './request-info.js';
+import { decodeRequestPath, requestInfoFor, requestInfoMemoEntries, requestInfoMemoPathLength, requestInfoUnmemoised } from './request-info.js';
 
 const info = (method: string, url: string) => {
   const u = new URL(url, 'https://h');
@@ -122,5 +122,45 @@ describe('requestInfoFor', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+  // GET infos are remembered by raw path; the query's `watch` is applied on each request.
+  it('answers from its memo what it answers without it, for any method, path and watch query (fast-check)', () => {
+    const segment = fc.constantFrom('', 'api', 'apis', 'g.io', 'v1', 'watch', 'namespaces', 'ns', 'status', 'finalize', 'things', 'a', '%61', '%2F', 'x%3Ay', '%zz', 'healthz');
+    const query = fc.constantFrom('', 'watch=true', 'watch=1', 'watch=false', 'watch=0', 'watch=', 'resourceVersion=5', 'watch=true&watch=false');
+    const answer = (f: () => unknown) => {
+      try {
+        return f();
+      } catch (err) {
+        return { thrown: (err as Error).message };
+      }
+    };
+    fc.assert(
+      fc.property(fc.constantFrom('GET', 'HEAD', 'POST', 'DELETE', 'get'), fc.array(segment, { maxLength: 9 }), query, query, (method, segs, q1, q2) => {
+        const path = `/${segs.join('/')}`;
+        for (const q of [q1, q2, q1]) {
+          const want = answer(() => requestInfoUnmemoised(method, path, new URLSearchParams(q)));
+          const got = answer(() => requestInfoFor(method, path, new URLSearchParams(q)));
+          expect(got).toEqual(want);
+          if (!('thrown' in (got as object))) expect(Object.isFrozen(got) && Object.isFrozen((got as { parts: unknown }).parts)).toBe(true);
+        }
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('answers a GET path from its memo, bounded in entries and path length', () => {
+    const path = '/apis/certificates.plat.io/v1alpha1/clustertrustbundles/memo-a';
+    const first = requestInfoFor('GET', path, new URLSearchParams());
+    expect(requestInfoFor('GET', `${path}`, new URLSearchParams())).toBe(first);
+    // A watch query gets its own info; the remembered one is unchanged.
+    expect(requestInfoFor('GET', path, new URLSearchParams('watch=true')).verb).toBe('watch');
+    expect(requestInfoFor('GET', path, new URLSearchParams()).verb).toBe('get');
+    const long = `/apis/g.io/v1/things/${'n'.repeat(requestInfoMemoPathLength)}`;
+    expect(requestInfoFor('GET', long, new URLSearchParams())).not.toBe(requestInfoFor('GET', long, new URLSearchParams()));
+    // Past the bound the memo starts empty again: the first path's info is made anew.
+    for (let i = 0; i < requestInfoMemoEntries; i++) requestInfoFor('GET', `/apis/g.io/v1/things/n${i}`, new URLSearchParams());
+    const again = requestInfoFor('GET', path, new URLSearchParams());
+    expect(again).not.toBe(first);
+    expect(again).toEqual(first);
   });
 });
