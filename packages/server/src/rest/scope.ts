@@ -9,6 +9,7 @@ import { gvString, type ServedResource } from '../resource.js';
 import type { SchemaSet } from '../schema-walk.js';
 import type { EncodedObjects, EncodingView } from './encoded-objects.js';
 import type { NamespaceLifecycle } from './namespace-lifecycle.js';
+import { StorageKeys } from './storage-keys.js';
 
 /** Everything a REST handler needs about the resource it serves and the server around it. */
 export interface ResourceScope {
@@ -47,6 +48,8 @@ export interface ResourceScope {
   encodingView: EncodingView;
   /** The scopes of the subresources the resource serves, by name: the resource's with their strategy. */
   subresources?: ReadonlyMap<string, ResourceScope>;
+  /** Storage keys of names checked before (shared with the subresources' scopes: the same keys). */
+  storageKeys?: StorageKeys;
 }
 
 /**
@@ -58,13 +61,18 @@ export interface ResourceScope {
  * and a backend key cannot hold it.
  */
 export function scopeKey(scope: ResourceScope, namespace: string, name: string): string {
+  const ns = scope.def.namespaced ? namespace : '';
+  // Only keys of names that passed the checks below are remembered (a namespaced one with its namespace).
+  const known = scope.storageKeys?.get(ns, name);
+  if (known !== undefined) return known;
   if (scope.def.namespaced && namespace === '') throw newBadRequest('Namespace parameter required.');
   if (name === '') throw newBadRequest('Name parameter required.');
   const problems = validatePathSegmentName(name, false);
   if (problems.length) throw newBadRequest(`Name parameter invalid: ${goQuote(name)}: ${problems.join(';')}`);
-  const ns = scope.def.namespaced ? namespace : '';
   if (name.includes('\u0000') || ns.includes('\u0000')) throw newNotFound(scope.gr, name);
-  return objectKey(scope.storageGroup, scope.def.resource, ns, name);
+  const key = objectKey(scope.storageGroup, scope.def.resource, ns, name);
+  scope.storageKeys?.set(ns, name, key);
+  return key;
 }
 
 /**
@@ -110,7 +118,7 @@ export function ensureObjectNamespace(scope: ResourceScope, requestNamespace: st
 
 export function newResourceScope(
   def: ServedResource,
-  rest: Omit<ResourceScope, 'def' | 'gr' | 'gk' | 'apiVersion' | 'storageGroup' | 'storageApiVersion' | 'schemaApiVersion' | 'encodingView' | 'subresources'>,
+  rest: Omit<ResourceScope, 'def' | 'gr' | 'gk' | 'apiVersion' | 'storageGroup' | 'storageApiVersion' | 'schemaApiVersion' | 'encodingView' | 'subresources' | 'storageKeys'>,
 ): ResourceScope {
   const apiVersion = gvString(def);
   const storageApiVersion = gvString({ group: def.storageGroup, version: def.storageVersion });
@@ -124,6 +132,7 @@ export function newResourceScope(
     storageApiVersion,
     schemaApiVersion: lookupStrategicSchema(apiVersion, def.kind) ? apiVersion : storageApiVersion,
     encodingView: { kind: def.kind, apiVersion, servedItem: (stored) => servedItem(scope, stored) },
+    storageKeys: new StorageKeys(),
   };
   if (def.subresources) {
     // Kubernetes' subresource stores copy the resource's store and swap its update strategy
