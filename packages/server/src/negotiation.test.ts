@@ -55,10 +55,15 @@ describe('content negotiation', () => {
       'application/yaml;as=PartialObjectMetadata;g=meta.k8s.io;v=v1, application/json',
       `${'application/x-nothing, '.repeat(40)}application/yaml`,
     ];
-    for (const h of headers) {
+    // Twice over, each header after a different one and then right after itself (the answer remembered last).
+    for (const h of [...headers, ...headers.flatMap((x) => [x, x])]) {
       expect(forGet(h)).toEqual(negotiateOutput(h, { allowedAs: ['Table', 'PartialObjectMetadata'] }));
       expect(forOther(h)).toEqual(negotiateOutput(h, { allowedAs: [] }));
     }
+    // A 406 is not remembered as the last answer: the header before it still answers as before.
+    expect(forGet('application/yaml').format).toBe('yaml');
+    expect(() => forGet('text/html')).toThrow('only the following media types are accepted');
+    expect(forGet('application/yaml').format).toBe('yaml');
     // Each negotiator has its own memo: the same header is a Table for one and JSON for the other.
     const table = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json';
     expect(forGet(table)).toBe(forGet(table));

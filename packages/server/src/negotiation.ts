@@ -74,10 +74,19 @@ export function negotiateOutput(header: string | undefined, opts: NegotiationOpt
 export function outputNegotiator(allowedAs: NegotiationOptions['allowedAs']): (header: string | undefined) => MediaTypeChoice {
   const opts: NegotiationOptions = { allowedAs: Object.freeze([...allowedAs]) };
   const answers = new LRUCache<string, MediaTypeChoice>({ max: maxRememberedChoices });
+  // The header answered last and its answer: a client sends the same Accept header on every
+  // request, and comparing two short strings costs less than hashing the new one and the LRU's
+  // lookup and recency update (docs/performance.md "apiserver", fourth round).
+  let lastHeader = '';
+  let lastChoice = defaultChoice;
   return (header) => {
     if (!header) return defaultChoice;
+    if (header === lastHeader) return lastChoice;
     if (header.length > maxRememberedHeaderLength) return negotiate(header, opts);
-    return remembered(answers, header, header, opts);
+    const choice = remembered(answers, header, header, opts);
+    lastHeader = header;
+    lastChoice = choice;
+    return choice;
   };
 }
 

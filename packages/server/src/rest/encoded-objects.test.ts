@@ -119,4 +119,14 @@ describe('EncodedObjects with frozen stored objects', () => {
     expect(encodings.object(view, frozen('2', 'two'))).toContain('"two"');
     expect(encodings.object({ ...view, apiVersion: 'certificates.k8s.io/v1' }, first)).toContain('"apiVersion":"certificates.k8s.io/v1"');
   });
+
+  it('answers each of two views alternating from its own encoding of the same frozen object', () => {
+    const encodings = new EncodedObjects();
+    const v1: EncodingView = { ...view, apiVersion: 'certificates.k8s.io/v1' };
+    const obj: ApiObject = Object.freeze({ metadata: Object.freeze({ name: 'a', uid: 'u', resourceVersion: '1' }) });
+    for (let i = 0; i < 3; i++) {
+      expect(encodings.object(view, obj)).toContain(`"apiVersion":"${view.apiVersion}"`);
+      expect(encodings.object(v1, obj)).toContain('"apiVersion":"certificates.k8s.io/v1"');
+    }
+  });
 });

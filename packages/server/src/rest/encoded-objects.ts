@@ -35,6 +35,8 @@ export class EncodedObjects {
   readonly #entries: LRUCache<string, Encoding>;
   /** Encodings of frozen stored objects by object, per view: held only while the object lives. */
   readonly #frozen = new WeakMap<EncodingView, WeakMap<object, Encoding>>();
+  #lastView: EncodingView | undefined;
+  #lastByObject: WeakMap<object, Encoding> | undefined;
   /** Memory for list bodies, used again once their responses finished. */
   readonly #bodies: ListBuffers;
 
@@ -61,9 +63,12 @@ export class EncodedObjects {
     // A frozen object (the storage read cache's, shared by every GET) finds its encoding by
     // identity: no key to build and hash, no LRU bookkeeping. What it buys: ab.mjs put the GET
     // with only the keyed LRU at 1.11x the CPU of the build before; with this, 0.987x.
-    const byObject = Object.isFrozen(stored) ? this.#frozenOf(view) : undefined;
-    const held = byObject?.get(stored);
+    // Looked up before asking whether the object is frozen: only frozen objects are ever in the
+    // map, and a GET's is found there without `Object.isFrozen`, a call into V8's runtime
+    // (TestPropertiesIntegrityLevel; docs/performance.md "apiserver", fourth round).
+    const held = this.#frozenOf(view).get(stored);
     if (held !== undefined) return held;
+    const byObject = Object.isFrozen(stored) ? this.#frozenOf(view) : undefined;
     const key = cacheKey(view, stored);
     let entry = key === undefined ? undefined : this.#entries.get(key);
     if (entry === undefined) {
@@ -75,8 +80,12 @@ export class EncodedObjects {
   }
 
   #frozenOf(view: EncodingView): WeakMap<object, Encoding> {
+    // The view asked last answers without a WeakMap lookup: GETs of one resource ask by the same view.
+    if (view === this.#lastView) return this.#lastByObject!;
     let byObject = this.#frozen.get(view);
     if (byObject === undefined) this.#frozen.set(view, (byObject = new WeakMap()));
+    this.#lastView = view;
+    this.#lastByObject = byObject;
     return byObject;
   }
 
