@@ -40,7 +40,14 @@ afterAll(() => new Promise((r) => server.close(r)));
 describe('requestHeader', () => {
   it("answers as node's req.headers for any spelling and repetition of the headers it reads (fast-check)", async () => {
     const port = (server.address() as AddressInfo).port;
-    const spelling = fc.constantFrom('accept', 'Accept', 'ACCEPT', 'user-agent', 'User-Agent', 'USER-agent', 'authorization', 'Authorization', 'traceparent', 'TraceParent', 'tracestate', 'X-Other', 'Accept-Encoding');
+    const listed = fc.constantFrom('accept', 'Accept', 'ACCEPT', 'user-agent', 'User-Agent', 'USER-agent', 'authorization', 'Authorization', 'traceparent', 'TraceParent', 'tracestate', 'X-Other', 'Accept-Encoding');
+    // Any letter case of a name read, and names of the same length one token character away
+    // (`Acc^pt`, `user_agent`: characters whose code is a letter's plus or minus 0x20).
+    const anyCase = fc.tuple(fc.constantFrom(...names), fc.array(fc.boolean(), { minLength: 20, maxLength: 20 })).map(([n, up]) => [...n].map((c, i) => (up[i] ? c.toUpperCase() : c)).join(''));
+    const nearMiss = fc
+      .tuple(fc.constantFrom(...names), fc.nat(), fc.constantFrom('^', '_', '`', '~', '|', '!', '#', '0', 'A', 'z'))
+      .map(([n, at, c]) => `${n.slice(0, at % n.length)}${c}${n.slice((at % n.length) + 1)}`);
+    const spelling = fc.oneof(listed, anyCase, nearMiss);
     const value = fc.stringMatching(/^[a-zA-Z0-9/*;=.,+ -]{0,12}$/).map((v) => v.trim());
     await fc.assert(
       fc.asyncProperty(fc.array(fc.tuple(spelling, value), { maxLength: 6 }), async (headers) => {
@@ -50,7 +57,7 @@ describe('requestHeader', () => {
         );
         expect(got.ours).toEqual(got.node);
       }),
-      { numRuns: 60 },
+      { numRuns: 120 },
     );
   });
 

@@ -27,10 +27,25 @@ export function requestHeader(
   let value: string | undefined;
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const n = raw[i]!;
-    if (n.length !== name.length || !(n === name || n.toLowerCase() === name)) continue;
+    if (n.length !== name.length || !(n === name || sameLowerCase(n, name))) continue;
     // Node's IncomingMessage keeps the first User-Agent, Authorization and Content-Length, and joins the others.
     if (single) return raw[i + 1];
     value = value === undefined ? raw[i + 1] : `${value}, ${raw[i + 1]}`;
   }
   return value;
+}
+
+/**
+ * Whether `raw` is `lower` in any letter case (ASCII; `lower` is a lower-case header name of
+ * the same length). `raw.toLowerCase() === lower` made a new string for every header of the
+ * same length as the name asked (`Accept`, `User-Agent` as clients send them), each GET.
+ */
+function sameLowerCase(raw: string, lower: string): boolean {
+  for (let i = 0; i < lower.length; i++) {
+    const c = raw.charCodeAt(i);
+    const want = lower.charCodeAt(i);
+    // Upper-case ASCII letters are their lower-case letter minus 0x20.
+    if (c !== want && !(c >= 0x41 && c <= 0x5a && c + 0x20 === want)) return false;
+  }
+  return true;
 }
