@@ -123,6 +123,13 @@ describe('watch cache', () => {
     // A quorum get goes to the backend.
     await cache.get(key('a'));
     expect(backend.gets).toBe(1);
+    // A bad key or resourceVersion rejects (the get returns a promise, it does not throw), and
+    // reaches no backend.
+    const badKey = cache.get('no-slash');
+    await expect(badKey).rejects.toThrow('invalid storage key');
+    const badRv = cache.get(key('a'), { resourceVersion: 'x' });
+    await expect(badRv).rejects.toMatchObject({ code: 400 });
+    expect(backend.gets).toBe(1);
   });
 
   it('hands a read-only list its own frozen objects, and every other list copies', async () => {

@@ -458,11 +458,25 @@ export class WatchCache implements Storage {
 
   // ---- reads ----
 
-  async get(key: string, opts: GetOptions = {}): Promise<StoredObject> {
-    validateKey(key);
-    const rv = parseResourceVersion(opts.resourceVersion);
-    // resourceVersion "" asks for the most recent state: a quorum read from the backend.
-    if (rv === undefined || !this.isReady) return this.backend.get(key, opts);
+  /**
+   * A get without a resourceVersion (a GET's usual form) returns the backend's promise as it is:
+   * as an async function this added a frame, a promise, and the two microtask turns of resolving
+   * one promise with another, to every such GET (docs/performance.md "apiserver", fourth round).
+   * A bad key or resourceVersion still rejects rather than throws.
+   */
+  get(key: string, opts: GetOptions = {}): Promise<StoredObject> {
+    try {
+      validateKey(key);
+      const rv = parseResourceVersion(opts.resourceVersion);
+      // resourceVersion "" asks for the most recent state: a quorum read from the backend.
+      if (rv === undefined || !this.isReady) return this.backend.get(key, opts);
+      return this.getAt(key, rv, opts);
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
+  }
+
+  private async getAt(key: string, rv: number, opts: GetOptions): Promise<StoredObject> {
     if (rv > 0 && !(await this.reach(rv))) return this.backend.get(key, opts);
     const e = this.objects.get(key);
     if (!e) throw notFound(key);
