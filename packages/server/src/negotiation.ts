@@ -76,7 +76,9 @@ export function outputNegotiator(allowedAs: NegotiationOptions['allowedAs']): (h
   const answers = new LRUCache<string, MediaTypeChoice>({ max: maxRememberedChoices });
   // The header answered last and its answer: a client sends the same Accept header on every
   // request, and comparing two short strings costs less than hashing the new one and the LRU's
-  // lookup and recency update (docs/performance.md "apiserver", fourth round).
+  // lookup and recency update: 56 B of garbage per GET gone, and with EncodedObjects' lookup
+  // before Object.isFrozen, CPU per GET B ÷ A 0.968 in-process (docs/performance.md "apiserver",
+  // fourth round).
   let lastHeader = '';
   let lastChoice = defaultChoice;
   return (header) => {

@@ -38,7 +38,8 @@ export function requestHeader(
 /**
  * Whether `raw` is `lower` in any letter case (ASCII; `lower` is a lower-case header name of
  * the same length). `raw.toLowerCase() === lower` made a new string for every header of the
- * same length as the name asked (`Accept`, `User-Agent` as clients send them), each GET.
+ * same length as the name asked (`Accept`, `User-Agent` as clients send them), each GET: 32 B of
+ * a GET's garbage (inprocess.mjs --profile --heap; docs/performance.md "apiserver", fourth round).
  */
 function sameLowerCase(raw: string, lower: string): boolean {
   for (let i = 0; i < lower.length; i++) {

@@ -461,7 +461,8 @@ export class WatchCache implements Storage {
   /**
    * A get without a resourceVersion (a GET's usual form) returns the backend's promise as it is:
    * as an async function this added a frame, a promise, and the two microtask turns of resolving
-   * one promise with another, to every such GET (docs/performance.md "apiserver", fourth round).
+   * one promise with another, to every such GET: 335 B of its garbage, and CPU per GET B ÷ A 0.935
+   * in-process (docs/performance.md "apiserver", fourth round).
    * A bad key or resourceVersion still rejects rather than throws.
    */
   get(key: string, opts: GetOptions = {}): Promise<StoredObject> {
