@@ -42,10 +42,12 @@ describe('requestHeader', () => {
     const port = (server.address() as AddressInfo).port;
     const listed = fc.constantFrom('accept', 'Accept', 'ACCEPT', 'user-agent', 'User-Agent', 'USER-agent', 'authorization', 'Authorization', 'traceparent', 'TraceParent', 'tracestate', 'X-Other', 'Accept-Encoding');
     // Any letter case of a name read, and names of the same length one token character away
-    // (`Acc^pt`, `user_agent`: characters whose code is a letter's plus or minus 0x20).
-    const anyCase = fc.tuple(fc.constantFrom(...names), fc.array(fc.boolean(), { minLength: 20, maxLength: 20 })).map(([n, up]) => [...n].map((c, i) => (up[i] ? c.toUpperCase() : c)).join(''));
+    // (`Acc^pt`, `user_agent`: characters whose code is a letter's plus or minus 0x20). Not the
+    // headers that announce a body: any value of theirs would make a request Node refuses.
+    const free = names.filter((n) => n !== 'content-length' && n !== 'transfer-encoding');
+    const anyCase = fc.tuple(fc.constantFrom(...free), fc.array(fc.boolean(), { minLength: 20, maxLength: 20 })).map(([n, up]) => [...n].map((c, i) => (up[i] ? c.toUpperCase() : c)).join(''));
     const nearMiss = fc
-      .tuple(fc.constantFrom(...names), fc.nat(), fc.constantFrom('^', '_', '`', '~', '|', '!', '#', '0', 'A', 'z'))
+      .tuple(fc.constantFrom(...free), fc.nat(), fc.constantFrom('^', '_', '`', '~', '|', '!', '#', '0', 'A', 'z'))
       .map(([n, at, c]) => `${n.slice(0, at % n.length)}${c}${n.slice((at % n.length) + 1)}`);
     const spelling = fc.oneof(listed, anyCase, nearMiss);
     const value = fc.stringMatching(/^[a-zA-Z0-9/*;=.,+ -]{0,12}$/).map((v) => v.trim());
