@@ -157,6 +157,23 @@ describe('x509 client-certificate authenticator over real TLS', () => {
     await expect(authenticator.authenticate(req)).rejects.toThrow(/certificate has expired or is not yet valid/);
   });
 
+  it('answers a connection\'s certificate object from memory only under the CA bundle that verified it', async () => {
+    const trusted = [new X509Certificate(clientCA.certPem)];
+    let current = trusted;
+    const authenticator = createX509Authenticator({ clientCA: () => current });
+    const alice = await issueClientCertificate(clientCA, { commonName: 'alice' });
+    // One object for every request, as the server hands a connection's certificate.
+    const peer = new X509Certificate(alice.certPem).toLegacyObject();
+    const req = { method: 'GET', path: '/', headers: {}, tls: { authorized: true, peerCertificate: peer } };
+    const first = await authenticator.authenticate(req);
+    expect(authenticator.authenticateKnown!(req)).toBe(first);
+    current = [new X509Certificate(otherCA.certPem)];
+    expect(authenticator.authenticateKnown!(req)).toBeUndefined();
+    await expect(authenticator.authenticate(req)).rejects.toThrow(/unknown authority/);
+    current = trusted;
+    expect(authenticator.authenticateKnown!(req)).toBe(first);
+  });
+
   it('verifies every time when the cache is off', async () => {
     const alice = await issueClientCertificate(clientCA, { commonName: 'alice' });
     const authenticator = createX509Authenticator({ clientCA: clientCA.certPem, cacheSize: 0 });

@@ -77,6 +77,8 @@ export interface RequestContext extends RequestScope {
   abort(reason: Error): void;
   /** When the request times out (ms since the epoch), set by the timeout filter; none for watches. */
   deadline?: number;
+  /** The timeout filter's deadline of the request (none for watches); see RequestTimer. */
+  timer?: RequestTimer;
   /** Sent as `Warning: 299 - "..."` headers with the response. */
   warnings: string[];
   /** The trace context the request's work runs under (its current span), while it is traced. */
@@ -105,6 +107,18 @@ export class RequestCallOptions {
   get signal(): AbortSignal {
     return this.request.signal;
   }
+}
+
+/**
+ * A request's deadline (filters/timeout.ts). It answers 504 itself when it passes; the request
+ * accounting stops it once the response has closed or the handler has settled, so that the
+ * timeout filter needs no promise of its own.
+ */
+export interface RequestTimer {
+  /** Whether the deadline passed first (the 504 is the request's answer). */
+  readonly timedOut: boolean;
+  /** Takes the deadline out of its queue (the request is done); harmless after it fired. */
+  stop(): void;
 }
 
 export type Handler = (ctx: RequestContext) => Promise<void>;
@@ -146,6 +160,7 @@ export class ServerRequestContext implements RequestContext {
   authenticatedUser?: UserInfo;
   warnings: string[] = [];
   deadline?: number;
+  timer?: RequestTimer;
   traceContext?: TraceContext;
   pinnedAuthorizer?: Authorizer;
   audit?: RequestAudit;

@@ -211,9 +211,12 @@ export class LoopbackClient {
     req.signal?.addEventListener('abort', onAbort, { once: true });
     try {
       // As serving.ts: an error nobody turned into a Status is written as one.
-      await this.handler(ctx).catch((err: unknown) => {
+      const handled = this.handler(ctx).catch((err: unknown) => {
         if (!res.headersSent) writeError(ctx, err);
       });
+      // A request whose deadline passed has its answer, the 504, before its handler ends
+      // (filters/timeout.ts): the caller gets it then, as an HTTP client does.
+      await Promise.race([handled, res.finished.then(() => (ctx.timer?.timedOut ? undefined : handled))]);
       if (!res.writableEnded) res.end();
       await res.finished;
     } finally {

@@ -16,8 +16,10 @@ export function withPanicRecovery(logger: ServerLogger): Filter {
       err: err instanceof Error ? (err.stack ?? err.message) : String(err),
     });
     if (ctx.res.headersSent) {
-      // Mid-stream: the only honest signal left is to cut the connection.
-      ctx.res.destroy?.();
+      // Mid-stream: the only honest signal left is to cut the connection. After the end (a
+      // handler that failed after its request's 504, filters/timeout.ts) there is none to give:
+      // the response is complete, and an HTTP/1.1 connection goes on to its next request.
+      if (!ctx.res.writableEnded) ctx.res.destroy?.();
       return;
     }
     writeError(

@@ -1,5 +1,5 @@
 import { nanosecondsToMilliseconds, newTimeout, parseGoDuration } from '@plat/api-model';
-import type { Filter, RequestContext } from '../context.js';
+import type { Filter, RequestContext, RequestTimer } from '../context.js';
 import { writeError } from '../response.js';
 
 /** The `timeout` query parameter in milliseconds (Go's time.ParseDuration); undefined when it does not parse. */
@@ -103,6 +103,22 @@ export class DeadlineTimers {
  * Kubernetes' request timeout: a non-long-running request that has not answered within the
  * server's --request-timeout (or the shorter `timeout` query parameter) gets 504 Timeout and its
  * work is cancelled through the request's AbortSignal.
+ *
+ * The filter returns the handler's own promise and makes no promise, reaction or bound function
+ * of its own: the deadline entry (`TimedRequest`) answers the 504 itself when it fires, and the
+ * request accounting (filters/request-accounting.ts), which already hears the response close and
+ * the handler settle, ends it (`ctx.timer.stop()`). The filter's own promise with its two bound
+ * reactions was 667 of the bytes a GET allocated, the most of any filter, and a microtask turn:
+ * garbage per GET 17.56 -> 17.23 KB (inprocess.mjs --profile --heap), CPU per GET 0.967
+ * [0.930-1.028] of the build before (inprocess.mjs --bare --pin, load 5.9); docs/performance.md
+ * "apiserver", fourth round.
+ *
+ * As in Kubernetes (k8s.io/apiserver pkg/server/filters/timeout.go: the handler goes on in its
+ * goroutine; pkg/server/config.go's DefaultBuildHandlerChain puts WithWaitGroup outside the
+ * timeout filter, so the wait group is done at the 504), a timed-out request counts as finished once its 504 is out, whatever
+ * its handler still does (the accounting sees `timer.timedOut`); the handler's late answer is
+ * dropped (response.ts writes nothing after the headers). Outer filters that wait for the
+ * handler's promise (the request log, tracing) see it when the handler ends.
  */
 export function withRequestTimeout(requestTimeoutMs: number, timers = new DeadlineTimers()): Filter {
   return (next) => (ctx) => {
@@ -114,78 +130,40 @@ export function withRequestTimeout(requestTimeoutMs: number, timers = new Deadli
       if (requested !== undefined && requested > 0 && requested < timeoutMs) timeoutMs = requested;
     }
     ctx.deadline = Date.now() + timeoutMs;
-    // One promise per request, settled by whichever comes first: the handler or the deadline.
     const timed = new TimedRequest(ctx);
-    receiving = timed;
-    const settled = new Promise<void>(giveResolvers);
-    receiving = undefined;
+    ctx.timer = timed;
     timers.add(timeoutMs, timed);
-    let pending: Promise<void>;
-    try {
-      pending = next(ctx);
-    } catch (err) {
-      pending = Promise.reject(err as Error);
-    }
-    pending.then(timed.handled.bind(timed), timed.failed.bind(timed));
-    return settled;
+    // A synchronous throw goes to panic recovery, whose 500 closes the response, which stops the timer.
+    return next(ctx);
   };
 }
 
 /**
- * The executor of every request's promise: it hands the resolvers to the TimedRequest made just
- * before (`new Promise` runs it at once), and the handler's outcome goes to that object's bound
- * methods. A closure made per request costs V8 a `CompileLazy` at its first call: with the
- * request accounting's (request-accounting.ts), 0.45 µs of a GET's perf samples were
- * `CompileLazy` under promise reactions, 0.07-0.10 with bound methods, which call code already
- * compiled (perf-native.mjs --callers, load 2-4; docs/performance.md "apiserver").
+ * A request under its deadline: the deadline queue's entry and the request's timer in one
+ * object, where a deadline record, its cancel function, the deadline's callback and their shared
+ * state were four allocations a request: 155 of the 890 bytes a GET allocated in this filter
+ * (inprocess.mjs --profile --heap; docs/performance.md "apiserver").
  */
-let receiving: TimedRequest | undefined;
-function giveResolvers(resolve: () => void, reject: (err: unknown) => void): void {
-  receiving!.resolve = resolve;
-  receiving!.reject = reject;
-}
-
-/**
- * A request under its deadline: the deadline queue's entry and the settling of the filter's
- * promise in one object, where a deadline record, its cancel function, the deadline's callback
- * and their shared state were four allocations a request: 155 of the 890 bytes a GET allocated
- * in this filter (inprocess.mjs --profile --heap; docs/performance.md "apiserver").
- */
-class TimedRequest implements Deadline {
+class TimedRequest implements Deadline, RequestTimer {
   at = 0;
   prev: Deadline | undefined = undefined;
   next: Deadline | undefined = undefined;
   queue: DeadlineQueue | undefined = undefined;
-  resolve: () => void = noop;
-  reject: (err: unknown) => void = noop;
-  private settled = false;
+  timedOut = false;
 
   constructor(private readonly ctx: RequestContext) {}
 
   fire(): void {
-    if (this.settled) return;
-    this.settled = true;
+    // Answered, and the close not yet heard (it comes a tick after the end), or the chain has
+    // no accounting to stop the timer: nothing to time out.
+    if (this.ctx.res.writableEnded) return;
+    this.timedOut = true;
     const err = newTimeout('request did not complete within requested timeout - context deadline exceeded', 0);
     writeError(this.ctx, err);
     this.ctx.abort(err);
-    this.resolve();
   }
 
-  handled(): void {
-    if (this.settled) return;
-    this.settled = true;
+  stop(): void {
     this.queue?.remove(this);
-    this.resolve();
-  }
-
-  // After a timeout the handler still runs to its end (its late answer is dropped); its outcome
-  // is swallowed.
-  failed(err: unknown): void {
-    if (this.settled) return;
-    this.settled = true;
-    this.queue?.remove(this);
-    this.reject(err);
   }
 }
-
-function noop(): void {}

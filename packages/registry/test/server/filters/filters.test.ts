@@ -1,3 +1,4 @@
+import { connect } from 'node:tls';
 import { Agent, request } from 'undici';
 import type { ApiObject, FieldError } from '@plat/api-model';
 import { bundle, ctbPath, startCluster, type TestCluster } from '../../cluster.js';
@@ -231,6 +232,43 @@ describe('request timeout', () => {
     const started2 = Date.now();
     await watch.body.text();
     expect(Date.now() - started2).toBeGreaterThanOrEqual(600);
+  });
+
+  // Kubernetes' timeout filter (staging/src/k8s.io/apiserver/pkg/server/filters/timeout.go,
+  // TestTimeout): after the 504 the handler goes on, and what it writes then is dropped.
+  it('answers one 504 and nothing else when the handler completes after its deadline, counted once, the connection kept', async () => {
+    const timedOut = async () => {
+      const lines = (await c.req('admin', 'GET', '/metrics')).text.split('\n');
+      return lines.filter((l) => l.startsWith('apiserver_request_total{') && l.includes('code="504"')).reduce((sum, l) => sum + Number(l.split(' ').at(-1)), 0);
+    };
+    const before = await timedOut();
+    const u = new URL(c.url);
+    const socket = connect({ host: u.hostname, port: Number(u.port), ca: c.ca.certPem, servername: 'localhost' });
+    let received = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (received += chunk));
+    const statuses = () => [...received.matchAll(/^HTTP\/1\.1 (\d{3}) /gm)].map((m) => Number(m[1]));
+    const until = async (n: number) => {
+      for (const end = Date.now() + 15_000; statuses().length < n; await new Promise((r) => setTimeout(r, 10))) {
+        if (Date.now() > end) throw new Error(`${n} responses did not arrive: ${JSON.stringify(received)}`);
+      }
+    };
+    try {
+      await new Promise<void>((resolve, reject) => socket.once('secureConnect', resolve).once('error', reject));
+      socket.write(`GET ${ctbPath} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer slow\r\n\r\n`);
+      await until(1);
+      expect(statuses()).toEqual([504]);
+      // The slow authorizer answers at 600 ms and the GET handler then runs to its end.
+      await new Promise((r) => setTimeout(r, 900));
+      expect(statuses()).toEqual([504]);
+      socket.write(`GET /version HTTP/1.1\r\nHost: localhost\r\n\r\n`);
+      await until(2);
+      expect(statuses()).toEqual([504, 401]);
+    } finally {
+      socket.destroy();
+    }
+    expect((await timedOut()) - before).toBe(1);
+    expect((await c.req('admin', 'GET', '/metrics')).text).toMatch(/^apiserver_current_inflight_requests\{request_kind="readOnly"\} 0$/m);
   });
 });
 
