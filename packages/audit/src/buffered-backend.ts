@@ -159,6 +159,8 @@ export function createBufferedBackend(delegate: AuditBackend, config: BatchConfi
 
   return {
     name: 'buffered',
+    // The buffer only holds the events: the delegate is what reads them.
+    writesPendingTimes: delegate.writesPendingTimes,
     processEvents(events) {
       if (stopped) {
         metrics.error('buffered', events.length);

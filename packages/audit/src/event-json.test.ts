@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { encodeJson } from '@plat/api-model';
-import type { AuditEvent } from './event.js';
+import { EventRecord, microTime, type AuditEvent } from './event.js';
 import { encodeEventInto, encodeEventJson } from './event-json.js';
 
 const sourceIPs = Object.freeze(['127.0.0.1']);
@@ -108,6 +108,22 @@ function intoOrString(ev: AuditEvent, buf: Buffer, at = 0, end = buf.length): st
   return stop < 0 ? encodeEventJson(ev) : buf.toString('utf8', at, stop);
 }
 
+/**
+ * `ev` as an EventRecord (as RequestAudit makes events) with its keys in `ev`'s order and its
+ * times as microseconds, their strings not made.
+ */
+function pendingRecord(ev: AuditEvent, receivedMicros: number, stageMicros: number): EventRecord {
+  const record = new EventRecord(ev.level, ev.auditID, ev.requestURI, ev.verb, ev.user, ev.sourceIPs ?? []);
+  record.stage = ev.stage;
+  const fields = record as unknown as Record<string, unknown>;
+  for (const [key, value] of Object.entries(ev)) {
+    if (key === 'requestReceivedTimestamp') record.startTimes(receivedMicros);
+    else if (key === 'stageTimestamp') record.setStageMicros(stageMicros);
+    else if (!(key in fields)) fields[key] = value;
+  }
+  return record;
+}
+
 /** The value with its lists frozen, as the server shares users, object references, annotations and statuses between events. */
 function deepFrozen<T>(value: T): T {
   if (typeof value !== 'object' || value === null) return value;
@@ -180,6 +196,38 @@ describe('encodeEventInto', () => {
       expect(encodeEventInto(odd, buf, 0, buf.length)).toBe(-1);
       expect(encodeEventJson(odd)).toBe(JSON.stringify(odd));
     }
+  });
+
+  it('writes the times of an event whose timestamp strings are not made yet (an EventRecord) from their microseconds, without declining', () => {
+    const buf = Buffer.alloc(4096);
+    const t = Date.UTC(2026, 10, 28, 2, 17, 34) * 1000 + 123_456;
+    for (let i = 0; i < 3; i++) {
+      const record = pendingRecord(getEvent(`id-${i}`, 'r'), t + i, t + i * 1_000_001);
+      expect(record.requestReceivedTimestamp).toBe('');
+      const end = encodeEventInto(record as AuditEvent, buf, 0, buf.length);
+      expect(end).toBeGreaterThan(0);
+      const made = pendingRecord(getEvent(`id-${i}`, 'r'), t + i, t + i * 1_000_001);
+      made.makeTimestamps();
+      expect(made.stageTimestamp).toBe(microTime(t + i * 1_000_001));
+      expect(buf.toString('utf8', 0, end)).toBe(JSON.stringify(made));
+    }
+  });
+
+  it('writes what encodeJson writes for any event with pending times once they are made, also when it declines (the strings are made then)', () => {
+    const buf = Buffer.alloc(64 * 1024);
+    const time = fc.integer({ min: 0, max: 4_102_444_800_000_000 });
+    fc.assert(
+      fc.property(fc.array(fc.tuple(event, time, fc.integer({ min: 0, max: 2_000_000 }), fc.integer({ min: 0, max: 2 })), { minLength: 1, maxLength: 5 }), (events) => {
+        for (const [ev, t, step, how] of events) {
+          const record = pendingRecord(ev, t, t + step) as AuditEvent;
+          const line = how === 0 ? encodeEventJson(record) : how === 1 ? intoOrString(record, buf) : intoOrString(record, buf, 10, 10 + 300);
+          const made = pendingRecord(ev, t, t + step);
+          made.makeTimestamps();
+          expect(line).toBe(encodeJson(made));
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('writes what encodeJson writes for any event, taking turns with encodeEventJson as the log backend does when it declines', () => {
