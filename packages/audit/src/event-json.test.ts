@@ -180,6 +180,20 @@ describe('encodeEventInto', () => {
     expect(buf.toString('utf8', 0, end)).toBe(JSON.stringify(ev));
   });
 
+  it('writes a request URI that repeats from the bytes of the last one, and a changed one anew', () => {
+    const buf = Buffer.alloc(4096, 0x2a);
+    const uris = ['/a/one', '/a/one', '/a/one', '/a/two', '/a/two', '/a/one', '/a/é', '/a/é', '/a/"q"', '/a/one', '/a/one'];
+    for (const [i, uri] of uris.entries()) {
+      const ev = { ...getEvent(`id-${i}`, 'r'), requestURI: `${uri}` };
+      expect(intoOrString(ev, buf, 3)).toBe(JSON.stringify(ev));
+      // No room for the repeated URI's bytes: declined, nothing written past `end`.
+      buf.fill(0x2a);
+      const end = JSON.stringify(ev).indexOf(uri) + 3;
+      expect(encodeEventInto(ev, buf, 3, end)).toBe(-1);
+      expect(buf.subarray(end).every((b) => b === 0x2a)).toBe(true);
+    }
+  });
+
   it('declines, writing nothing past `end`, when the line does not fit, a changing value is not plain ASCII, or it has a request object', () => {
     const ev = getEvent('id', 'r');
     const buf = Buffer.alloc(4096, 0x2a);

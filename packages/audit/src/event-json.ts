@@ -388,7 +388,7 @@ export function encodeEventInto(ev: AuditEvent, buf: Uint8Array, at: number, end
         at = endRun(buf, at, end);
         if (at < 0) return declined();
         const pending = record === undefined ? -1 : kind === RECEIVED ? record.pendingReceivedMicros() : kind === STAGE_TIMESTAMP ? record.pendingStageMicros() : -1;
-        at = pending >= 0 ? writeMicroTime(pending, buf, at, end) : writePlainAscii(value, buf, at, end);
+        at = pending >= 0 ? writeMicroTime(pending, buf, at, end) : kind === REQUEST_URI ? writeRequestURI(value, buf, at, end) : writePlainAscii(value, buf, at, end);
         if (at < 0) return declined();
         startRun();
         addPiece('"');
@@ -453,6 +453,35 @@ function endRun(buf: Uint8Array, at: number, end: number): number {
   if (at + bytes.length > end) return -1;
   buf.set(bytes, at);
   return at + bytes.length;
+}
+
+/**
+ * The last request URI encodeEventInto wrote and, once it came again, its bytes: the next event
+ * with the same URI (a client reading one object again and again) copies them with one `set`
+ * instead of checking and writing it character by character: a GET's event built and written
+ * 0.925 [0.726–1.031] of the time it took (tools/bench/audit/encode-ab.mjs 66be0f1, pinned, n=21,
+ * load 4.4; the same tree on both sides 0.997 [0.806–1.285]). Memory: one URI's bytes.
+ */
+let lastURI: string | undefined;
+let lastURIBytes: Uint8Array | undefined;
+
+function writeRequestURI(s: string, buf: Uint8Array, at: number, end: number): number {
+  if (s === lastURI) {
+    const bytes = lastURIBytes;
+    if (bytes !== undefined) {
+      if (at + bytes.length > end) return -1;
+      buf.set(bytes, at);
+      return at + bytes.length;
+    }
+    const stop = writePlainAscii(s, buf, at, end);
+    if (stop >= 0) lastURIBytes = new Uint8Array(buf.subarray(at, stop));
+    return stop;
+  }
+  const stop = writePlainAscii(s, buf, at, end);
+  // Only a URI that went in plainly (the same one again goes the same way).
+  lastURI = stop >= 0 ? s : undefined;
+  lastURIBytes = undefined;
+  return stop;
 }
 
 /** Writes `s` as it goes in a JSON string when it is printable ASCII with nothing to escape; -1 otherwise. */
