@@ -132,6 +132,52 @@ function deepFrozen<T>(value: T): T {
 }
 
 describe('shared (frozen) pieces', () => {
+  it('writes an event with the keys and the same shared pieces as the last line from its runs, and anything else anew', () => {
+    const buf = Buffer.alloc(4096, 0x2a);
+    const user = deepFrozen({ username: 'system:admin', groups: ['system:masters', 'system:authenticated'] });
+    const objectRef = deepFrozen({ resource: 'clustertrustbundles', name: 'bench', apiGroup: 'certificates.plat.io', apiVersion: 'v1alpha1' });
+    const annotations = deepFrozen({ 'authorization.k8s.io/decision': 'allow', 'authorization.k8s.io/reason': '' });
+    const responseStatus = deepFrozen({ metadata: {}, code: 200 });
+    const shared = (auditID: string): AuditEvent => ({ ...getEvent(auditID, ''), user, objectRef, annotations, responseStatus });
+    const lines: AuditEvent[] = [shared('a'), shared('b'), { ...shared('c'), stageTimestamp: '2026-11-28T02:17:35.000001Z' }, shared('d')];
+    // A user frozen without its list (the list may change), the same object again after a change.
+    const shallow = Object.freeze({ username: 'u', groups: ['g'] });
+    lines.push({ ...shared('e'), user: shallow }, { ...shared('f'), user: shallow });
+    // Another shared user; a key less; a key more (a request object: the string way); a changing value that is not plain ASCII.
+    lines.push({ ...shared('g'), user: deepFrozen({ username: 'v' }) }, shared('h'), shared('i'));
+    const fewer = shared('j');
+    delete fewer.annotations;
+    const lastLess = shared('j2');
+    delete lastLess.responseStatus;
+    lines.push(fewer, shared('k'), lastLess, shared('k2'), { ...shared('l'), requestObject: { a: 1 } }, shared('m'), shared('é'), shared('n'), shared('o'));
+    for (const [i, ev] of lines.entries()) {
+      if (i === 5) shallow.groups.push('h');
+      expect(intoOrString(ev, buf, 5)).toBe(JSON.stringify(ev));
+    }
+    // No room: nothing written past `end`, then the line in full.
+    const ev = shared('p');
+    const length = JSON.stringify(ev).length;
+    for (const cut of [1, 20, length - 40, length - 1]) {
+      buf.fill(0x2a);
+      expect(encodeEventInto(ev, buf, 5, 5 + cut)).toBe(-1);
+      expect(buf.subarray(5 + cut).every((b) => b === 0x2a)).toBe(true);
+    }
+    expect(intoOrString(ev, buf, 5)).toBe(JSON.stringify(ev));
+  });
+
+  it('writes events with pending times and shared pieces as RequestAudit makes them, one after the other', () => {
+    const buf = Buffer.alloc(4096);
+    const base = { ...getEvent('x', ''), user: deepFrozen({ username: 'system:admin' }), sourceIPs: deepFrozen(['127.0.0.1']), responseStatus: deepFrozen({ metadata: {}, code: 200 }) };
+    const t = Date.UTC(2026, 10, 28, 2, 17, 34) * 1000;
+    for (let i = 0; i < 6; i++) {
+      const record = pendingRecord({ ...base, auditID: `id-${i}` }, t + i * 999_999, t + i * 1_000_001);
+      const end = encodeEventInto(record as AuditEvent, buf, 0, buf.length);
+      expect(end).toBeGreaterThan(0);
+      record.makeTimestamps();
+      expect(buf.toString('utf8', 0, end)).toBe(JSON.stringify(record));
+    }
+  });
+
   it('writes what encodeJson writes when events share frozen pieces, take other frozen or unfrozen ones, or equal copies', () => {
     const buf = Buffer.alloc(64 * 1024);
     const piece = fc.record({ user: event.map((e) => e.user), objectRef: event.map((e) => e.objectRef), annotations: event.map((e) => e.annotations), code: fc.integer({ min: 100, max: 599 }) });
