@@ -27,6 +27,13 @@ export interface AuditBackend {
    * Batch mode then hands it everything due in one call.
    */
   readonly storesEventsAlone?: boolean;
+  /**
+   * Optional: processEvents may be handed events whose timestamp strings are not made yet
+   * (EventRecord's pending times) and makes them (makeTimestamps) before it reads the event as an
+   * object; the log backend in batch mode writes the times from their microseconds instead. Other
+   * backends get the strings made.
+   */
+  readonly writesPendingTimes?: boolean;
 }
 
 /** Every event to every backend; stored only when every backend stored it. */

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { BackgroundWriter, backgroundWriteIntervalMs, directLineBytes, slabBytes, writeChunks, type BackgroundWriterOptions } from './background-writer.js';
+import { BackgroundWriter, backgroundWriteIntervalMs, directLineBytes, maxSpareSlabs, slabBytes, writeChunks, type BackgroundWriterOptions } from './background-writer.js';
 
 /** A writer into memory that records each write's chunks (copied: slabs are reused afterwards). */
 function recorder(over: Partial<BackgroundWriterOptions> = {}) {
@@ -86,6 +86,34 @@ describe('background writer', () => {
     expect(lines).toHaveLength(250);
     expect(lines[249]).toBe(`r4-49-${'p'.repeat(100)}`);
     expect(lines[0]).toBe(`r0-0-${'p'.repeat(100)}`);
+  });
+
+  it('keeps up to maxSpareSlabs written slabs for later lines, and no more', async () => {
+    const { writer } = recorder();
+    const line = 'x'.repeat(1000);
+    const perSlab = Math.floor(slabBytes / (line.length + 1));
+    const original = Buffer.allocUnsafeSlow;
+    let made = 0;
+    Buffer.allocUnsafeSlow = (size: number) => {
+      if (size === slabBytes) made++;
+      return original(size);
+    };
+    // The first line goes out at once, alone in its slab; the others fill `full` slabs after it.
+    const slabsMade = async (full: number) => {
+      made = 0;
+      for (let i = 0; i < 1 + full * perSlab; i++) writer.append(line, 1);
+      await writer.drain();
+      return made;
+    };
+    try {
+      expect(await slabsMade(maxSpareSlabs + 1)).toBe(maxSpareSlabs + 2);
+      // Written slabs are taken again before any new one…
+      expect(await slabsMade(maxSpareSlabs - 1)).toBe(0);
+      // …and no more than maxSpareSlabs of them are kept.
+      expect(await slabsMade(maxSpareSlabs + 1)).toBe(2);
+    } finally {
+      Buffer.allocUnsafeSlow = original;
+    }
   });
 
   it('refuses lines past its bound and queues nothing of them', async () => {

@@ -20,6 +20,16 @@ export const backgroundWriteBytes = 1024 * 1024;
 /** Lines are gathered in slabs of this size (a longer line gets a buffer of its own). */
 export const slabBytes = 256 * 1024;
 /**
+ * Written slabs kept for the next lines, at most (1 MiB, a write's worth: backgroundWriteBytes).
+ * With one kept, nearly every slab was new memory (459 of the 473 slabs of 170,000 events in
+ * tools/bench/audit/filter.mjs; 75 on the server in one process, 2 with four kept): each
+ * allocation a fresh mapping whose pages fault in as the lines are written, and an unmapping when
+ * collected. The real server's CPU a GET with auditing on 0.991 and 0.980 of what it was with one
+ * (−0.4 and −1.3 µs, tools/bench/audit/inprocess.mjs --audit-both, n=10, load 3–6); the filter with
+ * the backend 0.90 [0.64–1.41] (filter-ab.mjs, n=9, load 4.9).
+ */
+export const maxSpareSlabs = backgroundWriteBytes / slabBytes;
+/**
  * Room a slab must have left for appendInto() to encode a line into it (else a new slab is taken,
  * leaving at most this much of the old one unused); a longer line may still fit.
  */
@@ -65,7 +75,7 @@ export class BackgroundWriter {
   private slab: Buffer | undefined;
   private used = 0;
   private slabCount = 0;
-  private spare: Buffer | undefined;
+  private readonly spares: Buffer[] = [];
   private queuedBytes = 0;
   private writing: Promise<void> | undefined;
   private lastWriteStart = -Infinity;
@@ -128,9 +138,7 @@ export class BackgroundWriter {
   }
 
   private takeSlab(): Buffer {
-    const slab = this.spare ?? Buffer.allocUnsafeSlow(slabBytes);
-    this.spare = undefined;
-    return slab;
+    return this.spares.pop() ?? Buffer.allocUnsafeSlow(slabBytes);
   }
 
   private seal(): void {
@@ -170,9 +178,11 @@ export class BackgroundWriter {
     this.writing = started
       .then(
         () => {
-          // Written: a slab of the usual size is kept for the next lines.
-          const slab = chunks.find((c) => c.data.buffer.byteLength === slabBytes);
-          if (slab && !this.spare) this.spare = Buffer.from(slab.data.buffer, slab.data.byteOffset, slabBytes);
+          // Written: slabs of the usual size are kept for the next lines.
+          for (const c of chunks) {
+            if (this.spares.length >= maxSpareSlabs) break;
+            if (c.data.buffer.byteLength === slabBytes) this.spares.push(Buffer.from(c.data.buffer, c.data.byteOffset, slabBytes));
+          }
         },
         (err: Error) =>
           this.options.onFailure(

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { encodeJson } from '@plat/api-model';
-import type { AuditEvent } from './event.js';
+import { EventRecord, microTime, type AuditEvent } from './event.js';
 import { encodeEventInto, encodeEventJson } from './event-json.js';
 
 const sourceIPs = Object.freeze(['127.0.0.1']);
@@ -108,6 +108,22 @@ function intoOrString(ev: AuditEvent, buf: Buffer, at = 0, end = buf.length): st
   return stop < 0 ? encodeEventJson(ev) : buf.toString('utf8', at, stop);
 }
 
+/**
+ * `ev` as an EventRecord (as RequestAudit makes events) with its keys in `ev`'s order and its
+ * times as microseconds, their strings not made.
+ */
+function pendingRecord(ev: AuditEvent, receivedMicros: number, stageMicros: number): EventRecord {
+  const record = new EventRecord(ev.level, ev.auditID, ev.requestURI, ev.verb, ev.user, ev.sourceIPs ?? []);
+  record.stage = ev.stage;
+  const fields = record as unknown as Record<string, unknown>;
+  for (const [key, value] of Object.entries(ev)) {
+    if (key === 'requestReceivedTimestamp') record.startTimes(receivedMicros);
+    else if (key === 'stageTimestamp') record.setStageMicros(stageMicros);
+    else if (!(key in fields)) fields[key] = value;
+  }
+  return record;
+}
+
 /** The value with its lists frozen, as the server shares users, object references, annotations and statuses between events. */
 function deepFrozen<T>(value: T): T {
   if (typeof value !== 'object' || value === null) return value;
@@ -116,6 +132,52 @@ function deepFrozen<T>(value: T): T {
 }
 
 describe('shared (frozen) pieces', () => {
+  it('writes an event with the keys and the same shared pieces as the last line from its runs, and anything else anew', () => {
+    const buf = Buffer.alloc(4096, 0x2a);
+    const user = deepFrozen({ username: 'system:admin', groups: ['system:masters', 'system:authenticated'] });
+    const objectRef = deepFrozen({ resource: 'clustertrustbundles', name: 'bench', apiGroup: 'certificates.plat.io', apiVersion: 'v1alpha1' });
+    const annotations = deepFrozen({ 'authorization.k8s.io/decision': 'allow', 'authorization.k8s.io/reason': '' });
+    const responseStatus = deepFrozen({ metadata: {}, code: 200 });
+    const shared = (auditID: string): AuditEvent => ({ ...getEvent(auditID, ''), user, objectRef, annotations, responseStatus });
+    const lines: AuditEvent[] = [shared('a'), shared('b'), { ...shared('c'), stageTimestamp: '2026-11-28T02:17:35.000001Z' }, shared('d')];
+    // A user frozen without its list (the list may change), the same object again after a change.
+    const shallow = Object.freeze({ username: 'u', groups: ['g'] });
+    lines.push({ ...shared('e'), user: shallow }, { ...shared('f'), user: shallow });
+    // Another shared user; a key less; a key more (a request object: the string way); a changing value that is not plain ASCII.
+    lines.push({ ...shared('g'), user: deepFrozen({ username: 'v' }) }, shared('h'), shared('i'));
+    const fewer = shared('j');
+    delete fewer.annotations;
+    const lastLess = shared('j2');
+    delete lastLess.responseStatus;
+    lines.push(fewer, shared('k'), lastLess, shared('k2'), { ...shared('l'), requestObject: { a: 1 } }, shared('m'), shared('é'), shared('n'), shared('o'));
+    for (const [i, ev] of lines.entries()) {
+      if (i === 5) shallow.groups.push('h');
+      expect(intoOrString(ev, buf, 5)).toBe(JSON.stringify(ev));
+    }
+    // No room: nothing written past `end`, then the line in full.
+    const ev = shared('p');
+    const length = JSON.stringify(ev).length;
+    for (const cut of [1, 20, length - 40, length - 1]) {
+      buf.fill(0x2a);
+      expect(encodeEventInto(ev, buf, 5, 5 + cut)).toBe(-1);
+      expect(buf.subarray(5 + cut).every((b) => b === 0x2a)).toBe(true);
+    }
+    expect(intoOrString(ev, buf, 5)).toBe(JSON.stringify(ev));
+  });
+
+  it('writes events with pending times and shared pieces as RequestAudit makes them, one after the other', () => {
+    const buf = Buffer.alloc(4096);
+    const base = { ...getEvent('x', ''), user: deepFrozen({ username: 'system:admin' }), sourceIPs: deepFrozen(['127.0.0.1']), responseStatus: deepFrozen({ metadata: {}, code: 200 }) };
+    const t = Date.UTC(2026, 10, 28, 2, 17, 34) * 1000;
+    for (let i = 0; i < 6; i++) {
+      const record = pendingRecord({ ...base, auditID: `id-${i}` }, t + i * 999_999, t + i * 1_000_001);
+      const end = encodeEventInto(record as AuditEvent, buf, 0, buf.length);
+      expect(end).toBeGreaterThan(0);
+      record.makeTimestamps();
+      expect(buf.toString('utf8', 0, end)).toBe(JSON.stringify(record));
+    }
+  });
+
   it('writes what encodeJson writes when events share frozen pieces, take other frozen or unfrozen ones, or equal copies', () => {
     const buf = Buffer.alloc(64 * 1024);
     const piece = fc.record({ user: event.map((e) => e.user), objectRef: event.map((e) => e.objectRef), annotations: event.map((e) => e.annotations), code: fc.integer({ min: 100, max: 599 }) });
@@ -164,6 +226,20 @@ describe('encodeEventInto', () => {
     expect(buf.toString('utf8', 0, end)).toBe(JSON.stringify(ev));
   });
 
+  it('writes a request URI that repeats from the bytes of the last one, and a changed one anew', () => {
+    const buf = Buffer.alloc(4096, 0x2a);
+    const uris = ['/a/one', '/a/one', '/a/one', '/a/two', '/a/two', '/a/one', '/a/é', '/a/é', '/a/"q"', '/a/one', '/a/one'];
+    for (const [i, uri] of uris.entries()) {
+      const ev = { ...getEvent(`id-${i}`, 'r'), requestURI: `${uri}` };
+      expect(intoOrString(ev, buf, 3)).toBe(JSON.stringify(ev));
+      // No room for the repeated URI's bytes: declined, nothing written past `end`.
+      buf.fill(0x2a);
+      const end = JSON.stringify(ev).indexOf(uri) + 3;
+      expect(encodeEventInto(ev, buf, 3, end)).toBe(-1);
+      expect(buf.subarray(end).every((b) => b === 0x2a)).toBe(true);
+    }
+  });
+
   it('declines, writing nothing past `end`, when the line does not fit, a changing value is not plain ASCII, or it has a request object', () => {
     const ev = getEvent('id', 'r');
     const buf = Buffer.alloc(4096, 0x2a);
@@ -180,6 +256,38 @@ describe('encodeEventInto', () => {
       expect(encodeEventInto(odd, buf, 0, buf.length)).toBe(-1);
       expect(encodeEventJson(odd)).toBe(JSON.stringify(odd));
     }
+  });
+
+  it('writes the times of an event whose timestamp strings are not made yet (an EventRecord) from their microseconds, without declining', () => {
+    const buf = Buffer.alloc(4096);
+    const t = Date.UTC(2026, 10, 28, 2, 17, 34) * 1000 + 123_456;
+    for (let i = 0; i < 3; i++) {
+      const record = pendingRecord(getEvent(`id-${i}`, 'r'), t + i, t + i * 1_000_001);
+      expect(record.requestReceivedTimestamp).toBe('');
+      const end = encodeEventInto(record as AuditEvent, buf, 0, buf.length);
+      expect(end).toBeGreaterThan(0);
+      const made = pendingRecord(getEvent(`id-${i}`, 'r'), t + i, t + i * 1_000_001);
+      made.makeTimestamps();
+      expect(made.stageTimestamp).toBe(microTime(t + i * 1_000_001));
+      expect(buf.toString('utf8', 0, end)).toBe(JSON.stringify(made));
+    }
+  });
+
+  it('writes what encodeJson writes for any event with pending times once they are made, also when it declines (the strings are made then)', () => {
+    const buf = Buffer.alloc(64 * 1024);
+    const time = fc.integer({ min: 0, max: 4_102_444_800_000_000 });
+    fc.assert(
+      fc.property(fc.array(fc.tuple(event, time, fc.integer({ min: 0, max: 2_000_000 }), fc.integer({ min: 0, max: 2 })), { minLength: 1, maxLength: 5 }), (events) => {
+        for (const [ev, t, step, how] of events) {
+          const record = pendingRecord(ev, t, t + step) as AuditEvent;
+          const line = how === 0 ? encodeEventJson(record) : how === 1 ? intoOrString(record, buf) : intoOrString(record, buf, 10, 10 + 300);
+          const made = pendingRecord(ev, t, t + step);
+          made.makeTimestamps();
+          expect(line).toBe(encodeJson(made));
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('writes what encodeJson writes for any event, taking turns with encodeEventJson as the log backend does when it declines', () => {

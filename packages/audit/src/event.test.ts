@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { encodeEventLine, eventString, microTime, type AuditEvent } from './event.js';
+import { encodeEventLine, eventString, microTime, writeMicroTime, type AuditEvent } from './event.js';
 
 const event: AuditEvent = {
   kind: 'Event',
@@ -22,6 +22,23 @@ describe('audit events', () => {
   it('writes MicroTime with six fractional digits', () => {
     expect(microTime(Date.UTC(2026, 0, 2, 3, 4, 5) * 1000 + 7)).toBe('2026-01-02T03:04:05.000007Z');
     expect(microTime(Date.UTC(2026, 0, 2, 3, 4, 5, 999) * 1000 + 999)).toBe('2026-01-02T03:04:05.999999Z');
+  });
+
+  it("writes MicroTime's characters into a buffer from the microseconds (writeMicroTime), for times in any order, and nothing when they do not fit", () => {
+    const buf = Buffer.alloc(64, 0x2a);
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 4_102_444_800_000_000 }), { minLength: 1, maxLength: 6 }), fc.integer({ min: 0, max: 2_000_000 }), (times, step) => {
+        for (const t of times.flatMap((t) => [t, t + step, t + 1])) {
+          const end = writeMicroTime(t, buf, 5, buf.length);
+          expect(buf.toString('latin1', 5, end)).toBe(microTime(t));
+        }
+      }),
+    );
+    buf.fill(0x2a);
+    expect(writeMicroTime(Date.UTC(2026, 0, 2) * 1000, buf, 10, 10 + 26)).toBe(-1);
+    expect(buf.every((b) => b === 0x2a)).toBe(true);
+    expect(writeMicroTime(Date.UTC(2026, 0, 2) * 1000 + 7, buf, 10, 10 + 27)).toBe(37);
+    expect(buf.toString('latin1', 10, 37)).toBe('2026-01-02T00:00:00.000007Z');
   });
 
   it('writes MicroTime as Date does to the millisecond, plus the microseconds, for times in any order (its cached second and millisecond)', () => {

@@ -265,6 +265,8 @@ export function createLogBackend(options: LogBackendOptions): AuditBackend {
   return {
     name: 'log',
     storesEventsAlone: true,
+    // encodeEventInto writes pending times from their microseconds; encodeEventJson and eventString make the strings.
+    writesPendingTimes: background !== undefined && direct,
     processEvents(events) {
       if (events.length === 0) return true;
       if (background) {

@@ -1,6 +1,6 @@
 import type { AuditLevel, AuditStage } from '@plat/config';
 import type { AuditBackend } from './backend.js';
-import type { AuditEvent } from './event.js';
+import { makeTimestamps, type AuditEvent } from './event.js';
 import { noAuditMetrics } from './metrics.js';
 import { RequestAudit } from './request-audit.js';
 
@@ -59,6 +59,31 @@ describe('RequestAudit', () => {
     expect(seen[0]!.requestReceivedTimestamp).toBe('2026-01-02T03:04:05.000123Z');
     expect(seen[1]!.stageTimestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
     expect(seen[1]).toMatchObject({ kind: 'Event', apiVersion: 'audit.k8s.io/v1', level: 'Metadata', auditID: '5f2c0d8e-1111-4a5b-9c3d-000000000001', verb: 'create', user: { username: 'writer' } });
+  });
+
+  it('hands a backend that writes pending times (the log in batch mode) the event without timestamp strings, any other with them', () => {
+    const seen: AuditEvent[] = [];
+    const backend: AuditBackend = { name: 'test', writesPendingTimes: true, processEvents: (evs) => (seen.push(...evs), true), shutdown: async () => undefined };
+    const init = { auditID: 'a', requestReceivedMicros: Date.UTC(2026, 0, 2, 3, 4, 5) * 1000 + 123, verb: 'get', requestURI: '/', sourceIPs: [] };
+    const config = { level: 'Metadata' as const, omitStages: new Set<AuditStage>(), omitManagedFields: false };
+    const lazy = new RequestAudit(config, backend, noAuditMetrics, init);
+    expect(lazy.hasResponseStatus).toBe(false);
+    lazy.setResponseCode(200);
+    expect(lazy.hasResponseStatus).toBe(true);
+    lazy.processStage('ResponseComplete');
+    expect(seen[0]!.requestReceivedTimestamp).toBe('');
+    expect(seen[0]!.stageTimestamp).toBe('');
+    const before = JSON.stringify(seen[0]);
+    makeTimestamps(seen[0]!);
+    expect(seen[0]!.requestReceivedTimestamp).toBe('2026-01-02T03:04:05.000123Z');
+    expect(seen[0]!.stageTimestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+    // The keys keep their places.
+    expect(Object.keys(JSON.parse(JSON.stringify(seen[0])))).toEqual(Object.keys(JSON.parse(before)));
+    // Reading `event` makes them, and a stage after that keeps them current.
+    const read = new RequestAudit(config, backend, noAuditMetrics, init);
+    expect(read.event.requestReceivedTimestamp).toBe('2026-01-02T03:04:05.000123Z');
+    read.processStage('ResponseComplete');
+    expect(seen[1]!.stageTimestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
   });
 
   it('changes nothing of an event once its last stage went out (a backend may still hold it)', () => {

@@ -277,7 +277,7 @@ export function withAudit(audit: ServerAudit): Filter {
       throw err;
     }
     if (ctx.res.headersSent) ra.setResponseCode(ctx.res.statusCode);
-    if (!ra.event.responseStatus) {
+    if (!ra.hasResponseStatus) {
       // The handler wrote nothing (the client went away): Kubernetes records a faked success.
       ra.setResponseStatus({ metadata: {}, code: 200, status: 'Success', message: 'Connection closed early' });
       if (longRunning) await ra.processStage('ResponseStarted');
