@@ -1,5 +1,10 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
+// `process` (and `performance`) are accessors on Node's global object: each read of the global runs
+// V8's LoadGlobalIC and calls its getter, 12-20 ns even in optimised code, where an import binding
+// is read directly (a microbenchmark; perf-native.mjs put `LoadGlobalIC` and its trampoline at
+// 0.46 µs of a GET, the bare server 0; docs/performance.md "apiserver", fifth round).
+import { hrtime } from 'node:process';
 import { ServerRequestContext, splitRequestTarget, type Handler, type IncomingRequest, type OutgoingResponse } from './context.js';
 import type { CompletedConfig } from './config.js';
 import { newRequestUUID } from './request-uuid.js';
@@ -67,7 +72,7 @@ export function serve(config: CompletedConfig, handler: Handler): Serving {
 
   const onRequest = (req: IncomingRequest, res: OutgoingResponse): void => {
     const method = (req.method ?? 'GET').toUpperCase();
-    const ctx = new ServerRequestContext(req, res, method, splitRequestTarget(req.url ?? '/'), newRequestUUID(), process.hrtime.bigint());
+    const ctx = new ServerRequestContext(req, res, method, splitRequestTarget(req.url ?? '/'), newRequestUUID(), hrtime.bigint());
     if (lifecycle.shuttingDown && req.httpVersion.startsWith('1')) res.setHeader('Connection', 'close');
     handler(ctx).catch((err: unknown) => {
       logger.error('unhandled request error', { err: String(err) });
