@@ -149,10 +149,11 @@ const splitTargets = new Map<string, RequestTarget>();
  * Splits a request target into path and query like `new URL(target, base)`, cheaply for plain
  * targets, and remembers a plain target's split: clients send the same few targets again and
  * again. One Map lookup of the target instead of the regular expression and two cuts (the
- * expression was 0.4 µs of a GET's perf samples under `onRequest`, the bare server's header
- * checks 0.14; perf-native.mjs, load 4), and the path is then the same string object on every
- * request, so the request info's memo (request-info.ts), keyed by it, finds its hash computed
- * (docs/performance.md "apiserver", fifth round). Not the global state of a server: a pure
+ * expression was 0.40 µs of a GET's perf samples under `onRequest`; perf-native.mjs, load 4),
+ * and the path is then the same string object on every request, so the request info's memo
+ * (request-info.ts), keyed by it, finds its hash computed: the split and the info's lookup of a
+ * GET's target take 150-170 ns instead of 290-300 (microbenchmark with a fresh target string
+ * per call, load 8; docs/performance.md "apiserver", fifth round). Not the global state of a server: a pure
  * function's answers, shared by every server of the process. Bounded:
  * {@link requestTargetMemoEntries} targets of at most {@link requestTargetMemoLength}
  * characters; longer ones are not looked up (hashing one would cost its length), a full memo is
@@ -193,8 +194,9 @@ export function splitRequestTargetUnmemoised(target: string): RequestTarget {
  * The query of a request that has none. One instance answers them all, so it is read-only: its
  * changing methods throw, as no request may change another's query. A URLSearchParams made per
  * request for an empty query cost its object, its list and the constructor's call (the request
- * info, the timeout filter and the GET handler read the query of every GET; docs/performance.md
- * "apiserver", fifth round).
+ * info, the timeout filter and the GET handler read the query of every GET): 63 B of a GET's
+ * garbage (inprocess.mjs --profile --heap) and 20-40 ns (microbenchmark, load 8;
+ * docs/performance.md "apiserver", fifth round).
  */
 class EmptyQuery extends URLSearchParams {
   override append(): never {
