@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { hrtime } from 'node:process';
 import { ServerRequestContext, splitRequestTarget, type Handler, type IncomingRequest, type OutgoingResponse } from './context.js';
 import type { CompletedConfig } from './config.js';
+import { upperCaseMethod } from './request-method.js';
 import { newRequestUUID } from './request-uuid.js';
 import { writeError } from './response.js';
 import { createSecureServer } from './secure-serving.js';
@@ -71,7 +72,7 @@ export function serve(config: CompletedConfig, handler: Handler): Serving {
   const { lifecycle, limits, logger } = config;
 
   const onRequest = (req: IncomingRequest, res: OutgoingResponse): void => {
-    const method = (req.method ?? 'GET').toUpperCase();
+    const method = upperCaseMethod(req.method ?? 'GET');
     const ctx = new ServerRequestContext(req, res, method, splitRequestTarget(req.url ?? '/'), newRequestUUID(), hrtime.bigint());
     if (lifecycle.shuttingDown && req.httpVersion.startsWith('1')) res.setHeader('Connection', 'close');
     handler(ctx).catch((err: unknown) => {
