@@ -1,9 +1,9 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 // `process` (and `performance`) are accessors on Node's global object: each read of the global runs
-// V8's LoadGlobalIC and calls its getter, 12-20 ns even in optimised code, where an import binding
-// is read directly (a microbenchmark; perf-native.mjs put `LoadGlobalIC` and its trampoline at
-// 0.46 µs of a GET, the bare server 0; docs/performance.md "apiserver", fifth round).
+// V8's LoadGlobalIC and calls its getter, 15-27 ns even in optimised code, where an import binding
+// is read in 4-7 (microbenchmark, load 4; perf-native.mjs put `LoadGlobalIC` and its trampoline at
+// 0.44-0.46 µs of a GET, the bare server 0; docs/performance.md "apiserver", fifth round).
 import { hrtime } from 'node:process';
 import { ServerRequestContext, splitRequestTarget, type Handler, type IncomingRequest, type OutgoingResponse } from './context.js';
 import type { CompletedConfig } from './config.js';
