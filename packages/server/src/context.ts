@@ -2,8 +2,8 @@
  * The request contract: what a request is as it walks down the filter chain (RequestContext).
  * The calls made for a request get it as a parameter: authenticators and authorizers as their
  * RequestScope, admission as AdmissionRequest.scope, storage as OperationOptions.request. Per-request
- * state lives on the request itself; the module keeps no state, so two servers in one process
- * share nothing here.
+ * state lives on the request itself; the module keeps no state but the bounded memo of split
+ * request targets (a pure function's answers), so two servers in one process share nothing here.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { TLSSocket } from 'node:tls';
@@ -128,8 +128,53 @@ export type Filter = (next: Handler) => Handler;
 // `new URL()` would answer the same pathname; anything else takes the URL parser.
 const plainRequestTarget = /^\/(?!\/)[A-Za-z0-9\-._~!$&'()*+,;=:@/]*(?:\?[^#]*)?$/;
 
-/** Splits a request target into path and query like `new URL(target, base)`, cheaply for plain targets. */
-export function splitRequestTarget(target: string): { path: string; query: string; url?: URL } {
+/** A request target cut into its path and raw query; `url` when the URL parser made them. */
+export interface RequestTarget {
+  readonly path: string;
+  readonly query: string;
+  readonly url?: URL;
+}
+
+/**
+ * Bounds of the memo of split request targets ({@link splitRequestTarget}; docs/operations.md,
+ * limits): entries (the memo starts empty again when full) and the longest target remembered.
+ */
+export const requestTargetMemoEntries = 4096;
+export const requestTargetMemoLength = 256;
+
+/** Plain targets split before, by the target as the client sent it; frozen. */
+const splitTargets = new Map<string, RequestTarget>();
+
+/**
+ * Splits a request target into path and query like `new URL(target, base)`, cheaply for plain
+ * targets, and remembers a plain target's split: clients send the same few targets again and
+ * again. One Map lookup of the target instead of the regular expression and two cuts (the
+ * expression was 0.40 µs of a GET's perf samples under `onRequest`; perf-native.mjs, load 4),
+ * and the path is then the same string object on every request, so the request info's memo
+ * (request-info.ts), keyed by it, finds its hash computed: the split and the info's lookup of a
+ * GET's target take 150-170 ns instead of 290-300 (microbenchmark with a fresh target string
+ * per call, load 8; docs/performance.md "apiserver", fifth round). Not the global state of a server: a pure
+ * function's answers, shared by every server of the process. Bounded:
+ * {@link requestTargetMemoEntries} targets of at most {@link requestTargetMemoLength}
+ * characters; longer ones are not looked up (hashing one would cost its length), a full memo is
+ * emptied. Targets the URL parser splits (dot segments, characters outside the plain set) are
+ * not remembered: their `url` is the request's own, mutable object.
+ */
+export function splitRequestTarget(target: string): RequestTarget {
+  if (target.length > requestTargetMemoLength) return splitRequestTargetUnmemoised(target);
+  let split = splitTargets.get(target);
+  if (split === undefined) {
+    split = splitRequestTargetUnmemoised(target);
+    if (split.url === undefined) {
+      if (splitTargets.size >= requestTargetMemoEntries) splitTargets.clear();
+      splitTargets.set(target, Object.freeze(split));
+    }
+  }
+  return split;
+}
+
+/** {@link splitRequestTarget} without the memo: what the memo must answer for every target (fuzz-tested). */
+export function splitRequestTargetUnmemoised(target: string): RequestTarget {
   if (plainRequestTarget.test(target)) {
     const q = target.indexOf('?');
     const path = q < 0 ? target : target.slice(0, q);
@@ -146,10 +191,39 @@ export function splitRequestTarget(target: string): { path: string; query: strin
 }
 
 /**
+ * The query of a request that has none. One instance answers them all, so it is read-only: its
+ * changing methods throw, as no request may change another's query. A URLSearchParams made per
+ * request for an empty query cost its object, its list and the constructor's call (the request
+ * info, the timeout filter and the GET handler read the query of every GET): 63 B of a GET's
+ * garbage (inprocess.mjs --profile --heap) and 20-40 ns (microbenchmark, load 8;
+ * docs/performance.md "apiserver", fifth round).
+ */
+class EmptyQuery extends URLSearchParams {
+  override append(): never {
+    throw new TypeError('the query of a request without one is read-only');
+  }
+
+  override delete(): never {
+    throw new TypeError('the query of a request without one is read-only');
+  }
+
+  override set(): never {
+    throw new TypeError('the query of a request without one is read-only');
+  }
+
+  override sort(): never {
+    throw new TypeError('the query of a request without one is read-only');
+  }
+}
+
+/** What `query` answers for a request without a query (see {@link EmptyQuery}). */
+const emptyQuery: URLSearchParams = Object.freeze(new EmptyQuery());
+
+/**
  * The RequestContext the server builds per request. What most requests never look at is made
  * on first use: the URL object and the AbortController (whose signal costs microseconds to
  * create). The query parameters are parsed from the raw query for the request info (the `watch`
- * parameter), without the URL parser.
+ * parameter), without the URL parser; a request without a query shares {@link emptyQuery}.
  */
 export class ServerRequestContext implements RequestContext {
   readonly path: string;
@@ -174,7 +248,7 @@ export class ServerRequestContext implements RequestContext {
     readonly req: IncomingRequest,
     readonly res: OutgoingResponse,
     readonly method: string,
-    target: { path: string; query: string; url?: URL },
+    target: RequestTarget,
     readonly auditId: string,
     readonly startTime: bigint,
   ) {
@@ -188,7 +262,7 @@ export class ServerRequestContext implements RequestContext {
   }
 
   get query(): URLSearchParams {
-    return (this.params ??= this.parsedUrl ? this.parsedUrl.searchParams : new URLSearchParams(this.rawQuery));
+    return (this.params ??= this.parsedUrl ? this.parsedUrl.searchParams : this.rawQuery === '' ? emptyQuery : new URLSearchParams(this.rawQuery));
   }
 
   get headerLists(): Record<string, string[]> {

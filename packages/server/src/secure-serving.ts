@@ -1,6 +1,8 @@
 import * as https from 'node:https';
 import * as http2 from 'node:http2';
 import type { Socket } from 'node:net';
+// Imported, not the global: `performance` is an accessor on Node's global object (serving.ts).
+import { performance } from 'node:perf_hooks';
 import { StatusError, newBadRequest } from '@plat/api-model';
 import type { IncomingRequest, OutgoingResponse } from './context.js';
 

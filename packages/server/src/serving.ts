@@ -1,7 +1,13 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
+// `process` (and `performance`) are accessors on Node's global object: each read of the global runs
+// V8's LoadGlobalIC and calls its getter, 15-27 ns even in optimised code, where an import binding
+// is read in 4-7 (microbenchmark, load 4; perf-native.mjs put `LoadGlobalIC` and its trampoline at
+// 0.44-0.46 µs of a GET, the bare server 0; docs/performance.md "apiserver", fifth round).
+import { hrtime } from 'node:process';
 import { ServerRequestContext, splitRequestTarget, type Handler, type IncomingRequest, type OutgoingResponse } from './context.js';
 import type { CompletedConfig } from './config.js';
+import { upperCaseMethod } from './request-method.js';
 import { newRequestUUID } from './request-uuid.js';
 import { writeError } from './response.js';
 import { createSecureServer } from './secure-serving.js';
@@ -66,8 +72,8 @@ export function serve(config: CompletedConfig, handler: Handler): Serving {
   const { lifecycle, limits, logger } = config;
 
   const onRequest = (req: IncomingRequest, res: OutgoingResponse): void => {
-    const method = (req.method ?? 'GET').toUpperCase();
-    const ctx = new ServerRequestContext(req, res, method, splitRequestTarget(req.url ?? '/'), newRequestUUID(), process.hrtime.bigint());
+    const method = upperCaseMethod(req.method ?? 'GET');
+    const ctx = new ServerRequestContext(req, res, method, splitRequestTarget(req.url ?? '/'), newRequestUUID(), hrtime.bigint());
     if (lifecycle.shuttingDown && req.httpVersion.startsWith('1')) res.setHeader('Connection', 'close');
     handler(ctx).catch((err: unknown) => {
       logger.error('unhandled request error', { err: String(err) });

@@ -1,3 +1,4 @@
+import { hrtime } from 'node:process';
 import type { Filter, RequestContext } from '../context.js';
 import { recordRequest, type ServerMetrics } from '../metrics.js';
 import { resourceKeyOf } from '../request-info.js';
@@ -37,7 +38,7 @@ export function withRequestAccounting(lifecycle: ServerLifecycle, metrics: Serve
       }
     }
     const scope = info.isResourceRequest ? (info.name ? 'resource' : info.namespace ? 'namespace' : 'cluster') : '';
-    recordRequest(metrics, resourceKey, info, metricVerb(ctx), scope, subresource, ctx.res.statusCode, Number(process.hrtime.bigint() - ctx.startTime) / 1e9);
+    recordRequest(metrics, resourceKey, info, metricVerb(ctx), scope, subresource, ctx.res.statusCode, Number(hrtime.bigint() - ctx.startTime) / 1e9);
   };
   return (next) => (ctx) => {
     lifecycle.requestStarted();

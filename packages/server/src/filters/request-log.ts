@@ -1,3 +1,4 @@
+import { hrtime } from 'node:process';
 import type { Filter, Handler, RequestContext } from '../context.js';
 import type { ServerLogger } from '../logger.js';
 
@@ -9,7 +10,7 @@ export function withRequestLog(logger: ServerLogger): Filter {
     try {
       await next(ctx);
     } finally {
-      const latencyMs = Number(process.hrtime.bigint() - ctx.startTime) / 1e6;
+      const latencyMs = Number(hrtime.bigint() - ctx.startTime) / 1e6;
       const fields: Record<string, unknown> = {
         verb: ctx.method,
         URI: ctx.url.pathname + ctx.url.search,

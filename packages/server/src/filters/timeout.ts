@@ -1,3 +1,5 @@
+// Imported, not the global: `performance` is an accessor on Node's global object (serving.ts).
+import { performance } from 'node:perf_hooks';
 import { nanosecondsToMilliseconds, newTimeout, parseGoDuration } from '@plat/api-model';
 import type { Filter, RequestContext, RequestTimer } from '../context.js';
 import { writeError } from '../response.js';
