@@ -51,12 +51,16 @@ export class EncodedObjects {
     return this.#entry(view, stored).item;
   }
 
-  /** The object as a GET answers it: `encodeJson({ kind, apiVersion, ...item }) + '\n'`, made from the kept item once. */
-  object(view: EncodingView, stored: ApiObject): string {
+  /** The object as a GET answers it, as UTF-8: `encodeJson({ kind, apiVersion, ...item }) + '\n'`, made from the kept item once. */
+  object(view: EncodingView, stored: ApiObject): Buffer {
     const entry = this.#entry(view, stored);
-    // A string: writeBody sends a string body with the headers in one write. V8 flattens the
-    // joined string in place at its first write; later GETs reuse it.
-    return (entry.object ??= withTypeMetaText(view, entry.item.toString('utf8')));
+    // Bytes, not a string: a string body went out joined to the head, so Node flattened and
+    // UTF-8-encoded head and body again at every write (`v8::String::WriteUtf8` and
+    // `WriteToFlat` 0.38 + 0.25 µs per GET against the bare server's 0.08 + 0.14, perf-now2),
+    // and writeBody measured its length with `Buffer.byteLength`. Kept as bytes, the body is
+    // written as the bare server writes it: a Latin-1 head and the buffer, in one writev.
+    // Figure: docs/performance.md "apiserver", fifth round.
+    return (entry.object ??= Buffer.from(withTypeMetaText(view, entry.item.toString('utf8')), 'utf8'));
   }
 
   #entry(view: EncodingView, stored: ApiObject): Encoding {
@@ -139,10 +143,10 @@ export class EncodedObjects {
   }
 }
 
-/** One object's kept text: as a list item (UTF-8), and as a GET body once a GET asked. */
+/** One object's kept bytes: as a list item, and as a GET body once a GET asked (both UTF-8). */
 interface Encoding {
   readonly item: Buffer;
-  object?: string;
+  object?: Buffer;
 }
 
 /** `,` in UTF-8. */
