@@ -10,6 +10,7 @@ import type { TLSSocket } from 'node:tls';
 import type { Context as TraceContext } from '@opentelemetry/api';
 import type { RequestAudit } from '@plat/audit';
 import type { Authorizer, RequestScope, UserInfo } from '@plat/auth';
+import { emptyQuery } from './empty-query.js';
 import type { RequestInfo } from './request-info.js';
 
 /** The parts of an HTTP/1.1 or HTTP/2 (compatibility API) request the server reads. */
@@ -188,7 +189,8 @@ export class ServerRequestContext implements RequestContext {
   }
 
   get query(): URLSearchParams {
-    return (this.params ??= this.parsedUrl ? this.parsedUrl.searchParams : new URLSearchParams(this.rawQuery));
+    // Without a query, the shared empty one (empty-query.ts): no URLSearchParams per request.
+    return (this.params ??= this.parsedUrl ? this.parsedUrl.searchParams : this.rawQuery === '' ? emptyQuery : new URLSearchParams(this.rawQuery));
   }
 
   get headerLists(): Record<string, string[]> {
