@@ -59,10 +59,10 @@ export class EncodedObjects {
     // `WriteToFlat` 0.38 + 0.25 µs per GET against the bare server's 0.08 + 0.14, perf-now2),
     // and writeBody measured its length with `Buffer.byteLength`. Kept as bytes, the body is
     // written as the bare server writes it: a Latin-1 head and the buffer, in one writev. That
-    // `WriteUtf8` stack went from 0.17 µs per GET to none (perf-native.mjs), and the garbage of
-    // the flat copy (1,999 B under `Socket._writeGeneric`) to 169 B; with the two other cuts of
-    // its round CPU per GET B ÷ A 0.948 and 0.918 in-process (docs/performance.md "apiserver",
-    // fifth round).
+    // `WriteUtf8` stack went from 0.17-0.19 µs per GET to none (perf-native.mjs), and the garbage
+    // of the flat copy (1,999 B under `Socket._writeGeneric`) to 169 B; with the two other cuts of
+    // its round, CPU per GET B ÷ A 0.918-1.024 in five in-process runs, median 0.970: noise level
+    // (docs/performance.md "apiserver", fifth round).
     return (entry.object ??= Buffer.from(withTypeMetaText(view, entry.item.toString('utf8')), 'utf8'));
   }
 
