@@ -10,6 +10,7 @@ import type { TLSSocket } from 'node:tls';
 import type { Context as TraceContext } from '@opentelemetry/api';
 import type { RequestAudit } from '@plat/audit';
 import type { Authorizer, RequestScope, UserInfo } from '@plat/auth';
+import { emptyQuery } from './empty-query.js';
 import type { RequestInfo } from './request-info.js';
 
 /** The parts of an HTTP/1.1 or HTTP/2 (compatibility API) request the server reads. */
@@ -191,35 +192,6 @@ export function splitRequestTargetUnmemoised(target: string): RequestTarget {
 }
 
 /**
- * The query of a request that has none. One instance answers them all, so it is read-only: its
- * changing methods throw, as no request may change another's query. A URLSearchParams made per
- * request for an empty query cost its object, its list and the constructor's call (the request
- * info, the timeout filter and the GET handler read the query of every GET): 63 B of a GET's
- * garbage (inprocess.mjs --profile --heap) and 20-40 ns (microbenchmark, load 8;
- * docs/performance.md "apiserver", fifth round).
- */
-class EmptyQuery extends URLSearchParams {
-  override append(): never {
-    throw new TypeError('the query of a request without one is read-only');
-  }
-
-  override delete(): never {
-    throw new TypeError('the query of a request without one is read-only');
-  }
-
-  override set(): never {
-    throw new TypeError('the query of a request without one is read-only');
-  }
-
-  override sort(): never {
-    throw new TypeError('the query of a request without one is read-only');
-  }
-}
-
-/** What `query` answers for a request without a query (see {@link EmptyQuery}). */
-const emptyQuery: URLSearchParams = Object.freeze(new EmptyQuery());
-
-/**
  * The RequestContext the server builds per request. What most requests never look at is made
  * on first use: the URL object and the AbortController (whose signal costs microseconds to
  * create). The query parameters are parsed from the raw query for the request info (the `watch`
@@ -262,6 +234,7 @@ export class ServerRequestContext implements RequestContext {
   }
 
   get query(): URLSearchParams {
+    // Without a query, the shared empty one (empty-query.ts): no URLSearchParams per request.
     return (this.params ??= this.parsedUrl ? this.parsedUrl.searchParams : this.rawQuery === '' ? emptyQuery : new URLSearchParams(this.rawQuery));
   }
 

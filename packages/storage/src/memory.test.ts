@@ -1,4 +1,6 @@
-import { MemoryStorage, openStorage } from './index.js';
+import { newServiceUnavailable } from '@plat/api-model';
+import { MemoryKv } from './memory-kv.js';
+import { MemoryStorage, MvccStorage, openStorage } from './index.js';
 import { runStorageContract } from './testing.js';
 
 runStorageContract('memory', { open: () => openStorage({ backend: 'memory' }) });
@@ -83,5 +85,34 @@ describe('memory storage', () => {
     } finally {
       await s.close();
     }
+  });
+});
+
+describe('MvccStorage get: backend failures', () => {
+  // A memory backend whose reads fail as a broken backend's would (a bug, a lost file).
+  class FailingKv extends MemoryKv {
+    failing: unknown;
+    override async get(key: string, revision?: number): ReturnType<MemoryKv['get']> {
+      if (this.failing !== undefined) throw this.failing;
+      return super.get(key, revision);
+    }
+  }
+
+  it('answers a failed read as a 500 InternalError, and a missing key as 404', async () => {
+    const kv = new FailingKv();
+    const s = new MvccStorage(kv);
+    try {
+      await s.create('/g/r/a', { metadata: { name: 'a' } });
+      expect((await s.get('/g/r/a')).metadata?.name).toBe('a');
+      kv.failing = new Error('disk gone');
+      await expect(s.get('/g/r/a')).rejects.toMatchObject({ code: 500, reason: 'InternalError' });
+      kv.failing = newServiceUnavailable('backend unreachable');
+      await expect(s.get('/g/r/a')).rejects.toMatchObject({ code: 503 });
+      kv.failing = undefined;
+      await expect(s.get('/g/r/b')).rejects.toMatchObject({ code: 404, reason: 'NotFound' });
+    } finally {
+      await s.close();
+    }
+    await expect(s.get('/g/r/a')).rejects.toThrow('storage is closed');
   });
 });

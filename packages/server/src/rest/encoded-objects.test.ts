@@ -62,18 +62,29 @@ describe('EncodedObjects', () => {
         const [obj] = stored([sample]);
         const encodings = new EncodedObjects();
         const expected = encodeBody({ kind: view.kind, apiVersion: view.apiVersion, ...view.servedItem(obj!) }, 'json', false);
-        expect(encodings.object(view, obj!)).toBe(expected);
+        expect(encodings.object(view, obj!).toString('utf8')).toBe(expected);
         // Warm, and after the same object was encoded as a list item.
         encodings.list(view, 'ClusterTrustBundleList', { resourceVersion: '1' }, [obj!]);
-        expect(encodings.object(view, obj!)).toBe(expected);
+        expect(encodings.object(view, obj!).toString('utf8')).toBe(expected);
       }),
       { numRuns: 300 },
     );
   });
 
+  it('keeps each encoding in memory of its own, not in a slice of a pool block it would hold whole', () => {
+    const [obj] = stored([{ apiVersion: view.apiVersion, kind: view.kind, metadata: { name: 'small', resourceVersion: '7' }, rest: {} }]);
+    const encodings = new EncodedObjects();
+    const item = encodings.item(view, obj!);
+    const body = encodings.object(view, obj!);
+    // A short Buffer.from() is a slice of Node's 8 KiB pool: its ArrayBuffer is the whole block.
+    expect(Buffer.from('{}').buffer.byteLength).toBeGreaterThan(2);
+    expect(item.buffer.byteLength).toBe(item.length);
+    expect(body.buffer.byteLength).toBe(body.length);
+  });
+
   it('encodes an object with nothing but its type as {"kind":..,"apiVersion":..}', () => {
     const encodings = new EncodedObjects();
-    expect(encodings.object({ ...view, servedItem: () => ({}) }, { metadata: { uid: 'u', resourceVersion: '1' } })).toBe(
+    expect(encodings.object({ ...view, servedItem: () => ({}) }, { metadata: { uid: 'u', resourceVersion: '1' } }).toString('utf8')).toBe(
       '{"kind":"ClusterTrustBundle","apiVersion":"certificates.plat.io/v1beta1"}\n',
     );
   });
@@ -82,8 +93,8 @@ describe('EncodedObjects', () => {
     const encodings = new EncodedObjects();
     const obj: ApiObject = { apiVersion: 'certificates.plat.io/v1beta1', kind: 'ClusterTrustBundle', metadata: { name: 'a', uid: 'u1', resourceVersion: '7' } };
     const v1: EncodingView = { ...view, apiVersion: 'certificates.k8s.io/v1' };
-    expect(encodings.object(view, obj)).toContain('"apiVersion":"certificates.plat.io/v1beta1"');
-    expect(encodings.object(v1, obj)).toContain('"apiVersion":"certificates.k8s.io/v1"');
+    expect(encodings.object(view, obj).toString('utf8')).toContain('"apiVersion":"certificates.plat.io/v1beta1"');
+    expect(encodings.object(v1, obj).toString('utf8')).toContain('"apiVersion":"certificates.k8s.io/v1"');
     expect(encodings.size).toBe(2);
     encodings.object(view, { metadata: { name: 'new', resourceVersion: '7' } });
     encodings.object(view, { metadata: { name: 'new', uid: 'u2' } });
@@ -93,19 +104,19 @@ describe('EncodedObjects', () => {
   it('serves a new resourceVersion of the same object from its own encoding', () => {
     const encodings = new EncodedObjects();
     const at = (rv: string, value: string): ApiObject => ({ metadata: { name: 'a', uid: 'u', resourceVersion: rv }, spec: { value } });
-    expect(encodings.object(view, at('1', 'old'))).toContain('"old"');
-    expect(encodings.object(view, at('2', 'new'))).toContain('"new"');
-    expect(encodings.object(view, at('1', 'ignored: same uid and resourceVersion'))).toContain('"old"');
+    expect(encodings.object(view, at('1', 'old')).toString('utf8')).toContain('"old"');
+    expect(encodings.object(view, at('2', 'new')).toString('utf8')).toContain('"new"');
+    expect(encodings.object(view, at('1', 'ignored: same uid and resourceVersion')).toString('utf8')).toContain('"old"');
   });
 
   it('drops least recently used encodings past its bound of bytes (an entry counts twice its item: room for its GET form)', () => {
     const encodings = new EncodedObjects(20_000);
     const big = (i: number): ApiObject => ({ metadata: { name: `o${i}`, uid: `u${i}`, resourceVersion: '1' }, spec: { pad: 'x'.repeat(1_000) } });
-    for (let i = 0; i < 100; i++) expect(encodings.object(view, big(i))).toContain(`"o${i}"`);
+    for (let i = 0; i < 100; i++) expect(encodings.object(view, big(i)).toString('utf8')).toContain(`"o${i}"`);
     expect(encodings.size).toBeGreaterThan(0);
     expect(encodings.size).toBeLessThanOrEqual(10);
     // A single encoding larger than the bound is answered and not kept.
-    expect(new EncodedObjects(100).object(view, big(0))).toContain('"o0"');
+    expect(new EncodedObjects(100).object(view, big(0)).toString('utf8')).toContain('"o0"');
   });
 });
 
@@ -114,10 +125,10 @@ describe('EncodedObjects with frozen stored objects', () => {
     const encodings = new EncodedObjects();
     const frozen = (rv: string, value: string): ApiObject => Object.freeze({ metadata: Object.freeze({ name: 'a', uid: 'u', resourceVersion: rv }), spec: Object.freeze({ value }) });
     const first = frozen('1', 'one');
-    expect(encodings.object(view, first)).toContain('"one"');
+    expect(encodings.object(view, first).toString('utf8')).toContain('"one"');
     expect(encodings.object(view, first)).toBe(encodings.object(view, first));
-    expect(encodings.object(view, frozen('2', 'two'))).toContain('"two"');
-    expect(encodings.object({ ...view, apiVersion: 'certificates.k8s.io/v1' }, first)).toContain('"apiVersion":"certificates.k8s.io/v1"');
+    expect(encodings.object(view, frozen('2', 'two')).toString('utf8')).toContain('"two"');
+    expect(encodings.object({ ...view, apiVersion: 'certificates.k8s.io/v1' }, first).toString('utf8')).toContain('"apiVersion":"certificates.k8s.io/v1"');
   });
 
   it('answers each of two views alternating from its own encoding of the same frozen object', () => {
@@ -125,8 +136,8 @@ describe('EncodedObjects with frozen stored objects', () => {
     const v1: EncodingView = { ...view, apiVersion: 'certificates.k8s.io/v1' };
     const obj: ApiObject = Object.freeze({ metadata: Object.freeze({ name: 'a', uid: 'u', resourceVersion: '1' }) });
     for (let i = 0; i < 3; i++) {
-      expect(encodings.object(view, obj)).toContain(`"apiVersion":"${view.apiVersion}"`);
-      expect(encodings.object(v1, obj)).toContain('"apiVersion":"certificates.k8s.io/v1"');
+      expect(encodings.object(view, obj).toString('utf8')).toContain(`"apiVersion":"${view.apiVersion}"`);
+      expect(encodings.object(v1, obj).toString('utf8')).toContain('"apiVersion":"certificates.k8s.io/v1"');
     }
   });
 });

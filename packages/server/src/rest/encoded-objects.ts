@@ -51,12 +51,19 @@ export class EncodedObjects {
     return this.#entry(view, stored).item;
   }
 
-  /** The object as a GET answers it: `encodeJson({ kind, apiVersion, ...item }) + '\n'`, made from the kept item once. */
-  object(view: EncodingView, stored: ApiObject): string {
+  /** The object as a GET answers it, as UTF-8: `encodeJson({ kind, apiVersion, ...item }) + '\n'`, made from the kept item once. */
+  object(view: EncodingView, stored: ApiObject): Buffer {
     const entry = this.#entry(view, stored);
-    // A string: writeBody sends a string body with the headers in one write. V8 flattens the
-    // joined string in place at its first write; later GETs reuse it.
-    return (entry.object ??= withTypeMetaText(view, entry.item.toString('utf8')));
+    // Bytes, not a string: a string body went out joined to the head, so Node flattened and
+    // UTF-8-encoded head and body again at every write (`v8::String::WriteUtf8` and
+    // `WriteToFlat` 0.38 + 0.25 µs per GET against the bare server's 0.08 + 0.14, perf-now2),
+    // and writeBody measured its length with `Buffer.byteLength`. Kept as bytes, the body is
+    // written as the bare server writes it: a Latin-1 head and the buffer, in one writev. That
+    // `WriteUtf8` stack went from 0.17-0.19 µs per GET to none (perf-native.mjs), and the garbage
+    // of the flat copy (1,999 B under `Socket._writeGeneric`) to 169 B; with the two other cuts of
+    // its round, CPU per GET B ÷ A 0.918-1.024 in five in-process runs, median 0.970: noise level
+    // (docs/performance.md "apiserver", fifth round).
+    return (entry.object ??= ownBytes(withTypeMetaText(view, entry.item.toString('utf8'))));
   }
 
   #entry(view: EncodingView, stored: ApiObject): Encoding {
@@ -73,7 +80,7 @@ export class EncodedObjects {
     const key = cacheKey(view, stored);
     let entry = key === undefined ? undefined : this.#entries.get(key);
     if (entry === undefined) {
-      entry = { item: Buffer.from(encodeJson(view.servedItem(stored)), 'utf8') };
+      entry = { item: ownBytes(encodeJson(view.servedItem(stored))) };
       if (key !== undefined) this.#entries.set(key, entry);
     }
     byObject?.set(stored, entry);
@@ -139,15 +146,27 @@ export class EncodedObjects {
   }
 }
 
-/** One object's kept text: as a list item (UTF-8), and as a GET body once a GET asked. */
+/** One object's kept bytes: as a list item, and as a GET body once a GET asked (both UTF-8). */
 interface Encoding {
   readonly item: Buffer;
-  object?: string;
+  object?: Buffer;
 }
 
 /** `,` in UTF-8. */
 const comma = 0x2c;
 const listTail = Buffer.from(']}\n');
+
+/**
+ * The UTF-8 bytes of `text` in memory of their own. `Buffer.from` cuts a short string's bytes from
+ * Node's shared 8 KiB pool, and a kept slice holds its whole pool block: an encoding of 1 KB kept
+ * after its neighbours were dropped would hold 8 KiB that the bound ({@link EncodedObjects}, which
+ * counts the bytes kept) does not see. Made once per object version and served version.
+ */
+function ownBytes(text: string): Buffer {
+  const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(text, 'utf8'));
+  bytes.write(text, 'utf8');
+  return bytes;
+}
 
 /**
  * The key of a stored object's encoding, or none for an object without uid or resourceVersion

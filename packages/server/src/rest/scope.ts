@@ -172,6 +172,6 @@ export function servedItem(scope: ResourceScope, stored: ApiObject): ApiObject {
 }
 
 /** The served compact JSON of a stored object (as writeObject encodes it); kept by resourceVersion. */
-export function encodedObject(scope: ResourceScope, obj: ApiObject): string {
+export function encodedObject(scope: ResourceScope, obj: ApiObject): Buffer {
   return scope.encodings.object(scope.encodingView, obj);
 }

@@ -2,6 +2,9 @@ import { LRUCache } from 'lru-cache';
 import type { ApiObject } from '@plat/api-model';
 import { encodedObject, type ResourceScope } from './scope.js';
 
+const eventHeads = { ADDED: Buffer.from('{"type":"ADDED","object":'), MODIFIED: Buffer.from('{"type":"MODIFIED","object":') } as const;
+const eventTail = Buffer.from('}\n');
+
 /** Default bound of the watch event lines kept ({@link WatchEventLines}): 16 MiB. */
 export const defaultWatchEventLinesBytes = 16 * 1024 * 1024;
 
@@ -37,7 +40,7 @@ export class WatchEventLines {
     if (line === undefined) {
       // encodedObject ends with a newline: the event closes after the object instead.
       const object = encodedObject(scope, stored);
-      line = Buffer.from(`{"type":"${type}","object":${object.slice(0, -1)}}\n`, 'utf8');
+      line = Buffer.concat([eventHeads[type], object.subarray(0, object.length - 1), eventTail]);
       if (key !== undefined) this.#lines.set(key, line);
     }
     return line;
