@@ -534,11 +534,12 @@ export class MvccStorage implements Storage {
 
 export type { KvRecord };
 
-/** What {@link MvccStorage.call} rejects with for a backend failure `err`. */
+/** What a call to a closed store rejects with. */
 function storageClosed(): Error {
   return newInternalError(new Error('storage is closed'));
 }
 
+/** What {@link MvccStorage.call} (and `get`, which awaits the backend itself) rejects with for a backend failure `err`. */
 function backendFailure(err: unknown, read: { readonly signal?: AbortSignal } | undefined): unknown {
   if (isStatusError(err) || err instanceof CompactedError || err instanceof FutureRevisionError) return err;
   // A cancelled read rejects with its signal's reason, as the caller aborted it. (The signal
