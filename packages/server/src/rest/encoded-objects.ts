@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { encodeJson, type ApiObject } from '@plat/api-model';
 import { ListBuffers } from './list-buffers.js';
+import { ownUtf8 } from './own-bytes.js';
 
 /** Default bound of the encodings kept ({@link EncodedObjects}): 64 MiB. */
 export const defaultEncodedCacheBytes = 64 * 1024 * 1024;
@@ -63,7 +64,7 @@ export class EncodedObjects {
     // of the flat copy (1,999 B under `Socket._writeGeneric`) to 169 B; with the two other cuts of
     // its round, CPU per GET B ÷ A 0.918-1.024 in five in-process runs, median 0.970: noise level
     // (docs/performance.md "apiserver", fifth round).
-    return (entry.object ??= ownBytes(withTypeMetaText(view, entry.item.toString('utf8'))));
+    return (entry.object ??= ownUtf8(withTypeMetaText(view, entry.item.toString('utf8'))));
   }
 
   #entry(view: EncodingView, stored: ApiObject): Encoding {
@@ -80,7 +81,7 @@ export class EncodedObjects {
     const key = cacheKey(view, stored);
     let entry = key === undefined ? undefined : this.#entries.get(key);
     if (entry === undefined) {
-      entry = { item: ownBytes(encodeJson(view.servedItem(stored))) };
+      entry = { item: ownUtf8(encodeJson(view.servedItem(stored))) };
       if (key !== undefined) this.#entries.set(key, entry);
     }
     byObject?.set(stored, entry);
@@ -155,18 +156,6 @@ interface Encoding {
 /** `,` in UTF-8. */
 const comma = 0x2c;
 const listTail = Buffer.from(']}\n');
-
-/**
- * The UTF-8 bytes of `text` in memory of their own. `Buffer.from` cuts a short string's bytes from
- * Node's shared 8 KiB pool, and a kept slice holds its whole pool block: an encoding of 1 KB kept
- * after its neighbours were dropped would hold 8 KiB that the bound ({@link EncodedObjects}, which
- * counts the bytes kept) does not see. Made once per object version and served version.
- */
-function ownBytes(text: string): Buffer {
-  const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(text, 'utf8'));
-  bytes.write(text, 'utf8');
-  return bytes;
-}
 
 /**
  * The key of a stored object's encoding, or none for an object without uid or resourceVersion

@@ -61,6 +61,14 @@ describe('WatchEventLines', () => {
     expect(lines.size).toBe(2);
   });
 
+  it('keeps each line in memory of its own, not in a slice of a pool block it would hold whole', () => {
+    const obj = { apiVersion: 'certificates.plat.io/v1beta1', kind: 'ClusterTrustBundle', metadata: { name: 'small', uid: 'u', resourceVersion: '3' }, spec: {} } as ApiObject;
+    const line = new WatchEventLines().line(scopeOf(), 'ADDED', obj);
+    // A short Buffer.concat() is a slice of Node's 8 KiB pool: its ArrayBuffer is the whole block.
+    expect(Buffer.concat([Buffer.from('{'), Buffer.from('}')]).buffer.byteLength).toBeGreaterThan(2);
+    expect(line.buffer.byteLength).toBe(line.length);
+  });
+
   it('keeps no more bytes than its bound', () => {
     const scope = scopeOf();
     const lines = new WatchEventLines(4096);

@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { ApiObject } from '@plat/api-model';
+import { ownConcat } from './own-bytes.js';
 import { encodedObject, type ResourceScope } from './scope.js';
 
 const eventHeads = { ADDED: Buffer.from('{"type":"ADDED","object":'), MODIFIED: Buffer.from('{"type":"MODIFIED","object":') } as const;
@@ -40,7 +41,7 @@ export class WatchEventLines {
     if (line === undefined) {
       // encodedObject ends with a newline: the event closes after the object instead.
       const object = encodedObject(scope, stored);
-      line = Buffer.concat([eventHeads[type], object.subarray(0, object.length - 1), eventTail]);
+      line = ownConcat([eventHeads[type], object.subarray(0, object.length - 1), eventTail]);
       if (key !== undefined) this.#lines.set(key, line);
     }
     return line;
