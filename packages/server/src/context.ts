@@ -10,6 +10,7 @@ import type { TLSSocket } from 'node:tls';
 import type { Context as TraceContext } from '@opentelemetry/api';
 import type { RequestAudit } from '@plat/audit';
 import type { Authorizer, RequestScope, UserInfo } from '@plat/auth';
+import { BoundedMemo } from './bounded-memo.js';
 import { emptyQuery } from './empty-query.js';
 import type { RequestInfo } from './request-info.js';
 
@@ -144,7 +145,7 @@ export const requestTargetMemoEntries = 4096;
 export const requestTargetMemoLength = 256;
 
 /** Plain targets split before, by the target as the client sent it; frozen. */
-const splitTargets = new Map<string, RequestTarget>();
+const splitTargets = new BoundedMemo<RequestTarget>(requestTargetMemoEntries, requestTargetMemoLength);
 
 /**
  * Splits a request target into path and query like `new URL(target, base)`, cheaply for plain
@@ -162,14 +163,11 @@ const splitTargets = new Map<string, RequestTarget>();
  * not remembered: their `url` is the request's own, mutable object.
  */
 export function splitRequestTarget(target: string): RequestTarget {
-  if (target.length > requestTargetMemoLength) return splitRequestTargetUnmemoised(target);
+  if (target.length > splitTargets.maxKeyLength) return splitRequestTargetUnmemoised(target);
   let split = splitTargets.get(target);
   if (split === undefined) {
     split = splitRequestTargetUnmemoised(target);
-    if (split.url === undefined) {
-      if (splitTargets.size >= requestTargetMemoEntries) splitTargets.clear();
-      splitTargets.set(target, Object.freeze(split));
-    }
+    if (split.url === undefined) splitTargets.set(target, Object.freeze(split));
   }
   return split;
 }

@@ -1,4 +1,5 @@
 import { goQuote, newBadRequest } from '@plat/api-model';
+import { BoundedMemo } from './bounded-memo.js';
 import { parseQueryBool } from './query-bool.js';
 
 /**
@@ -68,7 +69,7 @@ export const requestInfoMemoEntries = 4096;
 export const requestInfoMemoPathLength = 256;
 
 /** GET request infos by raw path, frozen (see {@link requestInfoFor}). */
-const getInfos = new Map<string, RequestInfo>();
+const getInfos = new BoundedMemo<RequestInfo>(requestInfoMemoEntries, requestInfoMemoPathLength);
 
 /**
  * The request info of `rawPath` (percent-encoding as the client sent it; decoded here, once).
@@ -90,11 +91,10 @@ const getInfos = new Map<string, RequestInfo>();
  */
 export function requestInfoFor(method: string, rawPath: string, query: URLSearchParams): RequestInfo {
   let info: RequestInfo | undefined;
-  if (method === 'GET' && rawPath.length <= requestInfoMemoPathLength) {
+  if (method === 'GET' && rawPath.length <= getInfos.maxKeyLength) {
     info = getInfos.get(rawPath);
     if (info === undefined) {
       info = pathInfo(method, rawPath);
-      if (getInfos.size >= requestInfoMemoEntries) getInfos.clear();
       getInfos.set(rawPath, info);
     }
   } else {
