@@ -140,14 +140,14 @@ export class RequestAudit {
     return this.record as AuditEvent;
   }
 
-  /** Whether a status is recorded yet (without making the event's timestamp strings, as reading `event` does). */
   /** The event as the methods fill it in (its times pending). */
   private get ev(): AuditEvent {
     return this.record as AuditEvent;
   }
 
+  /** Whether a status is recorded yet (without making the event's timestamp strings, as reading `event` does). */
   get hasResponseStatus(): boolean {
-    return (this.record as AuditEvent).responseStatus !== undefined;
+    return this.ev.responseStatus !== undefined;
   }
 
   get level() {
