@@ -233,6 +233,19 @@ describe('source IPs of an event (X-Forwarded-For, X-Real-Ip, the peer)', () => 
     expect(sourceIPs(onConnection())).toBe(first);
   });
 
+  it("shares one list between a client's connections, so that its events' pieces are the same by identity", () => {
+    const socketFrom = (remoteAddress: string | undefined) => ({ req: { headers: {}, socket: { remoteAddress } } }) as unknown as RequestContext;
+    const first = sourceIPs(socketFrom('::ffff:10.4.4.4'));
+    expect(sourceIPs(socketFrom('::ffff:10.4.4.4'))).toBe(first);
+    const other = sourceIPs(socketFrom('10.5.5.5'));
+    expect(other).toEqual(['10.5.5.5']);
+    expect(other).not.toBe(first);
+    expect(Object.isFrozen(other)).toBe(true);
+    // Connections without an address (in-memory streams) share one empty list.
+    expect(sourceIPs(socketFrom(undefined))).toBe(sourceIPs(socketFrom(undefined)));
+    expect(sourceIPs(socketFrom(undefined))).toEqual([]);
+  });
+
   it('stays bounded and never throws for any header (property)', () => {
     fc.assert(
       fc.property(fc.string({ maxLength: 2000 }), fc.string({ maxLength: 100 }), fc.option(fc.string({ maxLength: 50 })), (forwarded, real, peer) => {
