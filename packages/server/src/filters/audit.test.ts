@@ -107,6 +107,42 @@ describe('audit filter stages', () => {
     ]);
   });
 
+  it('decides again for another frozen user or request info, and for the same unfrozen one changed in place', async () => {
+    const backend = memoryBackend();
+    const audit: ServerAudit = {
+      evaluator: newPolicyRuleEvaluator({ rules: [{ level: 'RequestResponse', users: ['alice'] }, { level: 'None', verbs: ['list'] }, { level: 'Metadata' }] }),
+      backend,
+      metrics: createAuditMetrics(new Registry()),
+    };
+    const handler = withAudit(audit)(async () => undefined);
+    const alice = Object.freeze({ username: 'alice', groups: Object.freeze(['system:authenticated']) });
+    const bob = Object.freeze({ username: 'bob', groups: Object.freeze(['system:authenticated']) });
+    const getInfo = Object.freeze({ ...context().info });
+    const listInfo = Object.freeze({ ...context().info, verb: 'list' });
+    const thawed = { ...context().info, name: 'one' };
+    const serve = (info: RequestContext['info'], user: typeof alice) => handler({ ...context(), info, user } as RequestContext);
+    await serve(getInfo, alice);
+    await serve(getInfo, alice);
+    await serve(getInfo, bob);
+    await serve(listInfo, bob);
+    await serve(getInfo, bob);
+    await serve(thawed, bob);
+    thawed.name = 'two';
+    thawed.verb = 'list';
+    await serve(thawed, bob);
+    thawed.verb = 'get';
+    await serve(thawed, bob);
+    const completed = backend.events.filter((e) => e.stage === 'ResponseComplete');
+    expect(completed.map((e) => [e.user.username, e.verb, e.level, e.objectRef?.name])).toEqual([
+      ['alice', 'get', 'RequestResponse', undefined],
+      ['alice', 'get', 'RequestResponse', undefined],
+      ['bob', 'get', 'Metadata', undefined],
+      ['bob', 'get', 'Metadata', undefined],
+      ['bob', 'get', 'Metadata', 'one'],
+      ['bob', 'get', 'Metadata', 'two'],
+    ]);
+  });
+
   it("shares a frozen user's audited copy and an unchanged object reference between requests, frozen, and copies other users", async () => {
     const backend = memoryBackend();
     const handler = withAudit(serverAudit(backend, 'Metadata'))(async () => undefined);
