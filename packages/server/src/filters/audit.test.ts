@@ -120,7 +120,7 @@ describe('audit filter stages', () => {
     const getInfo = Object.freeze({ ...context().info });
     const listInfo = Object.freeze({ ...context().info, verb: 'list' });
     const thawed = { ...context().info, name: 'one' };
-    const serve = (info: RequestContext['info'], user: typeof alice) => handler({ ...context(), info, user } as RequestContext);
+    const serve = (info: RequestContext['info'], user: { username: string; groups: readonly string[] }) => handler({ ...context(), info, user } as RequestContext);
     await serve(getInfo, alice);
     await serve(getInfo, alice);
     await serve(getInfo, bob);
