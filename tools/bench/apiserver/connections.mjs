@@ -3,15 +3,16 @@
 // and one GET of a ClusterTrustBundle on it, then the connection closes, as every kubectl
 // invocation and every slice of bench.mjs (fresh keep-alive connections each) does. The same in
 // one run against a bare node:https server (bare-server.mjs: same certificates, client
-// certificates requested and verified, answers the same bytes), rounds alternating between the
-// two, CPU time of each server process from /proc.
+// certificates requested and verified, answers the same bytes), in batches of 16 connections that
+// take turns between the servers, CPU time of each server process from /proc.
 //
 //   node tools/bench/apiserver/connections.mjs [--rounds 5] [--connections 800] [--pin main|all|none]
 //                                              [--bundle path/to/main.mjs] [--against path/to/other.mjs]
 //                                              [--chain ca|leaf|both] [--json]
 //
 // Prints per round and then as median [range] over the rounds: µs of server CPU per connection for
-// bare and apiserver, their difference and ratio. --chain: what the client sends after its leaf
+// bare and apiserver, their difference and ratio. Each server's idle CPU (timers, controllers),
+// measured for 3 s after the warm-up, is subtracted for the wall time of its batches. --chain: what the client sends after its leaf
 // certificate. `ca` (the default) is what node's TLS client sends (it appends the issuer it finds
 // in its `ca` option: autocannon, bench.mjs); `leaf` is what Go clients such as kubectl send for a
 // kubeconfig that holds only the client certificate (this client then does not verify the server:
@@ -66,29 +67,53 @@ function clientTls(tlsOptions, chain) {
   return { cert: tlsOptions.cert, key: tlsOptions.key, rejectUnauthorized: false };
 }
 
-/** Opens `n` connections (concurrency at a time), one GET on each; µs of the server's CPU per connection. */
-async function connections(server, chain, n) {
-  const tls = clientTls(server.tlsOptions, chain);
-  const before = cpuSeconds(server.pid);
+/** Opens `n` connections at once, one GET on each, and waits for every answer. */
+function batch(server, tls, n) {
+  return Promise.all(
+    Array.from(
+      { length: n },
+      () =>
+        new Promise((resolve, reject) => {
+          const agent = new https.Agent({ keepAlive: false, ...tls });
+          https
+            .get(server.url, { agent, headers: { accept: 'application/json' } }, (res) => {
+              if (res.statusCode !== 200) reject(new Error(`${server.name}: GET answered ${res.statusCode}`));
+              res.resume();
+              res.on('end', resolve);
+            })
+            .on('error', reject);
+        }),
+    ),
+  );
+}
+
+/**
+ * `n` connections to each server, in batches of `concurrency` that take turns between the servers
+ * (so that a change of the machine's load hits them alike): µs of each server's CPU per connection.
+ */
+async function connections(servers, chain, n, turn = 0) {
+  const cpu = servers.map(() => 0);
+  const tls = servers.map((s) => clientTls(s.tlsOptions, chain));
   for (let i = 0; i < n; i += concurrency) {
-    await Promise.all(
-      Array.from(
-        { length: Math.min(concurrency, n - i) },
-        () =>
-          new Promise((resolve, reject) => {
-            const agent = new https.Agent({ keepAlive: false, ...tls });
-            https
-              .get(server.url, { agent, headers: { accept: 'application/json' } }, (res) => {
-                if (res.statusCode !== 200) reject(new Error(`${server.name}: GET answered ${res.statusCode}`));
-                res.resume();
-                res.on('end', resolve);
-              })
-              .on('error', reject);
-          }),
-      ),
-    );
+    const size = Math.min(concurrency, n - i);
+    for (let k = 0; k < servers.length; k++) {
+      const j = (k + turn + i / concurrency) % servers.length;
+      const before = cpuSeconds(servers[j].pid);
+      const started = performance.now();
+      await batch(servers[j], tls[j], size);
+      // Less what the server spends idle in that time (timers, controllers: ~8 ms a second for
+      // the apiserver), which depends on how long the batch waited for a CPU, not on connections.
+      cpu[j] += cpuSeconds(servers[j].pid) - before - (servers[j].idlePerMs * (performance.now() - started)) / 1000;
+    }
   }
-  return ((cpuSeconds(server.pid) - before) / n) * 1e6;
+  return cpu.map((c) => (c / n) * 1e6);
+}
+
+/** CPU seconds a server uses per millisecond while nobody calls it. */
+async function idleRate(server, ms = 3000) {
+  const before = cpuSeconds(server.pid);
+  await new Promise((resolve) => setTimeout(resolve, ms));
+  return (cpuSeconds(server.pid) - before) / ms;
 }
 
 const median = (xs) => {
@@ -110,15 +135,17 @@ try {
 
   // Warm-up: JIT-compiled handshake and request paths, caches filled (the client certificate's
   // verification among them), as on a server that has served for a while.
-  for (const chain of chains) for (const s of all) await connections(s, chain, 400);
+  for (const s of all) s.idlePerMs = 0;
+  for (const chain of chains) await connections(all, chain, 400);
+  for (const s of all) s.idlePerMs = await idleRate(s);
+  if (!has('--json')) console.log(`idle CPU, subtracted for the time of each batch: ${all.map((s) => `${s.name} ${(s.idlePerMs * 1e3 * 1e3).toFixed(1)} ms/s`).join(', ')}`);
 
   const results = Object.fromEntries(chains.map((c) => [c, Object.fromEntries(all.map((s) => [s.name, []]))]));
   const load0 = os.loadavg()[0];
   for (let r = 0; r < rounds; r++) {
     for (const chain of chains) {
-      // Alternate which server goes first, so that a load change within a round hits both alike.
-      const order = r % 2 ? [...all].reverse() : all;
-      for (const s of order) results[chain][s.name].push(await connections(s, chain, perRound));
+      const us = await connections(all, chain, perRound, r);
+      all.forEach((s, j) => results[chain][s.name].push(us[j]));
       const line = all.map((s) => `${s.name} ${results[chain][s.name][r].toFixed(0)}`).join(', ');
       if (!has('--json')) console.log(`round ${r + 1} (chain ${chain}): µs CPU per connection: ${line}`);
     }
