@@ -1,3 +1,4 @@
+import type { X509Certificate } from 'node:crypto';
 import type { PeerCertificate } from 'node:tls';
 
 /**
@@ -25,8 +26,14 @@ export interface AuthenticationRequest {
   /** The request path without the query string. */
   path: string;
   headers: Record<string, string | string[] | undefined>;
-  /** The TLS client certificate, when the client sent one; `authorized` says whether it chained to the client CA. */
-  tls?: { authorized: boolean; peerCertificate?: PeerCertificate };
+  /**
+   * The TLS client certificate, when the client sent one; `authorized` says whether it chained to
+   * the client CA. `peerX509Certificate` is the leaf as node:crypto holds it, the certificates the
+   * client sent after it as its `issuerCertificate` chain, in the order sent (a server reads it
+   * with TLSSocket.getPeerX509Certificate()); authenticators prefer it to `peerCertificate` (the
+   * legacy object, whose `issuerCertificate` chain, when there is one, is followed instead).
+   */
+  tls?: { authorized: boolean; peerCertificate?: PeerCertificate; peerX509Certificate?: X509Certificate };
   /** Aborted when the request ends (the same as the scope's, for callers that pass no scope). */
   signal?: AbortSignal;
 }

@@ -182,3 +182,99 @@ describe('x509 client-certificate authenticator over real TLS', () => {
     for (let i = 0; i < 3; i++) expect((await authenticator.authenticate(req))?.user.username).toBe('alice');
   });
 });
+
+describe('x509 client-certificate authenticator with node:crypto certificates (as @plat/server reads them)', () => {
+  let clientCA: PemKeyPair;
+  let otherCA: PemKeyPair;
+  let server: AuthServer;
+
+  beforeAll(async () => {
+    clientCA = await createCertificateAuthority({ commonName: 'client-ca' });
+    otherCA = await createCertificateAuthority({ commonName: 'other-ca' });
+    server = await startAuthServer(createX509Authenticator({ clientCA: clientCA.certPem }), clientCA.certPem, 'x509');
+  });
+  afterAll(() => server.close());
+
+  it('maps CN to the username and each O to a group', async () => {
+    const alice = await issueClientCertificate(clientCA, { commonName: 'alice', organizations: ['devs', 'ops'] });
+    const res = await call(server, { cert: alice.certPem, key: alice.keyPem });
+    expect(res.status).toBe(200);
+    expect(res.body?.user).toEqual({ username: 'alice', groups: ['devs', 'ops'] });
+  });
+
+  it('answers null (no credential) when the client sends no certificate', async () => {
+    const res = await call(server);
+    expect(res.status).toBe(200);
+    expect(res.body).toBeNull();
+  });
+
+  it('rejects a certificate from another CA', async () => {
+    const mallory = await issueClientCertificate(otherCA, { commonName: 'mallory', organizations: ['system:masters'] });
+    const res = await call(server, { cert: mallory.certPem, key: mallory.keyPem });
+    expect(res.status).toBe(401);
+    expect(res.body?.error).toMatch(/failed: x509: certificate signed by unknown authority$/);
+  });
+
+  it('verifies a chain through the intermediate the client sends, and not the same leaf sent without it', async () => {
+    const intermediate = await createCertificate(
+      { commonName: 'intermediate', basicConstraints: 'ca', keyUsage: ['digitalSignature', 'keyCertSign'] },
+      clientCA,
+    );
+    const bob = await issueClientCertificate(intermediate, { commonName: 'bob', organizations: ['team'] });
+    const withChain = await call(server, { cert: bob.certPem + intermediate.certPem, key: bob.keyPem });
+    expect(withChain.status).toBe(200);
+    expect(withChain.body?.user).toEqual({ username: 'bob', groups: ['team'] });
+    // The verified chain is remembered by the fingerprints of every certificate presented: the
+    // leaf alone is another chain, verified on its own (as kube verifies each request's chain).
+    const leafOnly = await call(server, { cert: bob.certPem, key: bob.keyPem });
+    expect(leafOnly.status).toBe(401);
+    expect(leafOnly.body?.error).toMatch(/x509: certificate signed by unknown authority$/);
+    expect((await call(server, { cert: bob.certPem + intermediate.certPem, key: bob.keyPem })).status).toBe(200);
+  });
+
+  it('rejects an expired certificate', async () => {
+    const old = await createCertificate(
+      { commonName: 'old', notBefore: new Date(Date.now() - 3 * 86400_000), validityDays: 1, extKeyUsage: [extKeyUsageOid.clientAuth] },
+      clientCA,
+    );
+    const res = await call(server, { cert: old.certPem, key: old.keyPem });
+    expect(res.status).toBe(401);
+    expect(res.body?.error).toMatch(/certificate has expired or is not yet valid/);
+  });
+
+  it('remembers a node:crypto certificate until its expiry and only under the CA bundle that verified it', async () => {
+    const alice = await issueClientCertificate(clientCA, { commonName: 'alice', validityDays: 2 });
+    const trusted = [new X509Certificate(clientCA.certPem)];
+    let current = trusted;
+    let clock = new Date();
+    const authenticator = createX509Authenticator({ clientCA: () => current, now: () => clock });
+    const req = { method: 'GET', path: '/', headers: {}, tls: { authorized: true, peerX509Certificate: new X509Certificate(alice.certPem) } };
+    expect(authenticator.authenticateKnown!(req)).toBeUndefined();
+    const first = await authenticator.authenticate(req);
+    expect(first?.user.username).toBe('alice');
+    expect(authenticator.authenticateKnown!(req)).toBe(first);
+    // Another object of the same certificate (a new connection) is known by its fingerprint.
+    const again = { ...req, tls: { authorized: true, peerX509Certificate: new X509Certificate(alice.certPem) } };
+    expect(authenticator.authenticateKnown!(again)).toBe(first);
+    current = [new X509Certificate(otherCA.certPem)];
+    expect(authenticator.authenticateKnown!(req)).toBeUndefined();
+    await expect(authenticator.authenticate(again)).rejects.toThrow(/unknown authority/);
+    current = trusted;
+    expect(authenticator.authenticateKnown!(req)).toBe(first);
+    clock = new Date(Date.now() + 3 * 86400_000);
+    expect(authenticator.authenticateKnown!(again)).toBeUndefined();
+    await expect(authenticator.authenticate(again)).rejects.toThrow(/certificate has expired or is not yet valid/);
+  });
+
+  it('keeps at most cacheSize chains', async () => {
+    const authenticator = createX509Authenticator({ clientCA: clientCA.certPem, cacheSize: 2 });
+    const certs = await Promise.all(['a', 'b', 'c'].map((cn) => issueClientCertificate(clientCA, { commonName: cn })));
+    const reqs = certs.map((c) => ({ method: 'GET', path: '/', headers: {}, tls: { authorized: true, peerX509Certificate: new X509Certificate(c.certPem) } }));
+    for (const r of reqs) await authenticator.authenticate(r);
+    // New objects (new connections) of the same certificates: only the two latest are remembered.
+    const fresh = certs.map((c) => ({ method: 'GET', path: '/', headers: {}, tls: { authorized: true, peerX509Certificate: new X509Certificate(c.certPem) } }));
+    expect(authenticator.authenticateKnown!(fresh[0]!)).toBeUndefined();
+    expect(authenticator.authenticateKnown!(fresh[1]!)?.user.username).toBe('b');
+    expect(authenticator.authenticateKnown!(fresh[2]!)?.user.username).toBe('c');
+  });
+});

@@ -43,20 +43,42 @@ interface VerifiedChain {
   result: AuthenticationResult | null;
 }
 
-// A server usually hands the same peer-certificate object for every request of a connection.
-const chainKeys = new WeakMap<PeerCertificate, string>();
+/**
+ * The client's certificate as the request carries it: node:crypto's X509Certificate (what a server
+ * reads with getPeerX509Certificate) or the legacy object of getPeerCertificate(true). Both link
+ * the certificates the client sent after its leaf through `issuerCertificate`.
+ */
+type Peer = X509Certificate | PeerCertificate;
 
-/** Fingerprints of the certificates the peer presented (leaf first), without parsing them again. */
-function chainKey(peer: PeerCertificate): string {
+/** How many certificates of a presented chain count (leaf included); the rest are ignored. */
+const maxPresentedChain = 16;
+
+/** The presented certificates, leaf first, at most maxPresentedChain and each once. */
+function presented<T extends X509Certificate | DetailedPeerCertificate>(leaf: T): T[] {
+  const certs: T[] = [];
+  const prints: string[] = [];
+  let current: T | undefined = leaf;
+  while (current && current.fingerprint256 && !prints.includes(current.fingerprint256) && certs.length < maxPresentedChain) {
+    prints.push(current.fingerprint256);
+    certs.push(current);
+    current = current.issuerCertificate as T | undefined;
+  }
+  return certs;
+}
+
+// A server hands the same peer-certificate object for every request of a connection.
+const chainKeys = new WeakMap<Peer, string>();
+
+/**
+ * The SHA-256 fingerprints of the certificates the peer presented (leaf first): what identifies a
+ * verified chain exactly, as the same leaf with other intermediates may not verify.
+ */
+function chainKey(peer: Peer): string {
   const known = chainKeys.get(peer);
   if (known !== undefined) return known;
-  const prints: string[] = [];
-  let current: DetailedPeerCertificate | undefined = peer as DetailedPeerCertificate;
-  while (current && current.fingerprint256 && !prints.includes(current.fingerprint256) && prints.length < 16) {
-    prints.push(current.fingerprint256);
-    current = current.issuerCertificate;
-  }
-  const key = prints.join('/');
+  const certs: Array<X509Certificate | DetailedPeerCertificate> =
+    peer instanceof X509Certificate ? presented(peer) : presented(peer as DetailedPeerCertificate);
+  const key = certs.map((c) => c.fingerprint256).join('/');
   chainKeys.set(peer, key);
   return key;
 }
@@ -81,16 +103,21 @@ function certificateIdentifier(cert: X509Certificate): string {
   return `SN=${serial}, SKID=${subjectKeyId}, AKID=${authorityKeyId}`;
 }
 
-function peerChain(peer: PeerCertificate): X509Certificate[] {
-  const certs: X509Certificate[] = [];
-  const seen = new Set<string>();
-  let current: DetailedPeerCertificate | undefined = peer as DetailedPeerCertificate;
-  while (current && current.raw && !seen.has(current.fingerprint256) && certs.length < 16) {
-    seen.add(current.fingerprint256);
-    certs.push(new X509Certificate(current.raw));
-    current = current.issuerCertificate;
-  }
-  return certs;
+/** The presented chain to verify: node:crypto's certificates as they are, legacy ones parsed from their DER. */
+function peerChain(peer: Peer): X509Certificate[] {
+  if (peer instanceof X509Certificate) return presented(peer);
+  return presented(peer as DetailedPeerCertificate)
+    .filter((c) => c.raw)
+    .map((c) => new X509Certificate(c.raw));
+}
+
+/** The client's certificate: node:crypto's when the request has it, else the legacy object (if it has DER). */
+function presentedPeer(req: AuthenticationRequest): Peer | undefined {
+  const tls = req.tls;
+  if (!tls) return undefined;
+  if (tls.peerX509Certificate) return tls.peerX509Certificate;
+  const legacy = tls.peerCertificate;
+  return legacy && legacy.raw && legacy.raw.length > 0 ? legacy : undefined;
 }
 
 function subjectValues(value: string | string[] | undefined): string[] {
@@ -139,12 +166,12 @@ export function createX509Authenticator(opts: X509AuthenticatorOptions): Authent
   // (microbenchmark, load 4.4; docs/performance.md "apiserver", fourth round). Weak: an entry
   // lives as long as its connection's certificate object (so the connection limits bound it),
   // and is checked for anchors and validity as the cache's are.
-  const byPeer = cache ? new WeakMap<PeerCertificate, VerifiedChain>() : undefined;
+  const byPeer = cache ? new WeakMap<Peer, VerifiedChain>() : undefined;
 
   /** The answer without verifying: null without a certificate or CA, the cached chain's, else undefined. */
   function known(req: AuthenticationRequest, atMs: number): AuthenticationResult | null | undefined {
-    const peer = req.tls?.peerCertificate;
-    if (!peer || !peer.raw || peer.raw.length === 0) return null;
+    const peer = presentedPeer(req);
+    if (!peer) return null;
     const anchors = roots();
     if (anchors.length === 0) return null;
     let hit = byPeer?.get(peer);
@@ -165,7 +192,7 @@ export function createX509Authenticator(opts: X509AuthenticatorOptions): Authent
       const atMs = nowMs();
       const answer = known(req, atMs);
       if (answer !== undefined) return answer;
-      const peer = req.tls!.peerCertificate!;
+      const peer = presentedPeer(req)!;
       const anchors = roots();
       const key = chainKey(peer);
       const at = new Date(atMs);

@@ -1,3 +1,4 @@
+import type { X509Certificate } from 'node:crypto';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
@@ -12,21 +13,34 @@ export interface AuthServer {
 
 /**
  * A real HTTPS server that runs `authenticator` on every request (client certificates requested,
- * not required) and answers 200 with the result, or 401 with the error message.
+ * not required) and answers 200 with the result, or 401 with the error message. `read`: how the
+ * server reads the client certificate, as node's legacy object with its chain
+ * (getPeerCertificate(true), the default) or as node:crypto's X509Certificate
+ * (getPeerX509Certificate(), once per connection, as @plat/server does).
  */
-export async function startAuthServer(authenticator: Authenticator, clientCA: string): Promise<AuthServer> {
+export async function startAuthServer(authenticator: Authenticator, clientCA: string, read: 'legacy' | 'x509' = 'legacy'): Promise<AuthServer> {
   const ca = await createCertificateAuthority({ commonName: 'test-serving-ca' });
   const serving = await issueServingCertificate(ca, { commonName: 'localhost', dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
+  const x509BySocket = new WeakMap<TLSSocket, { cert: X509Certificate | undefined }>();
   const server = https.createServer(
     { cert: serving.certPem, key: serving.keyPem, ca: clientCA, requestCert: true, rejectUnauthorized: false },
     (req, res) => {
       const socket = req.socket as TLSSocket;
-      const peer = socket.getPeerCertificate(true);
+      let tls: AuthenticationRequest['tls'];
+      if (read === 'x509') {
+        // Node hands the chain to the first getPeerX509Certificate() of a connection only.
+        let x509 = x509BySocket.get(socket);
+        if (!x509) x509BySocket.set(socket, (x509 = { cert: socket.getPeerX509Certificate() }));
+        tls = { authorized: socket.authorized, peerX509Certificate: x509.cert };
+      } else {
+        const peer = socket.getPeerCertificate(true);
+        tls = { authorized: socket.authorized, peerCertificate: peer && peer.raw ? peer : undefined };
+      }
       const authReq: AuthenticationRequest = {
         method: req.method ?? 'GET',
         path: (req.url ?? '/').split('?')[0],
         headers: req.headersDistinct as AuthenticationRequest['headers'],
-        tls: { authorized: socket.authorized, peerCertificate: peer && peer.raw ? peer : undefined },
+        tls,
       };
       authenticator.authenticate(authReq).then(
         (result) => {

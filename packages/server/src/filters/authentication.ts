@@ -1,4 +1,5 @@
-import type { TLSSocket } from 'node:tls';
+import type { X509Certificate } from 'node:crypto';
+import type { PeerCertificate, TLSSocket } from 'node:tls';
 import { newUnauthorized } from '@plat/api-model';
 import { withAuthenticatedGroup, type AuthenticationRequest, type Authenticator, type UserInfo } from '@plat/auth';
 import type { Filter, RequestContext } from '../context.js';
@@ -22,20 +23,50 @@ export function hasHeaderWithPrefix(ctx: RequestContext, prefix: string): boolea
   return false;
 }
 
-/** What a connection's client certificate says, by socket (one per server: its filter's). */
-type TlsInfoCache = WeakMap<object, AuthenticationRequest['tls']>;
+/**
+ * What a connection's client certificate says. The certificate is node:crypto's X509Certificate
+ * with the certificates the client sent after it as its issuer chain (getPeerX509Certificate: the
+ * leaf is the one OpenSSL holds, where getPeerCertificate(true) copies every certificate of the
+ * chain, the CA it finds in the store included, through a DER round trip, each ~0.1 ms of OpenSSL
+ * 3's public-key decoding, and builds a legacy object for each). Per new connection, with the
+ * chain's fingerprints: 35 µs against 178 for a client that sends its leaf alone (kubectl), 195
+ * against 298 for one that sends the CA too (node's client); tools/bench/apiserver/peer-certificate.mjs,
+ * medians, load 3. In the apiserver under perf (connections.mjs's load, leaf and CA): 160 µs per
+ * connection in GetPeerX509Certificate against 260 in GetPeerCertificate (docs/performance.md,
+ * "apiserver", per new connection). The legacy object is made only if something reads it.
+ */
+class ConnectionTls {
+  private legacy: PeerCertificate | undefined;
 
-// A connection's client certificate never changes: read it (an expensive call) once per socket.
-function tlsInfo(ctx: RequestContext, tlsInfoCache: TlsInfoCache): AuthenticationRequest['tls'] {
-  const socket = ctx.req.socket as TLSSocket;
-  if (typeof socket.getPeerCertificate !== 'function') return undefined;
-  // HTTP/2 hands each request its own proxy of the socket: key the cache by the session's socket.
-  const key = (ctx.req as { stream?: { session?: { socket?: object } } }).stream?.session?.socket ?? socket;
-  const cached = tlsInfoCache.get(key);
+  constructor(
+    private readonly socket: TLSSocket,
+    readonly authorized: boolean,
+    readonly peerX509Certificate: X509Certificate,
+  ) {}
+
+  /** The leaf as getPeerCertificate() answers it (without the chain: peerX509Certificate has it). */
+  get peerCertificate(): PeerCertificate {
+    return (this.legacy ??= this.socket.getPeerCertificate());
+  }
+}
+
+// A connection's client certificate never changes: read it once per socket. Once also because
+// node 20 hands the chain to the first getPeerX509Certificate() only (it moves the certificates
+// out of the connection's list as it links them): a second read has the leaf alone. One map for
+// every server of the process, so that no second filter reads a socket again. Weak: an entry goes
+// with its socket.
+const tlsInfoBySocket = new WeakMap<object, AuthenticationRequest['tls']>();
+const noClientCertificate: AuthenticationRequest['tls'] = Object.freeze({ authorized: false });
+
+function tlsInfo(ctx: RequestContext): AuthenticationRequest['tls'] {
+  // HTTP/2 hands each request its own proxy of the socket: use the session's socket.
+  const socket = ((ctx.req as { stream?: { session?: { socket?: object } } }).stream?.session?.socket ?? ctx.req.socket) as TLSSocket;
+  if (typeof socket.getPeerX509Certificate !== 'function') return undefined;
+  const cached = tlsInfoBySocket.get(socket);
   if (cached) return cached;
-  const peer = socket.getPeerCertificate(true);
-  const info = !peer || Object.keys(peer).length === 0 ? { authorized: false } : { authorized: socket.authorized === true, peerCertificate: peer };
-  tlsInfoCache.set(key, info);
+  const peer = socket.getPeerX509Certificate();
+  const info = peer ? new ConnectionTls(socket, socket.authorized === true, peer) : noClientCertificate;
+  tlsInfoBySocket.set(socket, info);
   return info;
 }
 
@@ -48,14 +79,11 @@ class LazyAuthenticationRequest implements AuthenticationRequest {
   readonly path: string;
   readonly tls: AuthenticationRequest['tls'];
 
-  constructor(
-    private readonly request: RequestContext,
-    tlsInfoCache: TlsInfoCache,
-  ) {
+  constructor(private readonly request: RequestContext) {
     this.method = request.method;
     // Decoded, as Go's URL.Path that kube's anonymous path conditions compare.
     this.path = request.info.path;
-    this.tls = tlsInfo(request, tlsInfoCache);
+    this.tls = tlsInfo(request);
   }
 
   get headers(): Record<string, string | string[] | undefined> {
@@ -73,7 +101,6 @@ class LazyAuthenticationRequest implements AuthenticationRequest {
  * filters/audit.ts). The Authorization header is not passed further down.
  */
 export function withAuthentication(authenticator: Authenticator, logger: ServerLogger, onUnauthenticated?: (ctx: RequestContext) => Promise<void>): Filter {
-  const tlsInfoCache: TlsInfoCache = new WeakMap();
   return (next) => {
     const proceed = (ctx: RequestContext, user: UserInfo): Promise<void> => {
       // Only when there is one: `req.headers` is built on first use, and a GET with a client
@@ -103,7 +130,7 @@ export function withAuthentication(authenticator: Authenticator, logger: ServerL
     };
     return (ctx) => {
       if (ctx.req instanceof LoopbackIncomingRequest) return awaited(ctx, undefined);
-      const request = new LazyAuthenticationRequest(ctx, tlsInfoCache);
+      const request = new LazyAuthenticationRequest(ctx);
       // A user the authenticator knows without waiting (a client certificate seen before) goes on
       // to the next handler at once: no async function, promise and resumption per layer (this
       // filter, anonymous, union, x509), 2.0 KB less garbage per GET (docs/performance.md,
