@@ -96,6 +96,12 @@ describe('MvccStorage get: backend failures', () => {
       if (this.failing !== undefined) throw this.failing;
       return super.get(key, revision);
     }
+
+    // The check of a cached object's revision, answered without awaiting (MvccStorage.get).
+    override latestModRevision(key: string): number {
+      if (this.failing !== undefined) throw this.failing;
+      return super.latestModRevision(key);
+    }
   }
 
   it('answers a failed read as a 500 InternalError, and a missing key as 404', async () => {
