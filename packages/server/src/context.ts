@@ -77,8 +77,8 @@ export interface RequestContext extends RequestScope {
    */
   readonly signalIfCreated: AbortSignal | undefined;
   abort(reason: Error): void;
-  /** When the request times out (ms since the epoch), set by the timeout filter; none for watches. */
-  deadline?: number;
+  /** When the request times out (ms since the epoch), from the timeout filter's timer; none for watches. */
+  readonly deadline?: number;
   /** The timeout filter's deadline of the request (none for watches); see RequestTimer. */
   timer?: RequestTimer;
   /** Sent as `Warning: 299 - "..."` headers with the response. */
@@ -117,6 +117,8 @@ export class RequestCallOptions {
  * timeout filter needs no promise of its own.
  */
 export interface RequestTimer {
+  /** When the deadline passes, in ms since the epoch. */
+  readonly deadline: number;
   /** Whether the deadline passed first (the 504 is the request's answer). */
   readonly timedOut: boolean;
   /** Takes the deadline out of its queue (the request is done); harmless after it fired. */
@@ -203,7 +205,6 @@ export class ServerRequestContext implements RequestContext {
   user?: UserInfo;
   authenticatedUser?: UserInfo;
   warnings: string[] = [];
-  deadline?: number;
   timer?: RequestTimer;
   traceContext?: TraceContext;
   pinnedAuthorizer?: Authorizer;
@@ -246,6 +247,11 @@ export class ServerRequestContext implements RequestContext {
       (out[name] ??= []).push(raw[i + 1]!);
     }
     return (this.headerListsCache = out);
+  }
+
+  /** The timer's, read from it when asked: nothing on a GET's path reads it (filters/timeout.ts). */
+  get deadline(): number | undefined {
+    return this.timer?.deadline;
   }
 
   get signal(): AbortSignal {

@@ -1,3 +1,8 @@
+// Imported, not the global: `performance` is an accessor on Node's global object, so every read
+// of the global ran V8's LoadGlobalIC and its getter, here twice a GET (perf-native.mjs
+// --callers: `LoadGlobalIC` under `getResource`, into which this wrapper is inlined, 0.09-0.12 µs
+// a GET; serving.ts; docs/performance.md "apiserver", sixth round).
+import { performance } from 'node:perf_hooks';
 import type { Storage } from '@plat/storage';
 import type { ServerMetrics } from './metrics.js';
 

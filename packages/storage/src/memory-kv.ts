@@ -59,6 +59,11 @@ export class MemoryKv implements Kv {
     return i >= 0 ? vs[i] : undefined;
   }
 
+  latestModRevision(key: string): number {
+    const v = this.latest(key);
+    return v?.value !== undefined ? v.revision : 0;
+  }
+
   async get(key: string, revision?: number): Promise<{ record: KvRecord | undefined; revision: number }> {
     const at = readRevision(revision, this.revision, this.compacted);
     const v = this.versionAt(key, at);

@@ -1,4 +1,5 @@
 import { newServiceUnavailable } from '@plat/api-model';
+import type { TxnResult } from './kv.js';
 import { MemoryKv } from './memory-kv.js';
 import { MemoryStorage, MvccStorage, openStorage } from './index.js';
 import { runStorageContract } from './testing.js';
@@ -96,6 +97,12 @@ describe('MvccStorage get: backend failures', () => {
       if (this.failing !== undefined) throw this.failing;
       return super.get(key, revision);
     }
+
+    // The check of a cached object's revision, answered without awaiting (MvccStorage.get).
+    override latestModRevision(key: string): number {
+      if (this.failing !== undefined) throw this.failing;
+      return super.latestModRevision(key);
+    }
   }
 
   it('answers a failed read as a 500 InternalError, and a missing key as 404', async () => {
@@ -114,5 +121,40 @@ describe('MvccStorage get: backend failures', () => {
       await s.close();
     }
     await expect(s.get('/g/r/a')).rejects.toThrow('storage is closed');
+  });
+});
+
+describe('MemoryKv.latestModRevision', () => {
+  it("answers a live key's newest revision, and 0 for a missing or deleted key", async () => {
+    const kv = new MemoryKv({ compactIntervalMs: 0 });
+    expect(kv.latestModRevision('/g/r/a')).toBe(0);
+    const revisionOf = (res: TxnResult): number => {
+      if (!res.succeeded) throw new Error('the write failed');
+      return res.revision;
+    };
+    const created = revisionOf(await kv.create('/g/r/a', '{}'));
+    expect(kv.latestModRevision('/g/r/a')).toBe(created);
+    const updated = revisionOf(await kv.update('/g/r/a', '{"x":1}', created));
+    expect(kv.latestModRevision('/g/r/a')).toBe(updated);
+    expect((await kv.get('/g/r/a')).record?.modRevision).toBe(updated);
+    revisionOf(await kv.delete('/g/r/a', updated));
+    expect(kv.latestModRevision('/g/r/a')).toBe(0);
+  });
+});
+
+describe('MvccStorage get of a cached object', () => {
+  it('answers the change or the delete made since it was cached', async () => {
+    const s = new MemoryStorage();
+    try {
+      await s.create('/g/r/a', { metadata: { name: 'a' }, spec: { v: 1 } });
+      const first = await s.get('/g/r/a');
+      expect(await s.get('/g/r/a')).toBe(first);
+      await s.guaranteedUpdate('/g/r/a', (cur) => ({ ...cur, spec: { v: 2 } }));
+      expect((await s.get('/g/r/a')).spec).toEqual({ v: 2 });
+      await s.delete('/g/r/a');
+      await expect(s.get('/g/r/a')).rejects.toMatchObject({ code: 404 });
+    } finally {
+      await s.close();
+    }
   });
 });

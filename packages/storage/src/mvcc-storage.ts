@@ -197,19 +197,62 @@ export class MvccStorage implements Storage {
     return decodeObject(value, res.revision);
   }
 
-  async get(key: string, opts: GetOptions = {}): Promise<StoredObject> {
+  get(key: string, opts: GetOptions = {}): Promise<StoredObject> {
+    // An unchanged object answered without an async function: its frame and promise were 300 of
+    // the 360 B a GET still allocated here once the backend was no longer awaited (690 before;
+    // inprocess.mjs --profile --heap; docs/performance.md "apiserver", sixth round). What the
+    // checks throw rejects, as from the async read.
+    let unchanged: StoredObject | undefined;
+    try {
+      unchanged = this.unchangedObject(key, opts);
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
+    return unchanged !== undefined ? Promise.resolve(unchanged) : this.read(key, opts);
+  }
+
+  /**
+   * The read cache's object for a get the backend answers without I/O (memory, SQLite:
+   * `Kv.latestModRevision`) when the key has not changed since; undefined when the backend must
+   * be read. Throws what the get answers: a bad key, closed storage, NotFound for a key deleted
+   * since. Without awaiting the backend, that spares its promise, an await's reaction and one
+   * microtask turn on every GET of an unchanged object (perf-native.mjs --callers: no
+   * `EnqueueMicrotask` under the storage's get; docs/performance.md "apiserver", sixth round).
+   */
+  private unchangedObject(key: string, opts: GetOptions): StoredObject | undefined {
     validateKey(key);
+    const minimum = parseResourceVersion(opts.resourceVersion);
+    if (this.closed) throw storageClosed();
+    if (!this.kv.latestModRevision || minimum !== undefined) return undefined;
+    const known = this.reads?.get(key);
+    if (!known) return undefined;
+    let latest: number;
+    try {
+      latest = this.kv.latestModRevision(key);
+    } catch (err) {
+      throw backendFailure(err, opts);
+    }
+    if (latest === known.revision) return known.object;
+    if (latest === 0) {
+      this.reads!.delete(key);
+      throw notFound(key);
+    }
+    return undefined;
+  }
+
+  private async read(key: string, opts: GetOptions): Promise<StoredObject> {
     // No check of opts.signal here: a get is one backend read, and the options go to the backend
     // as they are, which reads the signal only if it can cancel a call in flight (etcd3). A
     // caller's signal may be made on first read (a server request's is), and a GET against
     // memory or SQLite should not pay for one.
     const minimum = parseResourceVersion(opts.resourceVersion);
-    if (this.closed) throw storageClosed();
     // The backend's promises are awaited here, with `call`'s failure mapping in a catch, not
     // through `call`: its two closures and the derived promise of its rejection handler, and one
     // microtask turn, on every GET: `get`'s garbage went from 920 to 691 B per GET
     // (inprocess.mjs --profile --heap, memory backend; docs/performance.md "apiserver", fifth round).
-    const known = this.kv.modRevision ? this.reads?.get(key) : undefined;
+    // A backend with `latestModRevision` was asked already (unchangedObject), unless the get
+    // names a resourceVersion.
+    const known = this.kv.modRevision && (minimum !== undefined || !this.kv.latestModRevision) ? this.reads?.get(key) : undefined;
     if (known) {
       // A cached object: ask only whether it changed (no value read, no parse).
       let latest: { modRevision: number | undefined; revision: number };

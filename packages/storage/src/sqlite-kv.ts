@@ -231,13 +231,18 @@ export class SqliteKv implements Kv {
   }
 
   async modRevision(key: string): Promise<{ modRevision: number | undefined; revision: number }> {
+    const id = this.latestModRevision(key);
+    return { modRevision: id === 0 ? undefined : id, revision: this.revision };
+  }
+
+  latestModRevision(key: string): number {
     let id = this.latestIds.get(key);
     if (id === undefined) {
       const row = this.stmt.latestId.get(key) as { id: number; deleted: number } | undefined;
       id = row && !row.deleted ? row.id : 0;
       this.latestIds.set(key, id);
     }
-    return { modRevision: id === 0 ? undefined : id, revision: this.revision };
+    return id;
   }
 
   async range(start: string, end: string, opts: RangeOptions): Promise<RangeResult> {
