@@ -1,6 +1,6 @@
 import { Registry } from 'prom-client';
 import { createMetricsRegistry } from '@plat/telemetry';
-import { createServerMetrics } from './metrics.js';
+import { createServerMetrics, recordRequest } from './metrics.js';
 
 const occurrences = (text: string, line: string) => text.split('\n').filter((l) => l === line).length;
 
@@ -42,5 +42,39 @@ describe('createServerMetrics', () => {
     const text = await createServerMetrics(new Registry()).registry.metrics();
     expect(text).not.toContain('process_cpu_user_seconds_total');
     expect(text).toContain('# TYPE apiserver_request_total counter');
+  });
+
+  it('counts each request in its own series when consecutive requests share some labels but not all (the last-series shortcut)', async () => {
+    const metrics = createServerMetrics(new Registry());
+    const served = { apiGroup: 'certificates.plat.io', apiVersion: 'v1beta1', resource: 'clustertrustbundles' };
+    const key = 'certificates.plat.io/v1beta1/clustertrustbundles';
+    const none = { apiGroup: '', apiVersion: '', resource: '' };
+    const calls: [string, typeof served, string, string, string, number][] = [
+      [key, served, 'GET', 'resource', '', 200],
+      [key, served, 'GET', 'resource', '', 200],
+      [key, served, 'GET', 'resource', '', 404],
+      [key, served, 'GET', 'resource', '', 200],
+      [key, served, 'LIST', 'cluster', '', 200],
+      [key, served, 'GET', 'cluster', '', 200],
+      [key, served, 'GET', 'resource', 'status', 200],
+      ['', none, 'GET', 'resource', '', 200],
+      [key, served, 'GET', 'resource', '', 200],
+    ];
+    for (const [resourceKey, labels, verb, scope, subresource, code] of calls) recordRequest(metrics, resourceKey, labels, verb, scope, subresource, code, 0.001);
+    const text = await metrics.registry.metrics();
+    const total = (verb: string, group: string, subresource: string, scope: string, code: number) => {
+      const resource = group === '' ? '' : 'clustertrustbundles';
+      const version = group === '' ? '' : 'v1beta1';
+      const line = text.split('\n').find((l) => l.startsWith(`apiserver_request_total{verb="${verb}",group="${group}",version="${version}",resource="${resource}",subresource="${subresource}",scope="${scope}",component="apiserver",code="${code}"} `));
+      return line === undefined ? undefined : Number(line.split(' ')[1]);
+    };
+    expect(total('GET', 'certificates.plat.io', '', 'resource', 200)).toBe(4);
+    expect(total('GET', 'certificates.plat.io', '', 'resource', 404)).toBe(1);
+    expect(total('LIST', 'certificates.plat.io', '', 'cluster', 200)).toBe(1);
+    expect(total('GET', 'certificates.plat.io', '', 'cluster', 200)).toBe(1);
+    expect(total('GET', 'certificates.plat.io', 'status', 'resource', 200)).toBe(1);
+    expect(total('GET', '', '', 'resource', 200)).toBe(1);
+    const count = text.split('\n').find((l) => l.startsWith('apiserver_request_duration_seconds_count{verb="GET",group="certificates.plat.io",version="v1beta1",resource="clustertrustbundles",subresource="",scope="resource",'));
+    expect(count?.endsWith(' 5')).toBe(true);
   });
 });
