@@ -70,6 +70,34 @@ describe('memory storage', () => {
     }
   });
 
+  it('answers a repeated get from the read cache as its most recent entry, and a changed or deleted key afresh', async () => {
+    const small = new MemoryStorage({ readCacheSize: 2 });
+    try {
+      for (const n of ['a', 'b', 'c']) await small.create(`/g/r/${n}`, { metadata: { name: n } });
+      const a = await small.get('/g/r/a');
+      expect(await small.get('/g/r/a')).toBe(a);
+      expect(await small.get('/g/r/a')).toBe(a); // the get asked last, again
+      const b = await small.get('/g/r/b');
+      expect(await small.get('/g/r/a')).toBe(a); // a is the most recently used again, b the least
+      await small.get('/g/r/c'); // evicts b
+      expect(await small.get('/g/r/a')).toBe(a);
+      const b2 = await small.get('/g/r/b'); // evicts c
+      expect(b2).not.toBe(b);
+      expect(b2).toEqual(b);
+      expect(await small.get('/g/r/a')).toBe(a);
+      await small.guaranteedUpdate('/g/r/a', (cur) => ({ ...cur, metadata: { ...cur.metadata, labels: { x: 'y' } } }));
+      const a2 = await small.get('/g/r/a');
+      expect(a2).not.toBe(a);
+      expect(a2.metadata?.labels).toEqual({ x: 'y' });
+      expect(await small.get('/g/r/a')).toBe(a2);
+      await small.delete('/g/r/a');
+      await expect(small.get('/g/r/a')).rejects.toMatchObject({ code: 404 });
+      await expect(small.get('/g/r/a')).rejects.toMatchObject({ code: 404 });
+    } finally {
+      await small.close();
+    }
+  });
+
   it('keeps at most readCacheBytes of decoded objects, and no object larger than that', async () => {
     const s = new MemoryStorage({ readCacheBytes: 25_000 });
     try {

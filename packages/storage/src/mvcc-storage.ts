@@ -143,6 +143,16 @@ export class MvccStorage implements Storage {
   /** Objects recently answered by get, by key, with the revision they were decoded at. */
   /** Decoded objects of gets by key, bounded in count and in bytes of their stored JSON; undefined when off. */
   private readonly reads: LRUCache<string, { revision: number; object: StoredObject }> | undefined;
+  /**
+   * The read cache's entry that `unchangedObject` found last, while no other operation on the read
+   * cache came after it: the entry is then still cached and already the most recently used, so a
+   * get of the same key again takes it without lru-cache's `get` (an options object, the recency
+   * move, its Map lookup: `get` 0.21 µs and its `FindOrderedHashMapEntry` 0.11 µs of a GET in
+   * perf-native.mjs --callers, load 2.4; docs/performance.md "apiserver", seventh round). Every
+   * other use of `reads` clears it (`readsChanged`).
+   */
+  private lastReadKey: string | undefined = undefined;
+  private lastRead: { revision: number; object: StoredObject } | undefined = undefined;
   private readonly readCacheSize: number;
   private readonly readCacheBytes: number;
   private readonly drops: WatchEventDrops;
@@ -224,8 +234,13 @@ export class MvccStorage implements Storage {
     const minimum = parseResourceVersion(opts.resourceVersion);
     if (this.closed) throw storageClosed();
     if (!this.kv.latestModRevision || minimum !== undefined) return undefined;
-    const known = this.reads?.get(key);
-    if (!known) return undefined;
+    let known = key === this.lastReadKey ? this.lastRead : undefined;
+    if (!known) {
+      known = this.reads?.get(key);
+      if (!known) return undefined;
+      this.lastReadKey = key;
+      this.lastRead = known;
+    }
     let latest: number;
     try {
       latest = this.kv.latestModRevision(key);
@@ -234,6 +249,7 @@ export class MvccStorage implements Storage {
     }
     if (latest === known.revision) return known.object;
     if (latest === 0) {
+      this.readsChanged();
       this.reads!.delete(key);
       throw notFound(key);
     }
@@ -252,7 +268,7 @@ export class MvccStorage implements Storage {
     // (inprocess.mjs --profile --heap, memory backend; docs/performance.md "apiserver", fifth round).
     // A backend with `latestModRevision` was asked already (unchangedObject), unless the get
     // names a resourceVersion.
-    const known = this.kv.modRevision && (minimum !== undefined || !this.kv.latestModRevision) ? this.reads?.get(key) : undefined;
+    const known = this.kv.modRevision && (minimum !== undefined || !this.kv.latestModRevision) ? this.readsChanged()?.get(key) : undefined;
     if (known) {
       // A cached object: ask only whether it changed (no value read, no parse).
       let latest: { modRevision: number | undefined; revision: number };
@@ -264,7 +280,7 @@ export class MvccStorage implements Storage {
       if (minimum !== undefined && minimum > latest.revision) throw tooLargeResourceVersion(minimum, latest.revision);
       if (latest.modRevision === known.revision) return known.object;
       if (latest.modRevision === undefined) {
-        this.reads!.delete(key);
+        this.readsChanged()!.delete(key);
         throw notFound(key);
       }
     }
@@ -287,6 +303,7 @@ export class MvccStorage implements Storage {
    */
   private decodeRead(key: string, record: KvRecord): StoredObject {
     if (!this.reads) return decodeObject(record.value, record.modRevision);
+    this.readsChanged();
     const known = this.reads.get(key);
     if (known && known.revision === record.modRevision) return known.object;
     const object = deepFreeze(decodeObject(record.value, record.modRevision));
@@ -294,6 +311,13 @@ export class MvccStorage implements Storage {
     // not kept (and its older version is dropped).
     this.reads.set(key, { revision: record.modRevision, object }, { size: Math.max(1, record.value.length) });
     return object;
+  }
+
+  /** The read cache, for an operation after which `unchangedObject`'s last entry no longer stands. */
+  private readsChanged(): LRUCache<string, { revision: number; object: StoredObject }> | undefined {
+    this.lastReadKey = undefined;
+    this.lastRead = undefined;
+    return this.reads;
   }
 
   /** The read cache's fill and bounds. */
@@ -570,7 +594,7 @@ export class MvccStorage implements Storage {
     if (this.closed) return;
     for (const w of [...this.openWatches]) w.finish();
     this.closed = true;
-    this.reads?.clear();
+    this.readsChanged()?.clear();
     await this.kv.close();
   }
 }
