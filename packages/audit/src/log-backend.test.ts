@@ -4,7 +4,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { Registry } from 'prom-client';
 import type { AuditEvent } from './event.js';
-import { backgroundPathCheckMs, backupName, createLogBackend } from './log-backend.js';
+import { backupName, createLogBackend } from './log-backend.js';
 import { createAuditMetrics, noAuditMetrics } from './metrics.js';
 
 function event(i: number, body = ''): AuditEvent {
@@ -120,45 +120,6 @@ describe('log backend', () => {
     await log.shutdown();
     expect(lines(`${file}.1`).map((l) => (JSON.parse(l) as AuditEvent).auditID)).toEqual(['id-1']);
     expect(lines(file).map((l) => (JSON.parse(l) as AuditEvent).auditID)).toEqual(['id-3']);
-  });
-
-  it('in the background opens the file again after another tool deletes or renames it, looking at most once a second', async () => {
-    const file = path.join(dir, 'audit.log');
-    let clock = Date.UTC(2026, 0, 2);
-    const log = createLogBackend({ path: file, metrics: noAuditMetrics, background: true, now: () => new Date(clock) });
-    // Background writes go one at a time, in order: a line on file means the writes before it are done.
-    const written = async (f: string, id: string) => {
-      for (let i = 0; i < 500 && !(fs.existsSync(f) && fs.readFileSync(f, 'utf8').includes(`"${id}"`)); i++) await new Promise((r) => setTimeout(r, 10));
-    };
-    const ids = (f: string) => lines(f).map((l) => (JSON.parse(l) as AuditEvent).auditID);
-    log.processEvents([event(1)]);
-    await written(file, 'id-1');
-    fs.renameSync(file, `${file}.1`); // logrotate's default (create) mode
-    clock += backgroundPathCheckMs - 1;
-    log.processEvents([event(2)]);
-    await written(`${file}.1`, 'id-2');
-    clock += 1;
-    log.processEvents([event(3)]);
-    await written(file, 'id-3');
-    // Held open to see the deleted file grow.
-    const deleted = fs.openSync(file, 'r');
-    const size = fs.fstatSync(deleted).size;
-    fs.unlinkSync(file);
-    clock += backgroundPathCheckMs / 2;
-    log.processEvents([event(4)]); // into the deleted file: not looked at yet
-    for (let i = 0; i < 500 && fs.fstatSync(deleted).size === size; i++) await new Promise((r) => setTimeout(r, 10));
-    fs.closeSync(deleted);
-    clock += backgroundPathCheckMs;
-    log.processEvents([event(5)]);
-    await written(file, 'id-5');
-    // A clock set back looks at once.
-    fs.renameSync(file, `${file}.2`);
-    clock -= 10 * backgroundPathCheckMs;
-    log.processEvents([event(6)]);
-    await log.shutdown();
-    expect(ids(`${file}.1`)).toEqual(['id-1', 'id-2']);
-    expect(ids(`${file}.2`)).toEqual(['id-5']);
-    expect(ids(file)).toEqual(['id-6']);
   });
 
   it('never interleaves lines when many requests and two writers share the file', async () => {

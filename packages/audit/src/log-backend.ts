@@ -59,25 +59,11 @@ export function backupName(path: string, time: Date): string {
   return join(dirname(path), `${prefix}-${stamp}${ext}`);
 }
 
-/**
- * In batch mode the path is looked at (a stat, to see whether another tool deleted or renamed the
- * file) at most this often (milliseconds) rather than before every background write (up to 40 a
- * second): lines written meanwhile go to the file as it was, renamed or deleted, as with any
- * daemon that has not reopened its log yet. A stat a write cost the real server's CPU a GET with
- * auditing on about 1 µs: 0.972 [0.911–1.034] of it without, −1.08 µs [−4.12–1.22]
- * (tools/bench/audit/inprocess.mjs --audit-both, n=20, load 1.8–2.5); more than the system call
- * itself (~4.5 µs a stat, taskset -c 1), probably what the call costs the caches on this virtual
- * machine. Blocking modes still look before every write.
- */
-export const backgroundPathCheckMs = 1000;
-
 class LogFile {
   private fd = -1;
   private ino = 0;
   private dev = 0;
   private size = 0;
-  /** When ensureOpen() last looked at the path (milliseconds, `now`). */
-  private pathCheckedAt = 0;
   /** Backups being compressed, one after the other, off the event loop (zlib runs in libuv's pool). */
   private compressing: Promise<void> = Promise.resolve();
 
@@ -130,7 +116,7 @@ class LogFile {
   /** The same as write(), for chunks written in the background; resolves when they are all on file. */
   writeInBackground(chunks: readonly Buffer[]): Promise<void> {
     const length = chunks.reduce((n, c) => n + c.length, 0);
-    this.ensureOpen(backgroundPathCheckMs);
+    this.ensureOpen();
     if (this.maxBytes > 0 && this.size > 0 && this.size + length > this.maxBytes) this.rotate();
     const fd = this.fd;
     const before = this.size;
@@ -152,16 +138,8 @@ class LogFile {
     this.fd = -1;
   }
 
-  /** Opens the path, or opens it again when the open file is no longer there; checks at most every `checkEveryMs`. */
-  private ensureOpen(checkEveryMs = 0): void {
+  private ensureOpen(): void {
     if (this.fd >= 0) {
-      if (checkEveryMs > 0) {
-        const now = this.now().getTime();
-        const since = now - this.pathCheckedAt;
-        // A clock set back checks at once.
-        if (since >= 0 && since < checkEveryMs) return;
-        this.pathCheckedAt = now;
-      }
       // Deleted or moved away (logrotate, an operator): open the path again.
       let current;
       try {
@@ -173,7 +151,6 @@ class LogFile {
       this.close();
     }
     this.fd = openSync(this.path, 'a', 0o600);
-    this.pathCheckedAt = this.now().getTime();
     const st = fstatSync(this.fd);
     this.ino = st.ino;
     this.dev = st.dev;
