@@ -206,19 +206,6 @@ describe('x509 client-certificate authenticator over real TLS', () => {
     const req = { method: 'GET', path: '/', headers: {}, tls: { authorized: true, peerCertificate: peer } };
     for (let i = 0; i < 3; i++) expect((await authenticator.authenticate(req))?.user.username).toBe('alice');
   });
-});
-
-describe('x509 client-certificate authenticator with node:crypto certificates (as @plat/server reads them)', () => {
-  let clientCA: PemKeyPair;
-  let otherCA: PemKeyPair;
-  let server: AuthServer;
-
-  beforeAll(async () => {
-    clientCA = await createCertificateAuthority({ commonName: 'client-ca' });
-    otherCA = await createCertificateAuthority({ commonName: 'other-ca' });
-    server = await startAuthServer(createX509Authenticator({ clientCA: clientCA.certPem }), clientCA.certPem, 'x509');
-  });
-  afterAll(() => server.close());
 
   it('remembers a node:crypto certificate until its expiry and only under the CA bundle that verified it', async () => {
     const alice = await issueClientCertificate(clientCA, { commonName: 'alice', validityDays: 2 });
