@@ -212,27 +212,29 @@ export class MvccStorage implements Storage {
     // the 360 B a GET still allocated here once the backend was no longer awaited (690 before;
     // inprocess.mjs --profile --heap; docs/performance.md "apiserver", sixth round). What the
     // checks throw rejects, as from the async read.
+    let minimum: number | undefined;
     let unchanged: StoredObject | undefined;
     try {
-      unchanged = this.unchangedObject(key, opts);
+      validateKey(key);
+      minimum = parseResourceVersion(opts.resourceVersion);
+      if (this.closed) throw storageClosed();
+      unchanged = this.unchangedObject(key, minimum, opts);
     } catch (err) {
       return Promise.reject(err as Error);
     }
-    return unchanged !== undefined ? Promise.resolve(unchanged) : this.read(key, opts);
+    return unchanged !== undefined ? Promise.resolve(unchanged) : this.read(key, minimum, opts);
   }
 
   /**
    * The read cache's object for a get the backend answers without I/O (memory, SQLite:
    * `Kv.latestModRevision`) when the key has not changed since; undefined when the backend must
-   * be read. Throws what the get answers: a bad key, closed storage, NotFound for a key deleted
-   * since. Without awaiting the backend, that spares its promise, an await's reaction and one
-   * microtask turn on every GET of an unchanged object (perf-native.mjs --callers: no
-   * `EnqueueMicrotask` under the storage's get; docs/performance.md "apiserver", sixth round).
+   * be read (`minimum`: the get's resourceVersion, parsed). Throws what the get answers: a
+   * backend failure, NotFound for a key deleted since. Without awaiting the backend, that spares
+   * its promise, an await's reaction and one microtask turn on every GET of an unchanged object
+   * (perf-native.mjs --callers: no `EnqueueMicrotask` under the storage's get;
+   * docs/performance.md "apiserver", sixth round).
    */
-  private unchangedObject(key: string, opts: GetOptions): StoredObject | undefined {
-    validateKey(key);
-    const minimum = parseResourceVersion(opts.resourceVersion);
-    if (this.closed) throw storageClosed();
+  private unchangedObject(key: string, minimum: number | undefined, opts: GetOptions): StoredObject | undefined {
     if (!this.kv.latestModRevision || minimum !== undefined) return undefined;
     let known = key === this.lastReadKey ? this.lastRead : undefined;
     if (!known) {
@@ -256,12 +258,11 @@ export class MvccStorage implements Storage {
     return undefined;
   }
 
-  private async read(key: string, opts: GetOptions): Promise<StoredObject> {
+  private async read(key: string, minimum: number | undefined, opts: GetOptions): Promise<StoredObject> {
     // No check of opts.signal here: a get is one backend read, and the options go to the backend
     // as they are, which reads the signal only if it can cancel a call in flight (etcd3). A
     // caller's signal may be made on first read (a server request's is), and a GET against
     // memory or SQLite should not pay for one.
-    const minimum = parseResourceVersion(opts.resourceVersion);
     // The backend's promises are awaited here, with `call`'s failure mapping in a catch, not
     // through `call`: its two closures and the derived promise of its rejection handler, and one
     // microtask turn, on every GET: `get`'s garbage went from 920 to 691 B per GET
