@@ -154,6 +154,11 @@ export class RequestAudit {
     return this.config.level;
   }
 
+  /** Whether the last stage (ResponseComplete or Panic) has gone out: the event can change no more. */
+  get finished(): boolean {
+    return this.sealed;
+  }
+
   /** Adds an annotation unless one with the key is there already (kube keeps the first and logs the clash). */
   addAnnotation(key: string, value: string): void {
     if (this.sealed) return;

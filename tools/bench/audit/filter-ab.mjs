@@ -101,7 +101,11 @@ for (const [name, m] of Object.entries(variants)) {
   const audit = { evaluator: m.newPolicyRuleEvaluator(loaded.config), backend, metrics };
   const inner = authenticated(m.withAudit(audit)(handler));
   // A chain that had the failed-authentication audit as a filter wrapped every request in it.
-  handlers[name] = { backend, audited: m.withFailedAuthenticationAudit ? m.withFailedAuthenticationAudit(audit)(inner) : inner, plain: authenticated(handler) };
+  const audited = m.withFailedAuthenticationAudit ? m.withFailedAuthenticationAudit(audit)(inner) : inner;
+  // A tree whose audit filter leaves ResponseComplete to request accounting (completeRequestAudit):
+  // as that filter, outermost, once the handler is done; both sides alike.
+  const accounted = m.completeRequestAudit ? (next) => (ctx) => next(ctx).then(() => (ctx.audit === undefined ? undefined : m.completeRequestAudit(ctx, ctx.audit))) : (next) => (ctx) => next(ctx).then(() => undefined);
+  handlers[name] = { backend, audited: accounted(audited), plain: accounted(authenticated(handler)) };
 }
 const context = () => ({ req, res: { statusCode: 200, headersSent: false }, path: info.path, info, auditId: randomUUID(), startTime: process.hrtime.bigint(), longRunning: false });
 

@@ -29,7 +29,7 @@ const perTurn = Number(flag('per-turn', '2'));
 const m = await importSources(`
   export { createAuditBackend, createAuditMetrics, defaultLogBatchConfig, newPolicyRuleEvaluator, decisionAnnotationKey, reasonAnnotationKey } from '@plat/audit';
   export { loadAuditPolicy } from '@plat/config';
-  export { auditFailedAuthentication, withAudit } from './packages/server/src/filters/audit.ts';
+  export { auditFailedAuthentication, completeRequestAudit, withAudit } from './packages/server/src/filters/audit.ts';
   export { Registry } from 'prom-client';
 `);
 
@@ -55,9 +55,13 @@ const authenticated = (next) => async (ctx) => {
   await next(ctx);
 };
 const audit = { evaluator: m.newPolicyRuleEvaluator(loaded.config), backend, metrics };
-const plain = authenticated(handler);
+// As the request accounting filter (packages/server filters/request-accounting.ts), outermost: it
+// sends the request's event at ResponseComplete once the handler is done (both sides alike).
+const handled = (ctx) => (ctx.audit === undefined ? undefined : m.completeRequestAudit(ctx, ctx.audit));
+const accounted = (next) => (ctx) => next(ctx).then(() => handled(ctx));
+const plain = accounted(authenticated(handler));
 // (The failed-authentication audit runs only after a 401: nothing for these requests.)
-const audited = authenticated(m.withAudit(audit)(handler));
+const audited = accounted(authenticated(m.withAudit(audit)(handler)));
 const info = {
   verb: 'get',
   isResourceRequest: true,

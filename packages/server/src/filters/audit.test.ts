@@ -3,11 +3,15 @@ import { isIP, type AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { Registry } from 'prom-client';
 import { createAuditMetrics, newPolicyRuleEvaluator, type AuditBackend, type AuditEvent } from '@plat/audit';
-import { AuthenticationError, type Authenticator } from '@plat/auth';
-import { ServerRequestContext, splitRequestTarget, type RequestContext } from '../context.js';
+import { AuthenticationError, type Authenticator, type UserInfo } from '@plat/auth';
+import { ServerRequestContext, splitRequestTarget, type Handler, type RequestContext } from '../context.js';
 import { silentLogger } from '../logger.js';
+import { createServerMetrics } from '../metrics.js';
+import { ServerLifecycle } from '../serving.js';
 import { auditFailedAuthentication, readClientHeaders, sourceIPs, withAudit, type ServerAudit } from './audit.js';
 import { withAuthentication } from './authentication.js';
+import { withPanicRecovery } from './panic-recovery.js';
+import { withRequestAccounting } from './request-accounting.js';
 
 /** A backend that keeps what it is given, in memory (what a test reads back). */
 function memoryBackend(): AuditBackend & { events: AuditEvent[] } {
@@ -20,63 +24,198 @@ function serverAudit(backend: AuditBackend, level: 'Metadata' | 'RequestResponse
 }
 
 // The filter's place and its annotation points (k8s.io/apiserver pkg/endpoints/filters/audit_test.go
-// TestAudit, authorization_test.go TestAuditAnnotation).
+// TestAudit, authorization_test.go TestAuditAnnotation). The last stage (ResponseComplete, Panic)
+// is sent by request accounting and panic recovery, so requests go through those filters as the
+// server orders them, on a real HTTP server.
+
+interface Chain {
+  /** One request; resolves with its status code once the request has counted as finished. */
+  get(opts?: { headers?: Record<string, string>; abortAfterMs?: number }): Promise<number | 'aborted'>;
+  lifecycle: ServerLifecycle;
+  close(): Promise<void>;
+}
+
+const chains: Chain[] = [];
+afterEach(async () => {
+  await Promise.all(chains.splice(0).map((c) => c.close()));
+});
+
+/** request accounting → panic recovery → audit → `handler`; `prepare` fills in what the request info and authentication filters would. */
+async function auditChain(audit: ServerAudit, handler: Handler, prepare: (ctx: RequestContext, req: IncomingMessage) => void = () => undefined): Promise<Chain> {
+  const lifecycle = new ServerLifecycle();
+  const chain = withRequestAccounting(lifecycle, createServerMetrics(new Registry()), new Set())(withPanicRecovery(silentLogger)(withAudit(audit)(handler)));
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const ctx = new ServerRequestContext(req, res, req.method!, splitRequestTarget(req.url!), 'id-1', process.hrtime.bigint());
+    ctx.info = { verb: 'get', isResourceRequest: true, apiGroup: 'certificates.plat.io', apiVersion: 'v1alpha1', resource: 'clustertrustbundles', path: '/apis/certificates.plat.io/v1alpha1/clustertrustbundles' } as RequestContext['info'];
+    ctx.user = { username: 'alice', groups: ['system:authenticated'] };
+    prepare(ctx, req);
+    void chain(ctx);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const finished = async () => {
+    for (let i = 0; lifecycle.inFlight > 0; i++) {
+      if (i > 500) throw new Error('the request never finished');
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+  };
+  const c: Chain = {
+    lifecycle,
+    async get({ headers = {}, abortAfterMs } = {}) {
+      const code = await new Promise<number | 'aborted'>((resolve, reject) => {
+        const r = request({ port, host: '127.0.0.1', path: '/apis/certificates.plat.io/v1alpha1/clustertrustbundles', headers }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode!));
+        });
+        r.on('error', (err) => (abortAfterMs === undefined ? reject(err) : resolve('aborted')));
+        r.end();
+        if (abortAfterMs !== undefined) setTimeout(() => r.destroy(), abortAfterMs);
+      });
+      await finished();
+      return code;
+    },
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+  chains.push(c);
+  return c;
+}
 
 describe('audit filter stages', () => {
-  function context(longRunning = false): RequestContext {
-    const res = {
-      statusCode: 200,
-      headersSent: false,
-      writableEnded: false,
-      writeHead(code: number) {
-        this.statusCode = code;
-        this.headersSent = true;
-        return this;
+  it('records Panic with a 500 status when the handler throws or rejects, before recovery answers 500', async () => {
+    for (const handler of [
+      async () => {
+        throw new TypeError('boom');
       },
-      write: () => true,
-    };
-    return {
-      req: { url: '/apis/certificates.plat.io/v1alpha1/clustertrustbundles?watch=1', headers: { 'user-agent': 'test' }, socket: { remoteAddress: '::ffff:127.0.0.1' } },
-      res,
-      path: '/apis/certificates.plat.io/v1alpha1/clustertrustbundles',
-      info: { verb: longRunning ? 'watch' : 'get', isResourceRequest: true, apiGroup: 'certificates.plat.io', apiVersion: 'v1alpha1', resource: 'clustertrustbundles', path: '/apis/certificates.plat.io/v1alpha1/clustertrustbundles' },
-      user: { username: 'alice', groups: ['system:authenticated'] },
-      auditId: 'id-1',
-      startTime: BigInt(Date.now()) * 1_000_000n,
-      longRunning,
-    } as unknown as RequestContext;
-  }
-
-  it('records Panic with a 500 status when the handler throws, and passes the error on', async () => {
-    const backend = memoryBackend();
-    const handler = withAudit(serverAudit(backend, 'Metadata'))(async () => {
-      throw new TypeError('boom');
-    });
-    await expect(handler(context())).rejects.toThrow('boom');
-    expect(backend.events.map((e) => e.stage)).toEqual(['RequestReceived', 'Panic']);
-    expect(backend.events[1]!.responseStatus).toEqual({ metadata: {}, code: 500, status: 'Failure', reason: 'InternalError', message: "APIServer panic'd: boom" });
-    expect(backend.events[0]!.sourceIPs).toEqual(['127.0.0.1']);
+      () => {
+        throw new TypeError('boom');
+      },
+    ] as Handler[]) {
+      const backend = memoryBackend();
+      const chain = await auditChain(serverAudit(backend, 'Metadata'), handler);
+      expect(await chain.get()).toBe(500);
+      expect(backend.events.map((e) => e.stage)).toEqual(['RequestReceived', 'Panic']);
+      expect(backend.events[1]!.responseStatus).toEqual({ metadata: {}, code: 500, status: 'Failure', reason: 'InternalError', message: "APIServer panic'd: boom" });
+      expect(backend.events[0]!.sourceIPs).toEqual(['127.0.0.1']);
+    }
   });
 
-  it('records ResponseStarted for a long-running request when its head goes out', async () => {
+  it('records ResponseStarted for a long-running request when its head goes out, then ResponseComplete', async () => {
     const backend = memoryBackend();
     const stagesAtHead: string[] = [];
-    const handler = withAudit(serverAudit(backend, 'Metadata'))(async (ctx) => {
-      ctx.res.writeHead(200);
-      stagesAtHead.push(...backend.events.map((e) => e.stage));
-    });
-    await handler(context(true));
+    const chain = await auditChain(
+      serverAudit(backend, 'Metadata'),
+      async (ctx) => {
+        ctx.res.writeHead(200);
+        stagesAtHead.push(...backend.events.map((e) => e.stage));
+        ctx.res.end();
+      },
+      (ctx) => {
+        ctx.longRunning = true;
+        ctx.info = { ...ctx.info, verb: 'watch' };
+      },
+    );
+    expect(await chain.get()).toBe(200);
     expect(stagesAtHead).toEqual(['RequestReceived', 'ResponseStarted']);
-    expect(backend.events.map((e) => e.stage)).toEqual(['RequestReceived', 'ResponseStarted', 'ResponseComplete']);
+    expect(backend.events.map((e) => [e.stage, e.responseStatus?.code])).toEqual([
+      ['RequestReceived', undefined],
+      ['ResponseStarted', 200],
+      ['ResponseComplete', 200],
+    ]);
   });
 
-  it('stamps requestReceivedTimestamp with the wall clock of the request\'s monotonic start time', async () => {
+  it('sends ResponseComplete with the status written, once the handler is done and before the request counts as finished', async () => {
     const backend = memoryBackend();
-    const ctx = context();
-    // As serving.ts sets it: process.hrtime, 50 ms before the filter runs.
-    (ctx as { startTime: bigint }).startTime = process.hrtime.bigint() - 50_000_000n;
+    let finishedAtComplete: number | undefined;
+    const chain = await auditChain(serverAudit(backend, 'Metadata'), async (ctx) => {
+      ctx.res.writeHead(404);
+      ctx.res.end();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    });
+    const processEvents = backend.processEvents;
+    backend.processEvents = (evs) => {
+      if (evs.some((e) => e.stage === 'ResponseComplete')) finishedAtComplete = chain.lifecycle.inFlight;
+      return processEvents(evs);
+    };
+    expect(await chain.get()).toBe(404);
+    expect(backend.events.map((e) => [e.stage, e.responseStatus?.code])).toEqual([
+      ['RequestReceived', undefined],
+      ['ResponseComplete', 404],
+    ]);
+    expect(finishedAtComplete).toBe(1);
+  });
+
+  it('waits for a backend that must wait: the handler after RequestReceived is stored, the request finished after ResponseComplete is', async () => {
+    const stored: string[] = [];
+    const releases: Array<() => void> = [];
+    const backend: AuditBackend = {
+      name: 'slow',
+      processEvents: (evs) =>
+        new Promise<boolean>((resolve) => {
+          releases.push(() => {
+            stored.push(...evs.map((e) => e.stage));
+            resolve(true);
+          });
+        }),
+      shutdown: async () => undefined,
+    };
+    const ran: string[] = [];
+    const chain = await auditChain(serverAudit(backend, 'Metadata'), async (ctx) => {
+      ran.push(`handler after ${stored.join(',')}`);
+      ctx.res.end();
+    });
+    const answered = chain.get();
+    const release = async () => {
+      for (let i = 0; releases.length === 0; i++) {
+        if (i > 500) throw new Error('no event was sent');
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+      releases.shift()!();
+    };
+    await release();
+    await release();
+    expect(await answered).toBe(200);
+    expect(ran).toEqual(['handler after RequestReceived']);
+    expect(stored).toEqual(['RequestReceived', 'ResponseComplete']);
+  });
+
+  it('refuses the request with 500 and no later stage when its event cannot be stored (blocking-strict)', async () => {
+    const registry = new Registry();
+    const backend: AuditBackend = { name: 'full', processEvents: () => false, shutdown: async () => undefined };
+    let served = false;
+    const audit: ServerAudit = { evaluator: newPolicyRuleEvaluator({ rules: [{ level: 'Metadata' }] }), backend, metrics: createAuditMetrics(registry) };
+    const chain = await auditChain(audit, async (ctx) => {
+      served = true;
+      ctx.res.end();
+    });
+    expect(await chain.get()).toBe(500);
+    expect(served).toBe(false);
+    expect(await registry.getSingleMetricAsString('apiserver_audit_requests_rejected_total')).toMatch(/^apiserver_audit_requests_rejected_total 1$/m);
+  });
+
+  it('hands a request the policy leaves out (None) on without an audit record', async () => {
+    const backend = memoryBackend();
+    const seen: unknown[] = [];
+    const chain = await auditChain(serverAudit(backend, 'Metadata'), async (ctx) => {
+      seen.push(ctx.audit);
+      ctx.res.end();
+    }, (ctx) => {
+      ctx.info = { ...ctx.info, isResourceRequest: false, path: '/healthz' };
+    });
+    expect(await chain.get()).toBe(200);
+    expect(seen).toEqual([undefined]);
+    expect(backend.events).toEqual([]);
+  });
+
+  it("stamps requestReceivedTimestamp with the wall clock of the request's monotonic start time", async () => {
+    const backend = memoryBackend();
     const before = Date.now();
-    await withAudit(serverAudit(backend, 'Metadata'))(async () => undefined)(ctx);
+    const chain = await auditChain(
+      serverAudit(backend, 'Metadata'),
+      async (ctx) => void ctx.res.end(),
+      // As serving.ts sets it: process.hrtime, 50 ms before the filter runs.
+      (ctx) => ((ctx as { startTime: bigint }).startTime = process.hrtime.bigint() - 50_000_000n),
+    );
+    await chain.get();
     const received = Date.parse(backend.events[0]!.requestReceivedTimestamp);
     const stage = Date.parse(backend.events[1]!.stageTimestamp);
     expect(received).toBeGreaterThanOrEqual(before - 50 - 5);
@@ -91,19 +230,19 @@ describe('audit filter stages', () => {
       backend,
       metrics: createAuditMetrics(new Registry()),
     };
-    const handler = withAudit(audit)(async () => undefined);
     const users = [
       { username: 'alice', groups: ['system:authenticated'] },
       { username: 'bob', groups: ['system:authenticated'] },
       { username: 'carol', groups: ['quiet'] },
       { username: 'alice', uid: 'u-2', groups: ['admins'] },
     ];
-    await Promise.all(users.map((user) => handler({ ...context(), user } as RequestContext)));
+    const chain = await auditChain(audit, async (ctx) => void ctx.res.end(), (ctx, req) => (ctx.user = users[Number(req.headers['x-user'])]));
+    await Promise.all(users.map((_, i) => chain.get({ headers: { 'x-user': String(i) } })));
     const completed = backend.events.filter((e) => e.stage === 'ResponseComplete');
-    expect(completed.map((e) => [e.user, e.level])).toEqual([
+    expect(completed.map((e) => [e.user, e.level]).sort((x, y) => JSON.stringify(x).localeCompare(JSON.stringify(y)))).toEqual([
       [{ username: 'alice', groups: ['system:authenticated'] }, 'RequestResponse'],
-      [{ username: 'bob', groups: ['system:authenticated'] }, 'Metadata'],
       [{ username: 'alice', uid: 'u-2', groups: ['admins'] }, 'RequestResponse'],
+      [{ username: 'bob', groups: ['system:authenticated'] }, 'Metadata'],
     ]);
   });
 
@@ -114,13 +253,21 @@ describe('audit filter stages', () => {
       backend,
       metrics: createAuditMetrics(new Registry()),
     };
-    const handler = withAudit(audit)(async () => undefined);
-    const alice = Object.freeze({ username: 'alice', groups: Object.freeze(['system:authenticated']) });
-    const bob = Object.freeze({ username: 'bob', groups: Object.freeze(['system:authenticated']) });
-    const getInfo = Object.freeze({ ...context().info });
-    const listInfo = Object.freeze({ ...context().info, verb: 'list' });
-    const thawed = { ...context().info, name: 'one' };
-    const serve = (info: RequestContext['info'], user: { username: string; groups: readonly string[] }) => handler({ ...context(), info, user } as RequestContext);
+    let next: { info: RequestContext['info']; user: UserInfo } | undefined;
+    const chain = await auditChain(audit, async (ctx) => void ctx.res.end(), (ctx) => {
+      ctx.info = next!.info;
+      ctx.user = next!.user;
+    });
+    const base = { verb: 'get', isResourceRequest: true, apiGroup: 'certificates.plat.io', apiVersion: 'v1alpha1', resource: 'clustertrustbundles', path: '/apis/certificates.plat.io/v1alpha1/clustertrustbundles' } as RequestContext['info'];
+    const alice = Object.freeze({ username: 'alice', groups: Object.freeze(['system:authenticated']) }) as UserInfo;
+    const bob = Object.freeze({ username: 'bob', groups: Object.freeze(['system:authenticated']) }) as UserInfo;
+    const getInfo = Object.freeze({ ...base });
+    const listInfo = Object.freeze({ ...base, verb: 'list' });
+    const thawed = { ...base, name: 'one' };
+    const serve = (info: RequestContext['info'], user: UserInfo) => {
+      next = { info, user };
+      return chain.get();
+    };
     await serve(getInfo, alice);
     await serve(getInfo, alice);
     await serve(getInfo, bob);
@@ -145,12 +292,20 @@ describe('audit filter stages', () => {
 
   it("shares a frozen user's audited copy and an unchanged object reference between requests, frozen, and copies other users", async () => {
     const backend = memoryBackend();
-    const handler = withAudit(serverAudit(backend, 'Metadata'))(async () => undefined);
-    const shared = Object.freeze({ username: 'alice', groups: Object.freeze(['system:authenticated']) });
+    let next: { user: UserInfo; info?: Partial<RequestContext['info']> } | undefined;
+    const chain = await auditChain(serverAudit(backend, 'Metadata'), async (ctx) => void ctx.res.end(), (ctx) => {
+      ctx.user = next!.user;
+      ctx.info = { ...ctx.info, ...next!.info };
+    });
+    const serve = (user: UserInfo, info?: Partial<RequestContext['info']>) => {
+      next = { user, info };
+      return chain.get();
+    };
+    const shared = Object.freeze({ username: 'alice', groups: Object.freeze(['system:authenticated']) }) as UserInfo;
     const mutable = { username: 'bob', groups: ['system:authenticated'] };
-    await handler({ ...context(), user: shared } as RequestContext);
-    await handler({ ...context(), user: shared } as RequestContext);
-    await handler({ ...context(), user: mutable } as RequestContext);
+    await serve(shared);
+    await serve(shared);
+    await serve(mutable);
     const [a, b, c] = backend.events.filter((e) => e.stage === 'ResponseComplete');
     expect(b!.user).toBe(a!.user);
     expect(Object.isFrozen(a!.user) && Object.isFrozen(a!.user.groups)).toBe(true);
@@ -164,15 +319,17 @@ describe('audit filter stages', () => {
     expect(Object.isFrozen(a!.objectRef)).toBe(true);
     expect(a!.objectRef).toEqual({ resource: 'clustertrustbundles', apiGroup: 'certificates.plat.io', apiVersion: 'v1alpha1' });
     // Another object (a name, a namespace) gets a reference of its own.
-    const named = { ...context(), user: shared } as RequestContext;
-    named.info = { ...named.info, name: 'b', namespace: 'ns' };
-    await handler(named);
+    await serve(shared, { name: 'b', namespace: 'ns' });
     expect(backend.events.at(-1)!.objectRef).toEqual({ resource: 'clustertrustbundles', namespace: 'ns', name: 'b', apiGroup: 'certificates.plat.io', apiVersion: 'v1alpha1' });
   });
 
-  it('records a faked success when the handler wrote nothing (the client went away)', async () => {
+  it('records a faked success when the handler wrote nothing because the client went away', async () => {
     const backend = memoryBackend();
-    await withAudit(serverAudit(backend, 'Metadata'))(async () => undefined)(context());
+    const chain = await auditChain(serverAudit(backend, 'Metadata'), async (ctx) => {
+      await new Promise<void>((resolve) => ctx.res.on('close', () => resolve()));
+    });
+    expect(await chain.get({ abortAfterMs: 30 })).toBe('aborted');
+    expect(backend.events.map((e) => e.stage)).toEqual(['RequestReceived', 'ResponseComplete']);
     expect(backend.events[1]!.responseStatus).toEqual({ metadata: {}, code: 200, status: 'Success', message: 'Connection closed early' });
   });
 });

@@ -3,6 +3,7 @@ import type { Filter, RequestContext } from '../context.js';
 import { recordRequest, type ServerMetrics } from '../metrics.js';
 import { resourceKeyOf } from '../request-info.js';
 import type { ServerLifecycle } from '../serving.js';
+import { completeRequestAudit, panicRequestAudit } from './audit.js';
 
 // Constants, not `verb.toUpperCase()`: a string made per request would be hashed by the series
 // lookup. A switch over the request info's literals, not a Map: a GET's verb missed the Map's
@@ -29,6 +30,8 @@ function metricVerb(ctx: RequestContext): string {
  * its response is flushed or its connection gone, not merely until the handler returns; its work
  * cancelled (`ctx.abort`) when the client closes the connection or resets the stream; then
  * apiserver_request_total and apiserver_request_duration_seconds, labelled from the request info.
+ * Being the filter that sees every request settle, it also sends the request's audit event at
+ * ResponseComplete (filters/audit.ts) before the request counts as handled.
  */
 export function withRequestAccounting(lifecycle: ServerLifecycle, metrics: ServerMetrics, servedResources: ReadonlySet<string>): Filter {
   const finish = (ctx: RequestContext) => {
@@ -89,15 +92,42 @@ class AccountedRequest {
     if (this.isHandled) this.end();
   }
 
-  handled(): void {
+  /** The handler is done: the audit event's last stage first (waited for when its backend must wait). */
+  handled(): void | Promise<void> {
+    const ra = this.ctx.audit;
+    if (ra !== undefined && !ra.finished) {
+      let done: boolean | Promise<boolean>;
+      try {
+        done = completeRequestAudit(this.ctx, ra);
+      } catch (err) {
+        this.settled();
+        throw err;
+      }
+      if (typeof done !== 'boolean') {
+        return done.then(
+          () => this.settled(),
+          (err: unknown) => {
+            this.settled();
+            throw err;
+          },
+        );
+      }
+    }
+    this.settled();
+  }
+
+  /** What panic recovery could not turn into an answer: the audit event records the panic. */
+  failed(err: unknown): never {
+    const ra = this.ctx.audit;
+    if (ra !== undefined && !ra.finished) void panicRequestAudit(ra, err);
+    this.settled();
+    throw err;
+  }
+
+  private settled(): void {
     this.isHandled = true;
     this.ctx.timer?.stop();
     if (this.isClosed) this.end();
-  }
-
-  failed(err: unknown): never {
-    this.handled();
-    throw err;
   }
 
   private end(): void {
