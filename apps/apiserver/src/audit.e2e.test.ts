@@ -1,6 +1,8 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { Agent, request } from 'undici';
+import { createCertificateAuthority, issueClientCertificate } from '@plat/x509';
 import { eventually, startServer, startWebhook, tempDir, type TestServer } from '../test/auth-fixtures.js';
 
 // Auditing end to end: the apiserver in process with a Policy, the log backend (blocking) and a real
@@ -195,6 +197,29 @@ describe('auditing with --audit-policy-file, --audit-log-path and --audit-webhoo
     const bad = byName('example.com:audit:bad', 'create').filter((e) => e.stage === 'ResponseComplete');
     expect(bad).toHaveLength(1);
     expect(bad[0]).toMatchObject({ responseStatus: { code: 422, reason: 'Invalid', status: 'Failure' }, responseObject: { kind: 'Status', code: 422 } });
+  });
+
+  // k8s.io/apiserver pkg/endpoints/filters/audit_test.go TestFailedAuthnAudit and getAuthMethods:
+  // one event, at ResponseStarted, with the credentials tried by kind and never their values.
+  it('records a refused request once, at ResponseStarted, naming the credentials tried: an untrusted client certificate, a bad token', async () => {
+    const stranger = await createCertificateAuthority({ commonName: 'not the cluster CA' });
+    const cert = await issueClientCertificate(stranger, { commonName: 'mallory' });
+    const dispatcher = new Agent({ connect: { ca: pem, cert: cert.certPem, key: cert.keyPem } });
+    try {
+      const res = await request(`${s.url}${ctbPath}/example.com:audit:refused-x509`, { dispatcher, headers: { 'user-agent': 'refused-x509' } });
+      await res.body.dump();
+      expect(res.statusCode).toBe(401);
+    } finally {
+      await dispatcher.close();
+    }
+    expect((await s.req({ token: 'not-a-known-token' }, 'GET', `${ctbPath}/example.com:audit:refused-token`)).status).toBe(401);
+    const refused = (name: string) => byName(name, 'get');
+    await eventually(() => refused('example.com:audit:refused-x509').length > 0 && refused('example.com:audit:refused-token').length > 0);
+    expect(refused('example.com:audit:refused-x509')).toEqual([
+      expect.objectContaining({ stage: 'ResponseStarted', user: {}, userAgent: 'refused-x509', responseStatus: expect.objectContaining({ code: 401, message: 'Authentication failed, attempted: x509' }) }),
+    ]);
+    expect(refused('example.com:audit:refused-token')[0]).toMatchObject({ stage: 'ResponseStarted', user: {}, responseStatus: { code: 401, message: 'Authentication failed, attempted: bearer' } });
+    expect(fs.readFileSync(logFile, 'utf8')).not.toContain('not-a-known-token');
   });
 
   it('records reads at Metadata without bodies, and nothing for discovery and health', async () => {

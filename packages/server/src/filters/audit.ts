@@ -34,6 +34,7 @@ import {
 import type { UserInfo } from '@plat/auth';
 import type { Filter, OutgoingResponse, RequestContext } from '../context.js';
 import { writeError } from '../response.js';
+import { presentedClientCertificate } from './authentication.js';
 
 export interface ServerAudit {
   evaluator: PolicyRuleEvaluator;
@@ -411,8 +412,7 @@ function authMethods(ctx: RequestContext): string {
   if (scheme === 'basic') methods.push('basic');
   if (scheme === 'bearer' && authorization.includes(' ')) methods.push('bearer');
   if (ctx.query.get('access_token')) methods.push('access_token');
-  const socket = ctx.req.socket as { getPeerCertificate?: () => { raw?: Buffer } };
-  if (socket.getPeerCertificate?.()?.raw) methods.push('x509');
+  if (presentedClientCertificate(ctx)) methods.push('x509');
   return methods.length > 0 ? `Authentication failed, attempted: ${methods.join(', ')}` : 'Authentication failed, no credentials provided';
 }
 

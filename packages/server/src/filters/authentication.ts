@@ -71,6 +71,16 @@ function tlsInfo(ctx: RequestContext): AuthenticationRequest['tls'] {
 }
 
 /**
+ * Whether the request's connection presented a client certificate, trusted or not (Kubernetes'
+ * getAuthMethods asks `len(r.TLS.PeerCertificates) > 0`): from what authentication read of the
+ * connection, without asking the socket again.
+ */
+export function presentedClientCertificate(ctx: RequestContext): boolean {
+  const info = tlsInfo(ctx);
+  return info !== undefined && info !== noClientCertificate;
+}
+
+/**
  * The request as authenticators see it. Headers and signal are made only if an authenticator
  * looks at them (a client certificate needs neither).
  */
