@@ -408,8 +408,8 @@ const notSame = -2;
 
 /**
  * The line of an event whose keys and unchanging values are those of the last line encodeRuns
- * wrote, the same values by identity: its runs' bytes as they are, the changing values between
- * them. Returns notSame as soon as a key or value differs (nothing counts as written then), -1
+ * wrote, the same values by identity: the last such line with its changing values patched in
+ * (the template below), or its runs' bytes with the changing values between them. Returns notSame as soon as a key or value differs (nothing counts as written then), -1
  * when a changing value cannot be written plainly or there is no room. A GET's event has the same
  * user, source IPs, User-Agent, object reference, annotations and status as the one before, all
  * shared frozen objects: no piece is looked up, compared or kept again. A GET's event built and
@@ -454,11 +454,17 @@ function encodeSame(ev: AuditEvent, record: EventRecord | undefined, buf: Uint8A
  * place: the audit ID and the times' six digits, the URI only when it differs, a time's 20-byte
  * date and second only when the second does, and then copied with one `set` instead of five runs
  * with the values between them (`set` costs about 28 ns a call however short the run). A value of
- * another length goes run by run (writeSameRuns), and that line becomes the template.
+ * another length goes run by run (writeSameRuns), and that line becomes the template; so does the
+ * first line encodeSame writes after encodeRuns, so that a line no event follows costs no copy.
  *
- * What this buys: a GET's event built and written into the slab FIGURE (tools/bench/audit/encode-ab.mjs
- * 015d378, taskset -c 1, n=21). Memory: one more line's bytes, only of a line encodeSame follows
- * (a Metadata event without request or response objects, ~730 bytes for a GET).
+ * What this buys: a GET's event built and written into the slab 0.842 [0.733–1.304], 0.816
+ * [0.649–1.334] and 0.780 [0.566–0.996] of the time it took, 140–210 ns less an event (with
+ * writeMicroDigits' table; tools/bench/audit/encode-ab.mjs 015d378, taskset -c 1, n=21, three runs
+ * at load 2.3–2.6; the same tree on both sides 0.992 [0.881–1.214]); the template alone 0.841–0.867
+ * (four runs, load 1.2–4.5). In a CPU profile the five `set` calls had been ~70 % of encodeSame's
+ * ticks; now the audit ID's byte loop and the walk over the keys are most of them. Memory: one more
+ * line's bytes, only of a line encodeSame follows (a Metadata event without request or response
+ * objects, ~730 bytes for a GET).
  */
 let template: Uint8Array | undefined;
 let slotCount = 0;
