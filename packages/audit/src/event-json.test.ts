@@ -310,3 +310,132 @@ describe('encodeEventInto', () => {
     );
   });
 });
+
+describe('the last line as a template (encodeSame)', () => {
+  const user = deepFrozen({ username: 'system:admin', groups: ['system:masters', 'system:authenticated'] });
+  const objectRef = deepFrozen({ resource: 'clustertrustbundles', name: 'bench', apiGroup: 'certificates.plat.io', apiVersion: 'v1alpha1' });
+  const annotations = deepFrozen({ 'authorization.k8s.io/decision': 'allow', 'authorization.k8s.io/reason': '' });
+  const responseStatus = deepFrozen({ metadata: {}, code: 200 });
+  const uri = '/apis/certificates.plat.io/v1alpha1/clustertrustbundles/bench';
+  const t = Date.UTC(2026, 10, 28, 2, 17, 34) * 1000 + 999_990;
+  const uuid = (i: number): string => `0f6b2c1e-5a7d-4c2b-9e1f-${String(100000000000 + i)}`;
+  const shared = (auditID: string, requestURI = uri): AuditEvent => ({ ...getEvent(auditID, ''), requestURI, user, objectRef, annotations, responseStatus });
+
+  /** `ev` as a record with pending times, written by encodeEventInto (declining: encodeEventJson), against JSON.stringify of the record with its strings made. */
+  function check(ev: AuditEvent, received: number, stage: number, buf: Buffer, at = 0, end = buf.length): string {
+    const line = intoOrString(pendingRecord(ev, received, stage) as AuditEvent, buf, at, end);
+    const made = pendingRecord(ev, received, stage);
+    made.makeTimestamps();
+    expect(line).toBe(JSON.stringify(made));
+    return line;
+  }
+
+  it('writes the same line over and over with new audit IDs and times, across second boundaries', () => {
+    const buf = Buffer.alloc(4096, 0x2a);
+    let at = 0;
+    for (let i = 0; i < 200; i++) {
+      // Steps of 3 µs to 0.7 s: most events in the second of the one before, some in the next.
+      const received = t + i * (i % 7 === 0 ? 700_003 : 3);
+      const record = pendingRecord(shared(uuid(i)), received, received + 40);
+      if (at > buf.length - 1024) at = 0;
+      const stop = encodeEventInto(record as AuditEvent, buf, at, buf.length);
+      expect(stop).toBeGreaterThan(at);
+      record.makeTimestamps();
+      expect(buf.toString('utf8', at, stop)).toBe(JSON.stringify(record));
+      at = stop;
+    }
+  });
+
+  it('writes an audit ID of another length, a request URI of the same and of another length, and times as strings', () => {
+    const buf = Buffer.alloc(4096, 0x2a);
+    const same = uri.replace('bench', 'bunch');
+    const other = `${uri}?resourceVersion=0`;
+    const cases: Array<[string, string, number]> = [
+      [uuid(0), uri, t],
+      [uuid(1), uri, t + 1],
+      [uuid(2), uri, t + 2],
+      ['mine', uri, t + 3], // a client's own Audit-Id
+      ['mine-too', uri, t + 4],
+      ['mine-3', uri, t + 5],
+      [uuid(3), uri, t + 6],
+      [uuid(4), uri, t + 7],
+      [uuid(5), same, t + 8],
+      [uuid(6), uri, t + 9],
+      [uuid(7), uri.replace('bench', 'xénch'), t + 10], // same length, not plain ASCII: the string way (the template's URI half overwritten)
+      [uuid(8), uri, t + 11],
+      [uuid(9), uri, t + 12],
+      [uuid(10), other, t + 13],
+      [uuid(11), other, t + 14],
+      [uuid(12), uri, t + 15],
+      [uuid(13), uri, t + 16],
+      [uuid(16), uri, t + 17],
+      [uuid(17), uri, t + 18],
+      ['a"b-5a7d-4c2b-9e1f-100000000019xxxx', uri, t + 19], // the length of a UUID, with a quote: the string way
+      [uuid(18), uri, t + 20],
+      [uuid(19), uri, t + 21],
+    ];
+    for (const [auditID, requestURI, received] of cases) {
+      check(shared(auditID, requestURI), received, received + 1_000_123, buf, 7);
+      check(shared(auditID, requestURI), received, received + 1_000_123, buf, 7);
+    }
+    // Times as strings (an event that is no EventRecord), of the template's length and of another,
+    // then pending times again in the seconds the template held before the strings.
+    const [received, stage] = [t + 21, t + 21 + 1_000_123];
+    const strings = (...stageTimestamps: string[]): void => {
+      for (const stageTimestamp of stageTimestamps) {
+        const ev = { ...shared(uuid(30)), stageTimestamp };
+        expect(intoOrString(ev, buf, 3)).toBe(JSON.stringify(ev));
+      }
+    };
+    check(shared(uuid(29)), received, stage, buf);
+    strings('2026-11-28T02:17:37.000001Z', '2026-11-28T02:17:37.000002Z');
+    check(shared(uuid(31)), received, stage, buf);
+    strings('2026-11-28T02:17:37Z', '2026-11-28T02:17:37.000003Z', '2026-11-28T02:17:37.000004Z');
+    check(shared(uuid(32)), received + 1, stage + 1, buf);
+    check(shared(uuid(33)), received + 2, stage + 2, buf);
+  });
+
+  it('declines a line that does not fit before `end`, writing nothing past it, and then writes it where it fits', () => {
+    const buf = Buffer.alloc(4096, 0x2a);
+    check(shared(uuid(0)), t, t + 1, buf);
+    check(shared(uuid(1)), t, t + 2, buf);
+    check(shared(uuid(2)), t, t + 3, buf);
+    for (const [i, auditID] of [uuid(3), 'short', uuid(4), uuid(5)].entries()) {
+      const ev = shared(auditID);
+      const made = pendingRecord(ev, t + i, t + 2_000_000 + i);
+      made.makeTimestamps();
+      const length = JSON.stringify(made).length;
+      for (const cut of [0, 1, 20, 200, length - 30, length - 1]) {
+        buf.fill(0x2a);
+        expect(encodeEventInto(pendingRecord(ev, t + i, t + 2_000_000 + i) as AuditEvent, buf, 9, 9 + cut)).toBe(-1);
+        expect(buf.subarray(9 + cut).every((b) => b === 0x2a)).toBe(true);
+      }
+      // Exactly its length: written, by the template too.
+      expect(check(ev, t + i, t + 2_000_000 + i, buf, 9, 9 + length)).toHaveLength(length);
+      expect(check(ev, t + i, t + 2_000_000 + i, buf, 9, 9 + length)).toHaveLength(length);
+    }
+  });
+
+  it('writes what JSON.stringify writes for any run of shared events with audit IDs, URIs and times of several lengths, and no room now and then', () => {
+    const buf = Buffer.alloc(8192);
+    const id = fc.oneof(fc.constantFrom(uuid(1), uuid(2), 'mine', '', 'é', 'a"b'), fc.uuid());
+    const path = fc.constantFrom(uri, uri.replace('bench', 'bunch'), `${uri}?x=1`, '/a/é', '/a\\b', uri);
+    const time = fc.oneof(fc.integer({ min: 0, max: 4_102_444_800_000_000 }), fc.integer({ min: t - 3_000_000, max: t + 3_000_000 }));
+    fc.assert(
+      fc.property(fc.array(fc.tuple(id, path, time, fc.integer({ min: 0, max: 2_000_000 }), fc.integer({ min: 0, max: 9 })), { minLength: 1, maxLength: 12 }), (events) => {
+        for (const [auditID, requestURI, received, step, room] of events) {
+          const ev = shared(auditID, requestURI);
+          if (room === 0) {
+            buf.fill(0x2a);
+            const end = 50 + ((received + step) % 700);
+            const stop = encodeEventInto(pendingRecord(ev, received, received + step) as AuditEvent, buf, 50, end);
+            if (stop < 0) expect(buf.subarray(end).every((b) => b === 0x2a)).toBe(true);
+            else expect(stop).toBeLessThanOrEqual(end);
+          }
+          check(ev, received, received + step, buf, 11);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { encodeEventLine, eventString, microTime, writeMicroTime, type AuditEvent } from './event.js';
+import { encodeEventLine, eventString, microTime, writeMicroDigits, writeMicroTime, type AuditEvent } from './event.js';
 
 const event: AuditEvent = {
   kind: 'Event',
@@ -39,6 +39,14 @@ describe('audit events', () => {
     expect(buf.every((b) => b === 0x2a)).toBe(true);
     expect(writeMicroTime(Date.UTC(2026, 0, 2) * 1000 + 7, buf, 10, 10 + 27)).toBe(37);
     expect(buf.toString('latin1', 10, 37)).toBe('2026-01-02T00:00:00.000007Z');
+  });
+
+  it('writes the six digits of every microsecond of a second (writeMicroDigits), and nothing around them', () => {
+    const buf = Buffer.alloc(10, 0x2a);
+    for (let fraction = 0; fraction < 1_000_000; fraction++) {
+      writeMicroDigits(fraction, buf, 2);
+      if (buf.toString('latin1') !== `**${String(fraction).padStart(6, '0')}**`) expect(buf.toString('latin1')).toBe(`**${String(fraction).padStart(6, '0')}**`);
+    }
   });
 
   it('writes MicroTime as Date does to the millisecond, plus the microseconds, for times in any order (its cached second and millisecond)', () => {

@@ -104,22 +104,51 @@ let secondBytes: Uint8Array = new Uint8Array(0);
 export function writeMicroTime(epochMicros: number, buf: Uint8Array, at: number, end: number): number {
   const whole = Math.floor(epochMicros);
   const second = Math.floor(whole / 1_000_000);
+  const prefix = secondPrefixBytes(second);
+  const n = prefix.length;
+  if (at + n + 7 > end) return -1;
+  for (let i = 0; i < n; i++) buf[at + i] = prefix[i]!;
+  writeMicroDigits(whole - second * 1_000_000, buf, at + n);
+  buf[at + n + 6] = 0x5a; // Z
+  return at + n + 7;
+}
+
+/**
+ * The bytes of `2006-01-02T15:04:05.` for the epoch second `second` (Math.floor of the
+ * microseconds ÷ 1,000,000): 20 for the years 0–9999, more for the years JavaScript writes with
+ * six digits and a sign.
+ */
+export function secondPrefixBytes(second: number): Uint8Array {
   if (second !== bytesSecond) {
     bytesSecond = second;
     secondBytes = Buffer.from(`${new Date(second * 1000).toISOString().slice(0, 19)}.`, 'latin1');
   }
-  const prefix = secondBytes;
-  const n = prefix.length;
-  if (at + n + 7 > end) return -1;
-  for (let i = 0; i < n; i++) buf[at + i] = prefix[i]!;
-  let fraction = whole - second * 1_000_000;
-  for (let i = at + n + 5; i >= at + n; i--) {
-    const q = Math.floor(fraction / 10);
-    buf[i] = 0x30 + fraction - q * 10;
-    fraction = q;
-  }
-  buf[at + n + 6] = 0x5a; // Z
-  return at + n + 7;
+  return secondBytes;
+}
+
+// The ASCII digits of 00 to 99, two bytes each.
+const digitPairs = Uint8Array.from({ length: 200 }, (_, i) => 0x30 + (i & 1 ? (i >> 1) % 10 : Math.floor((i >> 1) / 10)));
+
+/**
+ * The six digits of a second's microseconds (`fraction`, a whole number 0–999,999) written into
+ * `buf` from `at` (room checked by the caller): three pairs from a table with two integer
+ * divisions, 11 against 24 ns for six divisions of a double by ten (a micro-benchmark, taskset -c 1);
+ * the digits loop was a fifth of encodeSame's ticks in a CPU profile.
+ */
+export function writeMicroDigits(fraction: number, buf: Uint8Array, at: number): void {
+  const f = fraction | 0;
+  const high = (f / 10000) | 0;
+  const rest = f - high * 10000;
+  const middle = (rest / 100) | 0;
+  const h = high * 2;
+  const m = middle * 2;
+  const l = (rest - middle * 100) * 2;
+  buf[at] = digitPairs[h]!;
+  buf[at + 1] = digitPairs[h + 1]!;
+  buf[at + 2] = digitPairs[m]!;
+  buf[at + 3] = digitPairs[m + 1]!;
+  buf[at + 4] = digitPairs[l]!;
+  buf[at + 5] = digitPairs[l + 1]!;
 }
 
 // performance.timeOrigin is a call into the runtime on every access (about 0.1 µs, two a request);
