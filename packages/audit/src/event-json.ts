@@ -409,10 +409,11 @@ const notSame = -2;
 /**
  * The line of an event whose keys and unchanging values are those of the last line encodeRuns
  * wrote, the same values by identity: the last such line with its changing values patched in
- * (the template below), or its runs' bytes with the changing values between them. Returns notSame as soon as a key or value differs (nothing counts as written then), -1
- * when a changing value cannot be written plainly or there is no room. A GET's event has the same
- * user, source IPs, User-Agent, object reference, annotations and status as the one before, all
- * shared frozen objects: no piece is looked up, compared or kept again. A GET's event built and
+ * (the template below), or its runs' bytes with the changing values between them. Returns notSame
+ * as soon as a key or value differs (nothing counts as written then), -1 when a changing value
+ * cannot be written plainly or there is no room. A GET's event has the same user, source IPs,
+ * User-Agent, object reference, annotations and status as the one before, all shared frozen
+ * objects: no piece is looked up, compared or kept again. A GET's event built and
  * written 0.733, 0.738 and 0.751 of the time it took (tools/bench/audit/encode-ab.mjs 9de4551,
  * pinned, n=21, three runs at load 4.7–8.7); the real server's CPU a GET with auditing on 0.928
  * [0.860–0.962] of 66be0f1's with the request URI's bytes (below), −4.7 µs at load 7–9
