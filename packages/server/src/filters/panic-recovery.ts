@@ -14,7 +14,7 @@ export function withPanicRecovery(logger: ServerLogger): Filter {
     // The request's audit event first, at Panic: Kubernetes' audit filter records it before the
     // panic reaches recovery (filters/audit.ts leaves the last stage to this filter and accounting).
     const ra = ctx.audit;
-    const audited = ra !== undefined && !ra.finished ? panicRequestAudit(ra, err) : true;
+    const audited = ra !== undefined ? panicRequestAudit(ra, err) : true;
     logger.error('request caused a panic', {
       method: ctx.method,
       URI: ctx.url.pathname + ctx.url.search,

@@ -95,7 +95,7 @@ class AccountedRequest {
   /** The handler is done: the audit event's last stage first (waited for when its backend must wait). */
   handled(): void | Promise<void> {
     const ra = this.ctx.audit;
-    if (ra !== undefined && !ra.finished) {
+    if (ra !== undefined) {
       let done: boolean | Promise<boolean>;
       try {
         done = completeRequestAudit(this.ctx, ra);
@@ -119,7 +119,7 @@ class AccountedRequest {
   /** What panic recovery could not turn into an answer: the audit event records the panic. */
   failed(err: unknown): never {
     const ra = this.ctx.audit;
-    if (ra !== undefined && !ra.finished) void panicRequestAudit(ra, err);
+    if (ra !== undefined) void panicRequestAudit(ra, err);
     this.settled();
     throw err;
   }
