@@ -76,9 +76,9 @@ const chainKeys = new WeakMap<Peer, string>();
 function chainKey(peer: Peer): string {
   const known = chainKeys.get(peer);
   if (known !== undefined) return known;
-  const certs: Array<X509Certificate | DetailedPeerCertificate> =
-    peer instanceof X509Certificate ? presented(peer) : presented(peer as DetailedPeerCertificate);
-  const key = certs.map((c) => c.fingerprint256).join('/');
+  const key = presented(peer as X509Certificate | DetailedPeerCertificate)
+    .map((c) => c.fingerprint256)
+    .join('/');
   chainKeys.set(peer, key);
   return key;
 }
