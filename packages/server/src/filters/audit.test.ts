@@ -19,8 +19,13 @@ function memoryBackend(): AuditBackend & { events: AuditEvent[] } {
   return { name: 'memory', events, processEvents: (evs) => (events.push(...evs), true), shutdown: async () => undefined };
 }
 
+/** The filter's configuration with these policy rules, its metrics on `registry`. */
+function auditWithRules(backend: AuditBackend, rules: Parameters<typeof newPolicyRuleEvaluator>[0]['rules'], registry = new Registry()): ServerAudit {
+  return { evaluator: newPolicyRuleEvaluator({ rules }), backend, metrics: createAuditMetrics(registry) };
+}
+
 function serverAudit(backend: AuditBackend, level: 'Metadata' | 'RequestResponse' = 'RequestResponse'): ServerAudit {
-  return { evaluator: newPolicyRuleEvaluator({ rules: [{ level: 'None', nonResourceURLs: ['/healthz'] }, { level }] }), backend, metrics: createAuditMetrics(new Registry()) };
+  return auditWithRules(backend, [{ level: 'None', nonResourceURLs: ['/healthz'] }, { level }]);
 }
 
 // The filter's place and its annotation points (k8s.io/apiserver pkg/endpoints/filters/audit_test.go
@@ -182,7 +187,7 @@ describe('audit filter stages', () => {
     const registry = new Registry();
     const backend: AuditBackend = { name: 'full', processEvents: () => false, shutdown: async () => undefined };
     let served = false;
-    const audit: ServerAudit = { evaluator: newPolicyRuleEvaluator({ rules: [{ level: 'Metadata' }] }), backend, metrics: createAuditMetrics(registry) };
+    const audit = auditWithRules(backend, [{ level: 'Metadata' }], registry);
     const chain = await auditChain(audit, async (ctx) => {
       served = true;
       ctx.res.end();
@@ -225,11 +230,7 @@ describe('audit filter stages', () => {
 
   it("evaluates the policy for each request's own user and keeps each user's fields apart", async () => {
     const backend = memoryBackend();
-    const audit: ServerAudit = {
-      evaluator: newPolicyRuleEvaluator({ rules: [{ level: 'RequestResponse', users: ['alice'] }, { level: 'None', userGroups: ['quiet'] }, { level: 'Metadata' }] }),
-      backend,
-      metrics: createAuditMetrics(new Registry()),
-    };
+    const audit = auditWithRules(backend, [{ level: 'RequestResponse', users: ['alice'] }, { level: 'None', userGroups: ['quiet'] }, { level: 'Metadata' }]);
     const users = [
       { username: 'alice', groups: ['system:authenticated'] },
       { username: 'bob', groups: ['system:authenticated'] },
@@ -248,11 +249,7 @@ describe('audit filter stages', () => {
 
   it('decides again for another frozen user or request info, and for the same unfrozen one changed in place', async () => {
     const backend = memoryBackend();
-    const audit: ServerAudit = {
-      evaluator: newPolicyRuleEvaluator({ rules: [{ level: 'RequestResponse', users: ['alice'] }, { level: 'None', verbs: ['list'] }, { level: 'Metadata' }] }),
-      backend,
-      metrics: createAuditMetrics(new Registry()),
-    };
+    const audit = auditWithRules(backend, [{ level: 'RequestResponse', users: ['alice'] }, { level: 'None', verbs: ['list'] }, { level: 'Metadata' }]);
     let next: { info: RequestContext['info']; user: UserInfo } | undefined;
     const chain = await auditChain(audit, async (ctx) => void ctx.res.end(), (ctx) => {
       ctx.info = next!.info;
@@ -379,7 +376,7 @@ describe('failed-authentication audit', () => {
     const admit: Authenticator = { authenticate: async () => ({ user: { username: 'alice', groups: [] } }) };
     expect(await serve(admit, serverAudit(backend, 'Metadata'), {})).toEqual({ code: 200, inner: ['alice'] });
     expect(backend.events).toEqual([]);
-    const none: ServerAudit = { ...serverAudit(backend), evaluator: newPolicyRuleEvaluator({ rules: [{ level: 'None' }] }) };
+    const none = auditWithRules(backend, [{ level: 'None' }]);
     expect((await serve({ authenticate: async () => null }, none, {})).code).toBe(401);
     expect(backend.events).toEqual([]);
   });
