@@ -10,6 +10,14 @@ import { call, startAuthServer, type AuthServer } from '../test/tls-fixture.js';
 import { createUnionAuthenticator } from './union-authenticator.js';
 import { createX509Authenticator } from './x509-authenticator.js';
 
+/** The client CA, another CA, and a TLS server with the x509 authenticator of the first, reading certificates as `peer`. */
+async function x509Server(peer: 'legacy' | 'x509'): Promise<{ clientCA: PemKeyPair; otherCA: PemKeyPair; server: AuthServer }> {
+  const clientCA = await createCertificateAuthority({ commonName: 'client-ca' });
+  const otherCA = await createCertificateAuthority({ commonName: 'other-ca' });
+  const server = await startAuthServer(createX509Authenticator({ clientCA: clientCA.certPem }), clientCA.certPem, peer);
+  return { clientCA, otherCA, server };
+}
+
 // The first tests run twice: with the legacy certificate objects (getPeerCertificate(true)) and with
 // node:crypto's X509Certificate and its issuer chain, as @plat/server's authentication filter reads
 // a connection's certificate (getPeerX509Certificate).
@@ -22,9 +30,7 @@ describe.each([
   let server: AuthServer;
 
   beforeAll(async () => {
-    clientCA = await createCertificateAuthority({ commonName: 'client-ca' });
-    otherCA = await createCertificateAuthority({ commonName: 'other-ca' });
-    server = await startAuthServer(createX509Authenticator({ clientCA: clientCA.certPem }), clientCA.certPem, peer);
+    ({ clientCA, otherCA, server } = await x509Server(peer));
   });
   afterAll(() => server.close());
 
@@ -90,9 +96,7 @@ describe('x509 client-certificate authenticator over real TLS', () => {
   let server: AuthServer;
 
   beforeAll(async () => {
-    clientCA = await createCertificateAuthority({ commonName: 'client-ca' });
-    otherCA = await createCertificateAuthority({ commonName: 'other-ca' });
-    server = await startAuthServer(createX509Authenticator({ clientCA: clientCA.certPem }), clientCA.certPem);
+    ({ clientCA, otherCA, server } = await x509Server('legacy'));
   });
   afterAll(() => server.close());
 
