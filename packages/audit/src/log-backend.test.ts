@@ -1,3 +1,4 @@
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -78,6 +79,32 @@ describe('log backend', () => {
     const ids = files.flatMap((f) => lines(path.join(dir, f)).map((l) => (JSON.parse(l) as AuditEvent).auditID));
     expect(ids.at(-1)).toBe('id-19');
     expect(ids).toEqual([...ids].sort((a, b) => Number(a.slice(3)) - Number(b.slice(3))));
+  });
+
+  // A path that is not a regular file (here a named pipe, as a log shipper reads; /dev/null the
+  // same) is written past the size limit and never renamed: renaming it would leave a backup of
+  // the device and a regular file in its place. Not /dev/null itself: a failing run would break
+  // the machine's.
+  it.each([false, true])('never rotates a path that is not a regular file (a named pipe; background %s)', async (background) => {
+    const fifo = path.join(dir, 'audit.log');
+    try {
+      execFileSync('mkfifo', [fifo]);
+    } catch (err) {
+      console.log(`skipped: mkfifo is not available here (${(err as Error).message})`);
+      return;
+    }
+    const out = path.join(dir, 'read.out');
+    // The reader runs in a process of its own: a write into a full pipe waits for it.
+    const reader = spawn('sh', ['-c', 'cat "$0" > "$1"', fifo, out], { stdio: 'ignore' });
+    const readerDone = new Promise((resolve) => reader.once('exit', resolve));
+    const log = createLogBackend({ path: fifo, maxSizeMB: 1, maxBackups: 1, maxAgeDays: 0, metrics: noAuditMetrics, background });
+    // 300 KiB events: a regular file would have rotated four times.
+    for (let i = 0; i < 20; i++) expect(log.processEvents([event(i, 'C'.repeat(300 * 1024))])).toBe(true);
+    await log.shutdown();
+    await readerDone;
+    expect(fs.readdirSync(dir).sort()).toEqual(['audit.log', 'read.out']);
+    expect(fs.statSync(fifo).isFIFO()).toBe(true);
+    expect(lines(out).map((l) => (JSON.parse(l) as AuditEvent).auditID)).toEqual(Array.from({ length: 20 }, (_, i) => `id-${i}`));
   });
 
   it('gzips rotated files with compress (--audit-log-compress), counting them as backups', async () => {

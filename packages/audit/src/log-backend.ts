@@ -7,6 +7,12 @@
  * Each call is one synchronous write of whole lines, so lines are never interleaved or torn (a
  * short write, as on a full disk, is truncated away before the failure is reported). A file
  * deleted or renamed by another tool is noticed on the next write and opened again.
+ *
+ * Only a regular file rotates. A path that names anything else (`/dev/null`, a named pipe a log
+ * shipper reads, `/dev/stdout`) is written and never renamed or replaced: lumberjack counts the
+ * bytes it wrote and renames whatever the path is once they pass the limit, which turns
+ * `/dev/null` into a backup and a regular file in its place (Python's logging fixed the same bug
+ * in its rotating handlers, bpo-45401).
  */
 import { closeSync, createReadStream, createWriteStream, existsSync, fstatSync, ftruncate, ftruncateSync, openSync, readdirSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
@@ -64,6 +70,8 @@ class LogFile {
   private ino = 0;
   private dev = 0;
   private size = 0;
+  /** The path is a regular file: only such a file rotates. */
+  private regular = true;
   /** Backups being compressed, one after the other, off the event loop (zlib runs in libuv's pool). */
   private compressing: Promise<void> = Promise.resolve();
 
@@ -90,7 +98,7 @@ class LogFile {
   write(text: string): void {
     const length = Buffer.byteLength(text);
     this.ensureOpen();
-    if (this.maxBytes > 0 && this.size > 0 && this.size + length > this.maxBytes) this.rotate();
+    if (this.rotatesBefore(length)) this.rotate();
     const before = this.size;
     let written = 0;
     try {
@@ -117,7 +125,7 @@ class LogFile {
   writeInBackground(chunks: readonly Buffer[]): Promise<void> {
     const length = chunks.reduce((n, c) => n + c.length, 0);
     this.ensureOpen();
-    if (this.maxBytes > 0 && this.size > 0 && this.size + length > this.maxBytes) this.rotate();
+    if (this.rotatesBefore(length)) this.rotate();
     const fd = this.fd;
     const before = this.size;
     // Counted now: a later write (after this one completes) rotates on the right size.
@@ -131,6 +139,11 @@ class LogFile {
         else reject(err);
       }),
     );
+  }
+
+  /** Whether `length` more bytes would take a regular file past its size limit (a file with something in it). */
+  private rotatesBefore(length: number): boolean {
+    return this.regular && this.maxBytes > 0 && this.size > 0 && this.size + length > this.maxBytes;
   }
 
   close(): void {
@@ -155,6 +168,7 @@ class LogFile {
     this.ino = st.ino;
     this.dev = st.dev;
     this.size = st.size;
+    this.regular = st.isFile();
   }
 
   private rotate(): void {
