@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -164,6 +164,21 @@ describe('SQLite snapshots', () => {
       expect(err.message).toMatch(new RegExp(`^snapshot ${bad.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is (not a valid SQLite storage snapshot: .+|neither a SQLite storage snapshot nor an etcd snapshot)`));
       expect(() => statSync(path.join(dataDir, 'storage.db'))).toThrow();
     }
+  });
+
+  it('refuses to save over a path that is not a regular file, and leaves it as it was', async () => {
+    const dataDir = tempDir();
+    const s = new SqliteStorage({ dataDir, compactIntervalMs: 0 });
+    await s.create(key('a'), ctb('a'));
+    await s.close();
+    const out = tempDir();
+    const fifo = path.join(out, 'snap.db');
+    execFileSync('mkfifo', [fifo]);
+    const err = await rejection(saveSnapshot({ backend: 'sqlite', dataDir }, fifo));
+    expect(err.code).toBe('Invalid');
+    expect(err.message).toBe(`${fifo} exists and is not a regular file: a snapshot is saved to a file of its own`);
+    expect(statSync(fifo).isFIFO()).toBe(true);
+    expect(readdirSync(out)).toEqual(['snap.db']);
   });
 
   it('refuses to save from a data dir without storage', async () => {

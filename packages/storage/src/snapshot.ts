@@ -54,6 +54,10 @@ export type SnapshotSource = { backend: 'sqlite'; dataDir: string } | ({ backend
  */
 export async function saveSnapshot(source: SnapshotSource, file: string, opts: { signal?: AbortSignal } = {}): Promise<SnapshotInfo> {
   opts.signal?.throwIfAborted();
+  // The rename at the end would put a regular file where a device (/dev/stdout), a named pipe or
+  // a directory was: such a path is refused before anything is written.
+  const existing = statSync(file, { throwIfNoEntry: false });
+  if (existing && !existing.isFile()) throw new SnapshotError('Invalid', `${file} exists and is not a regular file: a snapshot is saved to a file of its own`);
   const partial = `${file}.partial`;
   rmSync(partial, { force: true });
   try {

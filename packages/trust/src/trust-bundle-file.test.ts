@@ -1,4 +1,5 @@
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { readTrustBundleFile, writeTrustBundleFile } from './trust-bundle-file.js';
@@ -26,6 +27,21 @@ describe('writeTrustBundleFile', () => {
     // A new inode: readers holding the old file keep reading the old bundle, whole.
     expect(after.ino).not.toBe(before);
     expect(readdirSync(dir)).toEqual(['ca.pem']);
+  });
+
+  it('refuses a path that is not a regular file (a named pipe, a directory) and leaves it as it was', async () => {
+    const fifo = path.join(dir, 'pipe.pem');
+    execFileSync('mkfifo', [fifo]);
+    const sub = path.join(dir, 'sub.pem');
+    mkdirSync(sub);
+    for (const target of [fifo, sub]) {
+      await expect(writeTrustBundleFile(target, 'x')).rejects.toMatchObject({ name: 'TrustError', code: 'FileFailed', message: `unable to write ${target}: not a regular file` });
+    }
+    // Nor read first (as a sync does before it writes): a named pipe's read would wait for a writer.
+    await expect(readTrustBundleFile(fifo)).rejects.toMatchObject({ code: 'FileFailed', message: `unable to read ${fifo}: not a regular file` });
+    expect(statSync(fifo).isFIFO()).toBe(true);
+    expect(statSync(sub).isDirectory()).toBe(true);
+    expect(readdirSync(dir).sort()).toEqual(['pipe.pem', 'sub.pem']);
   });
 
   it('fails with TrustError FileFailed when the directory does not exist', async () => {

@@ -1,15 +1,33 @@
 import { randomBytes } from 'node:crypto';
-import { open, readFile, rename, unlink } from 'node:fs/promises';
+import { open, readFile, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { TrustError } from './trust-error.js';
 
 /** The mode of a written bundle: anchors are public, every reader may read them. */
 export const trustBundleFileMode = 0o644;
 
-/** The file's text (or bytes with `binary`), or undefined when it does not exist. */
+/**
+ * Whether `file` exists; throws FileFailed (`unable to <verb> <file>: ...`) when it names something
+ * other than a regular file: a device such as `/dev/null` or `/dev/stdout`, a named pipe (whose
+ * read would wait for a writer), a directory.
+ */
+async function regularFileExists(file: string, verb: 'read' | 'write'): Promise<boolean> {
+  let st;
+  try {
+    st = await stat(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw new TrustError('FileFailed', `unable to ${verb} ${file}: ${(err as Error).message}`, { cause: err });
+  }
+  if (!st.isFile()) throw new TrustError('FileFailed', `unable to ${verb} ${file}: not a regular file`);
+  return true;
+}
+
+/** The file's text (or bytes with `binary`), or undefined when it does not exist; FileFailed when it is not a regular file. */
 export async function readTrustBundleFile(file: string): Promise<string | undefined>;
 export async function readTrustBundleFile(file: string, binary: 'binary'): Promise<Buffer | undefined>;
 export async function readTrustBundleFile(file: string, binary?: 'binary'): Promise<string | Buffer | undefined> {
+  if (!(await regularFileExists(file, 'read'))) return undefined;
   try {
     return binary ? await readFile(file) : await readFile(file, 'utf8');
   } catch (err) {
@@ -22,9 +40,12 @@ export async function readTrustBundleFile(file: string, binary?: 'binary'): Prom
  * Replaces `file` with `pem` (or a truststore's bytes) atomically: written to a temporary file in the same directory
  * (same file system), flushed, given mode 0644 whatever the umask, then renamed over the target
  * and the directory flushed. A reader sees the old bundle or the new one, never a mix, and a
- * crash leaves at most a stray `.<name>.tmp-*` file.
+ * crash leaves at most a stray `.<name>.tmp-*` file. A path that names something other than a
+ * regular file (a device such as `/dev/null` or `/dev/stdout`, a named pipe, a directory) is
+ * refused, before anything is written: the rename would put a regular file in its place.
  */
 export async function writeTrustBundleFile(file: string, pem: string | Uint8Array): Promise<void> {
+  await regularFileExists(file, 'write');
   const dir = path.dirname(path.resolve(file));
   const tmp = path.join(dir, `.${path.basename(file)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
   try {
